@@ -1,0 +1,58 @@
+// The algorithm interface and the registry table of algorithms (`ultrasim list algorithms`, lookup,
+// "did you mean"). Adding an algorithm = one file defining its entry + one row in registry.cpp.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/chip.hpp"
+#include "collectives/collective.hpp"
+#include "topology/routing.hpp"
+
+namespace ultrasim {
+
+// What a closed-form cost needs: the collective's size and chunks, and per-pair α and β on the
+// topology it runs on. α(a, b) = route latency + transfer_overhead; bandwidth(a, b) = route bottleneck.
+struct CostInput {
+  const Routes& routes;
+  int p = 1;
+  std::uint64_t bytes = 0;
+  double transfer_overhead = 0;            // s added to every transfer
+  std::optional<double> reduce_bandwidth;  // nullopt: reductions are free
+  double alpha(int a, int b) const { return routes.between(a, b).latency + transfer_overhead; }
+  double bandwidth(int a, int b) const { return routes.between(a, b).bandwidth; }
+  double reduce_time(std::uint64_t n) const { return reduce_bandwidth ? n / *reduce_bandwidth : 0.0; }
+};
+
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  // How many chunks the buffer is cut into (all-reduce); the other collectives use p.
+  virtual int chunks(int p) const { return p; }
+  // The per-chip program: runs on every chip's actor with that chip's view.
+  virtual void run(Chip& me) const = 0;
+  // The closed-form α-β cost on the given topology, without contention (formula in the header).
+  virtual double model_s(const CostInput& in) const = 0;
+};
+
+struct AlgorithmEntry {
+  std::string collective;   // "allreduce"
+  std::string name;         // "ring"
+  std::string description;  // one line
+  std::function<std::unique_ptr<Algorithm>()> make;
+};
+
+const std::vector<AlgorithmEntry>& algorithms();
+// Throws InputError "unknown algorithm 'rign' for allreduce; did you mean 'ring'? known: ...".
+const AlgorithmEntry& find_algorithm(const std::string& collective, const std::string& name);
+
+// Entries defined one per file.
+AlgorithmEntry ring_allreduce();
+AlgorithmEntry ring_allgather();
+AlgorithmEntry ring_reducescatter();
+AlgorithmEntry direct_alltoall();
+
+}  // namespace ultrasim

@@ -1,0 +1,50 @@
+#include "collectives/chip.hpp"
+
+#include <stdexcept>
+
+namespace ultrasim {
+
+std::uint64_t contribution_key(int rank, int chunk) {
+  // splitmix64 (Steele, Lea, Flood 2014) of the pair: well mixed, so sums of distinct keys collide only
+  // with probability ~2^-64.
+  std::uint64_t z =
+      (static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(chunk)) + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+Chip::Chip(Transport& transport, std::vector<std::uint64_t> slot_bytes, std::vector<Contribution> initial,
+           std::optional<double> reduce_bandwidth)
+    : transport_(transport),
+      slot_bytes_(std::move(slot_bytes)),
+      slots_(std::move(initial)),
+      reduce_bandwidth_(reduce_bandwidth) {
+  if (slots_.size() != slot_bytes_.size()) throw std::logic_error("Chip: slot sizes and contents differ");
+}
+
+RequestPtr Chip::send(int dst, int step, std::initializer_list<int> slots) {
+  Message message;
+  for (int s : slots) message.pieces.push_back(Piece{s, slot_bytes_.at(s), slots_.at(s)});
+  return transport_.send(dst, std::move(message), step);
+}
+
+RequestPtr Chip::send_to(int dst, int step, int slot, int dst_slot) {
+  Message message;
+  message.pieces.push_back(Piece{dst_slot, slot_bytes_.at(slot), slots_.at(slot)});
+  return transport_.send(dst, std::move(message), step);
+}
+
+void Chip::reduce(const RequestPtr& received) {
+  for (const Piece& piece : received->message.pieces) slots_.at(piece.slot).add(piece.content);
+  if (reduce_bandwidth_) {
+    double seconds = static_cast<double>(received->message.bytes()) / *reduce_bandwidth_;
+    if (seconds > 0) transport_.compute(seconds, "reduce");
+  }
+}
+
+void Chip::copy(const RequestPtr& received) {
+  for (const Piece& piece : received->message.pieces) slots_.at(piece.slot) = piece.content;
+}
+
+}  // namespace ultrasim

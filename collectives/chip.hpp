@@ -1,0 +1,47 @@
+// One chip as an algorithm sees it: its rank, its buffer slots (with their sizes and semantic content)
+// and the operations of a step — send slots, receive, wait, reduce or copy what arrived.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <vector>
+
+#include "collectives/transport.hpp"
+
+namespace ultrasim {
+
+class Chip {
+ public:
+  // `slot_bytes[i]` is the size of slot i; `initial` its content (same length). `reduce_bandwidth`
+  // charges bytes / rate of chip time per reduction; nullopt makes reductions free.
+  Chip(Transport& transport, std::vector<std::uint64_t> slot_bytes, std::vector<Contribution> initial,
+       std::optional<double> reduce_bandwidth);
+
+  int rank() const { return transport_.rank(); }
+  int size() const { return transport_.size(); }
+
+  // Sends the current content of `slots` to `dst`, landing in the same slots there.
+  RequestPtr send(int dst, int step, std::initializer_list<int> slots);
+  // Sends slot `slot` to `dst`, landing in slot `dst_slot` there.
+  RequestPtr send_to(int dst, int step, int slot, int dst_slot);
+  RequestPtr recv(int src, int step) { return transport_.recv(src, step); }
+  void wait(const std::vector<RequestPtr>& requests) { transport_.wait_all(requests); }
+
+  // Adds what a completed receive brought into its slots (charging the reduction cost).
+  void reduce(const RequestPtr& received);
+  // Overwrites slots with what a completed receive brought.
+  void copy(const RequestPtr& received);
+  // Local copy between own slots (free: no fabric involved).
+  void copy_local(int from_slot, int to_slot) { slots_.at(to_slot) = slots_.at(from_slot); }
+
+  const std::vector<Contribution>& slots() const { return slots_; }
+  std::uint64_t slot_bytes(int slot) const { return slot_bytes_.at(slot); }
+
+ private:
+  Transport& transport_;
+  std::vector<std::uint64_t> slot_bytes_;
+  std::vector<Contribution> slots_;
+  std::optional<double> reduce_bandwidth_;
+};
+
+}  // namespace ultrasim

@@ -1,0 +1,48 @@
+// The collectives: what each promises (its buffer layout, initial and final contents), its bus-bandwidth
+// factor (nccl-tests'), and the semantic verifier that checks every chip ended with what was promised.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/transport.hpp"
+
+namespace ultrasim {
+
+enum class CollectiveKind { kAllreduce, kAllgather, kReducescatter, kAlltoall };
+
+struct CollectiveInfo {
+  CollectiveKind kind;
+  std::string name;         // "allreduce"
+  std::string description;  // one line, including what `size` means (nccl-tests' convention)
+  double (*busbw_factor)(int p);
+};
+
+const std::vector<CollectiveInfo>& collectives();
+// Throws InputError "unknown collective 'X'; did you mean ...".
+const CollectiveInfo& find_collective(const std::string& name);
+
+// Splits `bytes` into `parts` chunks, the first bytes mod parts one byte larger (never truncates).
+std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts);
+
+// The buffer of one chip for a collective of `bytes` over p chips, cut in `chunks` chunks:
+//   allreduce:      chunks slots; every chip starts with its own contribution in each.
+//   reducescatter:  p slots (chunk c = the part chip c ends with); every chip starts full.
+//   allgather:      p slots; chip r starts with only slot r (its contribution).
+//   alltoall:       2p slots: 0..p-1 what r sends to each chip, p..2p-1 what r receives from each.
+struct Layout {
+  std::vector<std::uint64_t> slot_bytes;
+  std::vector<Contribution> initial;
+};
+Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank);
+
+// Checks the final slots of every chip. Returns the number of wrong (chip, chunk) results — the
+// analogue of nccl-tests' #wrong — and describes the first in `first_error`.
+struct Verdict {
+  std::uint64_t wrong = 0;
+  std::string first_error;
+};
+Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::vector<Contribution>>& finals);
+
+}  // namespace ultrasim

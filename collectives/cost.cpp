@@ -1,0 +1,69 @@
+#include "collectives/cost.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace ultrasim {
+
+double ring_step_time(const CostInput& in, std::uint64_t bytes) {
+  double slowest = 0;
+  for (int r = 0; r < in.p; ++r) {
+    int right = (r + 1) % in.p;
+    slowest = std::max(slowest, in.alpha(r, right) + static_cast<double>(bytes) / in.bandwidth(r, right));
+  }
+  return slowest;
+}
+
+double concurrent_flows_time(const CostInput& in, const std::function<std::uint64_t(int, int)>& bytes) {
+  const Topology& t = in.routes.topology();
+  std::vector<double> load_up(t.links().size(), 0.0), load_down(t.links().size(), 0.0);
+  double latency = 0;
+  for (int a = 0; a < in.p; ++a)
+    for (int b = 0; b < in.p; ++b) {
+      std::uint64_t n = a == b ? 0 : bytes(a, b);
+      if (n == 0) continue;
+      Path path = in.routes.between(a, b);
+      latency = std::max(latency, path.latency + in.transfer_overhead);
+      for (const Hop& hop : path.hops) (hop.up ? load_up : load_down)[hop.link] += static_cast<double>(n);
+    }
+  double busiest = 0;
+  for (std::size_t i = 0; i < t.links().size(); ++i) {
+    double bw = t.links()[i].bandwidth();
+    busiest = std::max({busiest, load_up[i] / bw, load_down[i] / bw});
+  }
+  return latency + busiest;
+}
+
+double lower_bound_s(CollectiveKind kind, const CostInput& in) {
+  const int p = in.p;
+  if (p < 2) return 0;
+  const Topology& t = in.routes.topology();
+  auto parts = even_chunks(in.bytes, p);
+  const double n = static_cast<double>(in.bytes);
+  double slowest = 0;
+  for (int r = 0; r < p; ++r) {
+    double must = 0;  // bytes chip r must send or receive, whichever is larger
+    switch (kind) {
+      // Every chip sends and receives at least 2(p-1)/p of the buffer (Patarasuk & Yuan 2009).
+      case CollectiveKind::kAllreduce:
+        must = 2.0 * (p - 1) / p * n;
+        break;
+      // It must receive every part but its own.
+      case CollectiveKind::kAllgather:
+        must = n - parts[r];
+        break;
+      // Its contribution to every other chip's part must leave it.
+      case CollectiveKind::kReducescatter:
+        must = n - parts[r];
+        break;
+      // It sends every part but its own and receives p-1 parts of its own size.
+      case CollectiveKind::kAlltoall:
+        must = std::max(n - parts[r], static_cast<double>(p - 1) * parts[r]);
+        break;
+    }
+    slowest = std::max(slowest, must / t.injection_bandwidth(r));
+  }
+  return in.routes.min_chip_latency() + in.transfer_overhead + slowest;
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,28 @@
+#include "collectives/algorithm.hpp"
+#include "topology/errors.hpp"
+#include "topology/suggest.hpp"
+
+namespace ultrasim {
+
+const std::vector<AlgorithmEntry>& algorithms() {
+  static const std::vector<AlgorithmEntry> kTable{
+      ring_allreduce(),
+      ring_allgather(),
+      ring_reducescatter(),
+      direct_alltoall(),
+  };
+  return kTable;
+}
+
+const AlgorithmEntry& find_algorithm(const std::string& collective, const std::string& name) {
+  find_collective(collective);  // an unknown collective is reported as such
+  std::vector<std::string> known;
+  for (const auto& entry : algorithms()) {
+    if (entry.collective != collective) continue;
+    if (entry.name == name) return entry;
+    known.push_back(entry.name);
+  }
+  throw InputError(unknown_name_message("algorithm", name, known) + " (for " + collective + ")");
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,120 @@
+#include "collectives/collective.hpp"
+
+#include "topology/errors.hpp"
+#include "topology/suggest.hpp"
+
+namespace ultrasim {
+namespace {
+
+double allreduce_factor(int p) {
+  return 2.0 * (p - 1) / p;
+}
+double spread_factor(int p) {
+  return static_cast<double>(p - 1) / p;
+}
+
+// Every rank's contribution to chunk c, each exactly once.
+Contribution full(int p, int chunk) {
+  Contribution all;
+  for (int r = 0; r < p; ++r) all.add(contribution_of(r, chunk));
+  return all;
+}
+
+std::string describe(int chip, int slot, const Contribution& got, const Contribution& want) {
+  return "chip" + std::to_string(chip) + " slot " + std::to_string(slot) + " holds " +
+         std::to_string(got.count) + " contribution(s)" +
+         (got.count == want.count ? " with wrong content" : "") + ", expected " + std::to_string(want.count);
+}
+
+}  // namespace
+
+const std::vector<CollectiveInfo>& collectives() {
+  static const std::vector<CollectiveInfo> kTable{
+      {CollectiveKind::kAllreduce, "allreduce",
+       "every chip ends with the sum of all buffers (size: the buffer)", allreduce_factor},
+      {CollectiveKind::kAllgather, "allgather",
+       "every chip ends with every chip's part (size: the total output)", spread_factor},
+      {CollectiveKind::kReducescatter, "reducescatter",
+       "chip r ends with part r of the sum (size: the total input)", spread_factor},
+      {CollectiveKind::kAlltoall, "alltoall",
+       "chip r sends part j to chip j (size: total sent per chip, own part included)", spread_factor},
+  };
+  return kTable;
+}
+
+const CollectiveInfo& find_collective(const std::string& name) {
+  std::vector<std::string> known;
+  for (const auto& c : collectives()) {
+    if (c.name == name) return c;
+    known.push_back(c.name);
+  }
+  throw InputError(unknown_name_message("collective", name, known));
+}
+
+std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts) {
+  std::vector<std::uint64_t> out(parts, bytes / parts);
+  for (std::uint64_t i = 0; i < bytes % parts; ++i) ++out[i];
+  return out;
+}
+
+Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank) {
+  Layout layout;
+  switch (kind) {
+    case CollectiveKind::kAllreduce:
+      layout.slot_bytes = even_chunks(bytes, chunks);
+      for (int c = 0; c < chunks; ++c) layout.initial.push_back(contribution_of(rank, c));
+      break;
+    case CollectiveKind::kReducescatter:
+      layout.slot_bytes = even_chunks(bytes, p);
+      for (int c = 0; c < p; ++c) layout.initial.push_back(contribution_of(rank, c));
+      break;
+    case CollectiveKind::kAllgather:
+      layout.slot_bytes = even_chunks(bytes, p);
+      layout.initial.assign(p, Contribution{});
+      layout.initial[rank] = contribution_of(rank, rank);
+      break;
+    case CollectiveKind::kAlltoall: {
+      // Chunk j of every sender is the part destined to chip j, so chip r receives p chunks of size
+      // even_chunks[r].
+      auto parts = even_chunks(bytes, p);
+      layout.slot_bytes = parts;
+      layout.slot_bytes.insert(layout.slot_bytes.end(), p, parts[rank]);
+      for (int j = 0; j < p; ++j) layout.initial.push_back(contribution_of(rank, j));
+      layout.initial.insert(layout.initial.end(), p, Contribution{});
+      break;
+    }
+  }
+  return layout;
+}
+
+Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::vector<Contribution>>& finals) {
+  Verdict verdict;
+  auto check = [&](int chip, int slot, const Contribution& want) {
+    const Contribution& got = finals[chip][slot];
+    if (got == want) return;
+    if (verdict.wrong++ == 0) verdict.first_error = describe(chip, slot, got, want);
+  };
+  // The sum of every rank's contribution to each chunk, computed once: O(p x chunks), not per chip.
+  std::vector<Contribution> totals;
+  if (kind == CollectiveKind::kAllreduce || kind == CollectiveKind::kReducescatter)
+    for (int c = 0; c < (kind == CollectiveKind::kAllreduce ? chunks : p); ++c) totals.push_back(full(p, c));
+  for (int r = 0; r < p; ++r) {
+    switch (kind) {
+      case CollectiveKind::kAllreduce:
+        for (int c = 0; c < chunks; ++c) check(r, c, totals[c]);
+        break;
+      case CollectiveKind::kReducescatter:
+        check(r, r, totals[r]);
+        break;
+      case CollectiveKind::kAllgather:
+        for (int c = 0; c < p; ++c) check(r, c, contribution_of(c, c));
+        break;
+      case CollectiveKind::kAlltoall:
+        for (int s = 0; s < p; ++s) check(r, p + s, contribution_of(s, r));
+        break;
+    }
+  }
+  return verdict;
+}
+
+}  // namespace ultrasim

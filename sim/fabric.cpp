@@ -1,0 +1,130 @@
+#include "sim/fabric.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+
+namespace sg = simgrid::s4u;
+
+namespace ultrasim {
+
+struct Fabric::SendRequest : Request {
+  int src = 0, dst = 0, step = 0, path = 0;
+  std::uint64_t bytes = 0;
+  Flow flow;
+  bool recorded = false;
+};
+
+struct Fabric::RecvRequest : Request {
+  int src = 0, dst = 0, step = 0;
+  std::shared_ptr<SendRequest> send;  // set when matched
+};
+
+Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool record)
+    : platform_(platform), transfer_overhead_(transfer_overhead), record_(record) {
+  for (int i = 0; i < chips; ++i) {
+    mutex_.push_back(sg::Mutex::create());
+    arrived_.push_back(sg::ConditionVariable::create());
+  }
+}
+
+Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_index) {
+  sg::Host* from = platform_.endpoint(src, path_index);
+  sg::Host* to = platform_.endpoint(dst, path_index);
+  return Flow{sg::Comm::sendto_async(from, to, bytes),
+              platform_.route_latency(from, to) + transfer_overhead_};
+}
+
+RequestPtr Fabric::send(int self, int dst, Message message, int step) {
+  auto request = std::make_shared<SendRequest>();
+  request->src = self, request->dst = dst, request->step = step;
+  request->bytes = message.bytes();
+  request->message = std::move(message);
+  request->path = choose_path(self, dst);
+  request->flow = start_flow(self, dst, request->bytes, request->path);
+  ++transfer_count_;
+  bytes_sent_ += request->bytes;
+  Key key{self, dst, step};
+  auto waiting = unmatched_recvs_.find(key);
+  if (waiting != unmatched_recvs_.end()) {
+    waiting->second.front()->send = request;
+    waiting->second.pop_front();
+    if (waiting->second.empty()) unmatched_recvs_.erase(waiting);
+    arrived_[dst]->notify_all();
+  } else {
+    unmatched_sends_[key].push_back(request);
+  }
+  return request;
+}
+
+RequestPtr Fabric::recv(int self, int src, int step) {
+  auto request = std::make_shared<RecvRequest>();
+  request->src = src, request->dst = self, request->step = step;
+  Key key{src, self, step};
+  auto posted = unmatched_sends_.find(key);
+  if (posted != unmatched_sends_.end()) {
+    request->send = posted->second.front();
+    posted->second.pop_front();
+    if (posted->second.empty()) unmatched_sends_.erase(posted);
+  } else {
+    unmatched_recvs_[key].push_back(request);
+  }
+  return request;
+}
+
+void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
+  // 1. Every receive must be matched by a posted send (the sender may not have reached it yet).
+  std::vector<sg::CommPtr> flows;
+  std::vector<RecvRequest*> receives;
+  std::vector<SendRequest*> sends;
+  for (const auto& request : requests) {
+    if (auto* receive = dynamic_cast<RecvRequest*>(request.get())) {
+      if (!receive->send) {
+        std::unique_lock lock(*mutex_[self]);
+        arrived_[self]->wait(lock, [receive] { return receive->send != nullptr; });
+      }
+      receives.push_back(receive);
+      flows.push_back(receive->send->flow.comm);
+    } else {
+      auto* send = static_cast<SendRequest*>(request.get());
+      sends.push_back(send);
+      flows.push_back(send->flow.comm);
+    }
+  }
+  // 2. Wait for the flows, then until the last receive's data has crossed its path's latency.
+  sg::Comm::wait_all(flows);
+  double done = sg::Engine::get_clock();
+  for (RecvRequest* receive : receives) {
+    done = std::max(done, receive->send->flow.comm->get_finish_time() + receive->send->flow.latency);
+    deliver(*receive);
+  }
+  if (done > sg::Engine::get_clock()) sg::this_actor::sleep_until(done);
+}
+
+void Fabric::deliver(RecvRequest& receive) {
+  receive.message = std::move(receive.send->message);
+  if (record_ && !receive.send->recorded) {
+    const SendRequest& s = *receive.send;
+    transfers_.push_back(TransferRecord{s.src, s.dst, s.bytes, s.step, s.path, s.flow.comm->get_start_time(),
+                                        s.flow.comm->get_finish_time() + s.flow.latency});
+    receive.send->recorded = true;
+  }
+}
+
+void Fabric::compute(int self, double seconds, const std::string& what) {
+  double start = sg::Engine::get_clock();
+  sg::this_actor::sleep_for(seconds);
+  if (record_) computes_.push_back(ComputeRecord{self, what, start, sg::Engine::get_clock()});
+}
+
+std::vector<std::string> Fabric::unmatched_receives() const {
+  std::vector<std::string> out;
+  for (const auto& [key, queue] : unmatched_recvs_) {
+    auto [src, dst, step] = key;
+    out.push_back("chip" + std::to_string(dst) + " waits for chip" + std::to_string(src) + " step " +
+                  std::to_string(step) + " (" + std::to_string(queue.size()) + " receive(s))");
+  }
+  return out;
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,197 @@
+// ultrasim: the command-line program. Parses the user's words, runs one command, and maps errors to
+// exit statuses: 0 success, 2 bad input, 3 simulation failed or did not verify, 1 internal error.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/report.hpp"
+#include "sim/runner.hpp"
+#include "sim/trace.hpp"
+#include "topology/errors.hpp"
+#include "topology/export.hpp"
+#include "topology/suggest.hpp"
+#include "topology/units.hpp"
+
+namespace {
+
+using namespace ultrasim;
+
+// An output file opened before any simulation, so an unwritable path fails fast as bad input.
+std::unique_ptr<std::ofstream> open_output(const std::string& path, const char* what) {
+  auto file = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+  if (!*file) throw InputError(std::string("cannot write ") + what + " '" + path + "'");
+  return file;
+}
+
+void check_choice(const std::string& kind, const std::string& value, const std::vector<std::string>& known) {
+  for (const auto& k : known)
+    if (k == value) return;
+  throw InputError(unknown_name_message(kind, value, known));
+}
+
+std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<std::string>& sets) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& s : sets) out.push_back(split_assignment(s));
+  return out;
+}
+
+int cmd_list(const std::string& what, const std::string& format) {
+  check_choice("list", what, {"all", "topologies", "collectives", "algorithms", "workloads"});
+  check_choice("format", format, {"text", "json"});
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  if (what == "all" || what == "topologies") {
+    auto& list = out["topologies"] = nlohmann::ordered_json::array();
+    for (const auto& g : topology_generators()) {
+      nlohmann::ordered_json params = nlohmann::ordered_json::array();
+      for (const auto& p : g.params)
+        params.push_back({{"name", p.name},
+                          {"default", p.default_value},
+                          {"unit", unit_name(p.unit)},
+                          {"meaning", p.meaning},
+                          {"source", p.source}});
+      list.push_back(
+          {{"name", g.name}, {"syntax", g.syntax}, {"description", g.description}, {"parameters", params}});
+    }
+  }
+  if (what == "all" || what == "collectives") {
+    auto& list = out["collectives"] = nlohmann::ordered_json::array();
+    for (const auto& c : collectives()) list.push_back({{"name", c.name}, {"description", c.description}});
+  }
+  if (what == "all" || what == "algorithms") {
+    auto& list = out["algorithms"] = nlohmann::ordered_json::array();
+    for (const auto& a : algorithms())
+      list.push_back({{"collective", a.collective}, {"name", a.name}, {"description", a.description}});
+  }
+  if (what == "all" || what == "workloads") {
+    out["workloads"] = nlohmann::ordered_json::array(
+        {{{"name", "collective"}, {"description", "one collective at one size (ultrasim run)"}}});
+  }
+  if (format == "json") {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& [section, items] : out.items()) {
+    std::cout << section << ":\n";
+    for (const auto& item : items) {
+      std::string name =
+          item.contains("syntax") ? item["syntax"].get<std::string>() : item["name"].get<std::string>();
+      if (item.contains("collective")) name = item["collective"].get<std::string>() + " " + name;
+      std::printf("  %-22s %s\n", name.c_str(), item["description"].get<std::string>().c_str());
+    }
+  }
+  return 0;
+}
+
+int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, const std::string& format,
+                 const std::string& output) {
+  check_choice("format", format, {"summary", "json", "dot", "simgrid-xml"});
+  Topology topology = make_topology(spec, model_params(), parse_sets(sets));
+  Routes routes(topology);
+  std::string text;
+  if (format == "summary") text = topology_summary(topology, routes);
+  if (format == "json") text = topology_json(topology).dump(2) + "\n";
+  if (format == "dot") text = topology_dot(topology);
+  if (format == "simgrid-xml") text = topology_simgrid_xml(topology, routes);
+  if (output.empty()) {
+    std::cout << text;
+  } else {
+    *open_output(output, "output") << text;
+  }
+  return 0;
+}
+
+struct RunArgs {
+  std::string topology, collective, algorithm, size, format = "table", trace, dtype = "float32", platform;
+  std::vector<std::string> sets;
+  std::uint64_t seed = 0;
+};
+
+int cmd_run(const RunArgs& args, const std::string& command) {
+  check_choice("format", args.format, {"table", "json", "csv"});
+  CollectiveJob job{args.topology, args.collective, args.algorithm,       parse_bytes(args.size),
+                    args.dtype,    args.seed,       parse_sets(args.sets)};
+  PreparedJob prepared = prepare(job);
+  std::unique_ptr<std::ofstream> trace;
+  if (!args.trace.empty()) trace = open_output(args.trace, "trace");
+
+  RunOptions options{args.platform, trace != nullptr};
+  SimResult result = simulate(prepared, options);
+  Metrics metrics = compute_metrics(prepared, result.time_s);
+  RunReport report{prepared, result, metrics, command};
+  if (args.format == "json") std::cout << run_json(report).dump(2) << "\n";
+  if (args.format == "csv") std::cout << run_csv(report);
+  if (args.format == "table") std::cout << run_table(report);
+  if (trace) *trace << chrome_trace(prepared, result, run_json(report)).dump() << "\n";
+  return result.verdict.wrong == 0 ? 0 : 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string command = "ultrasim";
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+
+  CLI::App app{"ultrasim: a discrete-event simulator of AI scale-up fabrics and their collectives"};
+  app.set_version_flag("--version", ULTRASIM_VERSION);
+  app.require_subcommand(1);
+
+  std::string list_what = "all", list_format = "text";
+  auto* list = app.add_subcommand("list", "list topologies, collectives, algorithms or workloads");
+  list->add_option("what", list_what, "topologies|collectives|algorithms|workloads (default: all)");
+  list->add_option("--format", list_format, "text|json");
+
+  std::string topo_spec, topo_format = "summary", topo_output;
+  std::vector<std::string> topo_sets;
+  auto* topo = app.add_subcommand("topology", "describe or export a topology");
+  topo->add_option("spec", topo_spec, "NAME[:ARGS], e.g. trn3, switch:16, torus:4x4x4")->required();
+  topo->add_option("--set", topo_sets, "override a parameter, name=value (repeatable)");
+  topo->add_option("--format", topo_format, "summary|json|dot|simgrid-xml");
+  topo->add_option("-o,--output", topo_output, "write to FILE instead of standard output");
+
+  RunArgs run_args;
+  auto* run = app.add_subcommand("run", "simulate one collective at one size");
+  run->add_option("--topology", run_args.topology, "topology spec, e.g. trn3, switch:16")->required();
+  run->add_option("--collective", run_args.collective, "allreduce|allgather|reducescatter|alltoall")
+      ->required();
+  run->add_option("--algorithm", run_args.algorithm, "algorithm name (ultrasim list algorithms)")->required();
+  run->add_option("--size", run_args.size, "size in bytes, units allowed: 1MiB, 64MB")->required();
+  run->add_option("--set", run_args.sets, "override a parameter, name=value (repeatable)");
+  run->add_option("--format", run_args.format, "table|json|csv");
+  run->add_option("--trace", run_args.trace, "write a Chrome/Perfetto trace to FILE");
+  run->add_option("--seed", run_args.seed, "random seed (recorded; these algorithms are deterministic)");
+  run->add_option("--dtype", run_args.dtype, "element type for the count/type columns (default float32)");
+  run->add_option("--platform", run_args.platform,
+                  "run on this exported SimGrid XML instead of building one");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ultrasim: error: " << e.what() << "\n";
+    return 2;
+  }
+
+  try {
+    if (*list) return cmd_list(list_what, list_format);
+    if (*topo) return cmd_topology(topo_spec, topo_sets, topo_format, topo_output);
+    if (*run) return cmd_run(run_args, command);
+  } catch (const InputError& e) {
+    std::cerr << "ultrasim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const SimulationError& e) {
+    std::cerr << "ultrasim: error: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "ultrasim: error: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 1;
+}

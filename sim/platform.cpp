@@ -1,0 +1,101 @@
+#include "sim/platform.hpp"
+
+#include "topology/errors.hpp"
+
+namespace sg = simgrid::s4u;
+
+namespace ultrasim {
+namespace {
+constexpr double kHostSpeed = 1e9;  // flop/s; compute is modelled as time, so the value is unused
+}
+
+void configure_engine() {
+  sg::Engine::set_config("network/model:CM02");
+  sg::Engine::set_config("network/crosstraffic:0");
+  sg::Engine::set_config("network/TCP-gamma:0");
+  sg::Engine::set_config("network/optim:Full");
+}
+
+Platform Platform::build(const PlatformPlan& plan, const Topology& topology) {
+  auto* zone = sg::create_full_zone("ultrasim");
+  std::vector<simgrid::kernel::routing::NetPoint*> hosts;
+  for (const auto& name : plan.hosts) hosts.push_back(zone->create_host(name, kHostSpeed)->get_netpoint());
+  std::vector<sg::Link*> links;
+  for (const auto& l : plan.links) {
+    if (l.fatpipe)
+      links.push_back(zone->create_link(l.name, l.bandwidth)
+                          ->set_sharing_policy(sg::Link::SharingPolicy::FATPIPE)
+                          ->set_latency(l.latency)
+                          ->seal());
+    else
+      links.push_back(zone->create_split_duplex_link(l.name, l.bandwidth)->set_latency(l.latency)->seal());
+  }
+  for (const auto& route : plan.routes) {
+    std::vector<sg::LinkInRoute> hops;
+    for (const auto& hop : route.hops) {
+      if (plan.links[hop.link].fatpipe)
+        hops.emplace_back(links[hop.link]);
+      else
+        hops.emplace_back(links[hop.link],
+                          hop.up ? sg::LinkInRoute::Direction::UP : sg::LinkInRoute::Direction::DOWN);
+    }
+    zone->add_route(hosts[route.src], hosts[route.dst], nullptr, nullptr, hops, false);
+  }
+  zone->seal();
+  Platform platform(topology);
+  platform.find_hosts();
+  platform.zero_latencies();
+  return platform;
+}
+
+Platform Platform::load(const std::string& xml_file, const Topology& topology) {
+  try {
+    sg::Engine::get_instance()->load_platform(xml_file);
+  } catch (const std::exception& e) {
+    throw InputError("cannot load platform '" + xml_file + "': " + e.what());
+  }
+  Platform platform(topology);
+  platform.find_hosts();
+  platform.zero_latencies();
+  return platform;
+}
+
+void Platform::find_hosts() {
+  auto* engine = sg::Engine::get_instance();
+  auto find = [&](const std::string& name) {
+    sg::Host* host = engine->host_by_name_or_null(name);
+    if (!host) throw InputError("platform has no host '" + name + "' for topology " + topology_->spec());
+    return host;
+  };
+  for (int r = 0; r < topology_->chip_count(); ++r)
+    chips_.push_back(find(topology_->node(topology_->chip(r)).name));
+  for (Vertex s : topology_->switches()) switches_.push_back(find(topology_->node(s).name));
+}
+
+void Platform::zero_latencies() {
+  for (sg::Link* link : sg::Engine::get_instance()->get_all_links()) {
+    link_latency_[link] = link->get_latency();
+    link->set_latency(0);
+  }
+}
+
+sg::Host* Platform::endpoint(int rank, int path_index) const {
+  if (path_index == 0) return chip(rank);
+  sg::Host* host =
+      sg::Engine::get_instance()->host_by_name_or_null(endpoint_name(*topology_, rank, path_index));
+  if (!host) throw std::logic_error("no endpoint for path " + std::to_string(path_index));
+  return host;
+}
+
+double Platform::route_latency(sg::Host* src, sg::Host* dst) {
+  auto& row = route_latency_[src];
+  if (auto it = row.find(dst); it != row.end()) return it->second;
+  std::vector<sg::Link*> links;
+  src->route_to(dst, links, nullptr);
+  double latency = 0;
+  for (const sg::Link* link : links) latency += link_latency_.at(link);
+  row.emplace(dst, latency);
+  return latency;
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,46 @@
+// Builds the SimGrid platform of a topology (from its PlatformPlan, or from an exported XML file) and
+// answers each route's latency. Latencies are kept here and zeroed on SimGrid's links (sim/DESIGN.md).
+// Requires a configured s4u::Engine (see configure_engine) and must run before Engine::run().
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "topology/platform_plan.hpp"
+
+namespace ultrasim {
+
+// Sets the network model for exact α-β agreement: CM02, no cross traffic, no TCP window, optim Full.
+void configure_engine();
+
+class Platform {
+ public:
+  // Creates hosts, links and routes of `plan` in a Full zone.
+  static Platform build(const PlatformPlan& plan, const Topology& topology);
+  // Loads an XML platform (as `ultrasim topology --format simgrid-xml` writes) and finds its hosts by
+  // the topology's names. Throws InputError if a chip or switch host is missing.
+  static Platform load(const std::string& xml_file, const Topology& topology);
+
+  simgrid::s4u::Host* chip(int rank) const { return chips_.at(rank); }
+  simgrid::s4u::Host* switch_host(int index) const { return switches_.at(index); }
+  // The host of a chip's endpoint for path k (k = 0: the chip host).
+  simgrid::s4u::Host* endpoint(int rank, int path_index) const;
+  // Sum of the (recorded) latencies of the links on the route from `src` to `dst`, in s.
+  double route_latency(simgrid::s4u::Host* src, simgrid::s4u::Host* dst);
+
+ private:
+  Platform(const Topology& topology) : topology_(&topology) {}
+  void find_hosts();
+  void zero_latencies();
+
+  const Topology* topology_;
+  std::vector<simgrid::s4u::Host*> chips_, switches_;
+  std::unordered_map<const simgrid::s4u::Link*, double> link_latency_;
+  std::unordered_map<const simgrid::s4u::Host*, std::unordered_map<const simgrid::s4u::Host*, double>>
+      route_latency_;
+};
+
+}  // namespace ultrasim

@@ -1,0 +1,112 @@
+#include "sim/report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace ultrasim {
+namespace {
+
+bool reduces(CollectiveKind kind) {
+  return kind == CollectiveKind::kAllreduce || kind == CollectiveKind::kReducescatter;
+}
+
+std::string fixed(double value, int decimals) {
+  char out[64];
+  std::snprintf(out, sizeof out, "%.*f", decimals, value);
+  return out;
+}
+
+std::string csv_number(const nlohmann::json& value) {
+  return value.is_null() ? "" : value.dump();
+}
+
+// (field, json value) in the order table and CSV print them.
+const char* kCsvFields[] = {"topology", "chips",        "collective", "algorithm",  "bytes",      "count",
+                            "type",     "redop",        "time_s",     "algbw_GBps", "busbw_GBps", "model_s",
+                            "bound_s",  "pct_of_bound", "verified",   "wrong",      "transfers",  "seed"};
+
+}  // namespace
+
+std::string ultrasim_version() {
+  return ULTRASIM_VERSION;
+}
+
+nlohmann::json run_json(const RunReport& r) {
+  const Metrics& m = r.metrics;
+  auto optional = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  nlohmann::json out{
+      {"schema_version", kSchemaVersion},
+      {"version", ultrasim_version()},
+      {"command", r.command},
+      {"topology", r.job.job.topology},
+      {"chips", r.job.p()},
+      {"collective", r.job.collective->name},
+      {"algorithm", r.job.entry->name},
+      {"requested_algorithm", r.job.job.algorithm},
+      {"bytes", r.job.job.bytes},
+      {"count", m.count},
+      {"type", r.job.job.dtype},
+      {"redop", reduces(r.job.collective->kind) ? "sum" : "none"},
+      {"time_s", m.time_s},
+      {"algbw_GBps", optional(m.algbw_GBps)},
+      {"busbw_GBps", optional(m.busbw_GBps)},
+      {"model_s", m.model_s},
+      {"bound_s", m.bound_s},
+      {"pct_of_bound", m.time_s > 0 ? nlohmann::json(100.0 * m.bound_s / m.time_s) : nlohmann::json()},
+      {"verified", r.result.verdict.wrong == 0},
+      {"wrong", r.result.verdict.wrong},
+      {"transfers", r.result.transfers},
+      {"bytes_sent", r.result.bytes_sent},
+      {"seed", r.job.job.seed},
+      {"parameters", r.job.topology->params().to_json()},
+  };
+  if (!r.result.verdict.first_error.empty()) out["first_error"] = r.result.verdict.first_error;
+  return out;
+}
+
+std::string run_table(const RunReport& r) {
+  const nlohmann::json j = run_json(r);
+  auto us = [](const nlohmann::json& v) {
+    return v.is_null() ? std::string("-") : fixed(v.get<double>() * 1e6, 2);
+  };
+  auto gbps = [](const nlohmann::json& v) {
+    return v.is_null() ? std::string("-") : fixed(v.get<double>(), 2);
+  };
+  char line[512];
+  std::ostringstream out;
+  out << "# ultrasim " << j["collective"].get<std::string>() << " / " << j["algorithm"].get<std::string>()
+      << " on " << j["topology"].get<std::string>() << " (" << j["chips"] << " chips)\n";
+  std::snprintf(line, sizeof line, "#%14s %12s %9s %6s %12s %11s %11s %7s %12s %12s %7s\n", "size", "count",
+                "type", "redop", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong", "model(us)", "bound(us)",
+                "%bound");
+  out << line;
+  std::snprintf(line, sizeof line, "%15s %12s %9s %6s %12s %11s %11s %7s %12s %12s %7s\n",
+                std::to_string(j["bytes"].get<std::uint64_t>()).c_str(),
+                std::to_string(j["count"].get<std::uint64_t>()).c_str(), j["type"].get<std::string>().c_str(),
+                j["redop"].get<std::string>().c_str(), us(j["time_s"]).c_str(), gbps(j["algbw_GBps"]).c_str(),
+                gbps(j["busbw_GBps"]).c_str(), std::to_string(j["wrong"].get<std::uint64_t>()).c_str(),
+                us(j["model_s"]).c_str(), us(j["bound_s"]).c_str(),
+                j["pct_of_bound"].is_null() ? "-" : fixed(j["pct_of_bound"].get<double>(), 1).c_str());
+  out << line;
+  if (j.contains("first_error"))
+    out << "# verification FAILED: " << j["first_error"].get<std::string>() << "\n";
+  return out.str();
+}
+
+std::string run_csv(const RunReport& r) {
+  const nlohmann::json j = run_json(r);
+  std::ostringstream out;
+  bool first = true;
+  for (const char* field : kCsvFields) out << (first ? "" : ",") << field, first = false;
+  out << "\n";
+  first = true;
+  for (const char* field : kCsvFields) {
+    const auto& v = j[field];
+    out << (first ? "" : ",") << (v.is_string() ? v.get<std::string>() : csv_number(v));
+    first = false;
+  }
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,27 @@
+// Results of `ultrasim run` in the three formats: an nccl-tests-style table, JSON (architecture.md's
+// fields), CSV. Outputs carry no wall-clock values, so equal inputs give byte-identical outputs.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/runner.hpp"
+
+namespace ultrasim {
+
+constexpr int kSchemaVersion = 1;
+std::string ultrasim_version();
+
+struct RunReport {
+  const PreparedJob& job;
+  const SimResult& result;
+  const Metrics& metrics;
+  std::string command;  // the command line that produced it
+};
+
+nlohmann::json run_json(const RunReport& report);
+std::string run_table(const RunReport& report);
+std::string run_csv(const RunReport& report);
+
+}  // namespace ultrasim

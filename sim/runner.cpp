@@ -1,0 +1,94 @@
+#include "sim/runner.hpp"
+
+#include <algorithm>
+
+#include "topology/errors.hpp"
+
+namespace sg = simgrid::s4u;
+
+namespace ultrasim {
+namespace {
+
+// The switch's agent: serves switch-side requests (in-network reduction, multicast, port counters,
+// faults in later issues). No request kind exists yet, so it only waits; daemonized so that it never
+// keeps the simulation alive.
+void switch_agent(const std::string& mailbox) {
+  sg::Actor::self()->daemonize();
+  sg::Mailbox* inbox = sg::Mailbox::by_name(mailbox);
+  for (;;) {
+    auto* request = inbox->get<int>();
+    delete request;
+  }
+}
+
+}  // namespace
+
+SimResult simulate(const PreparedJob& job, const RunOptions& options) {
+  const int p = job.p();
+  // SimGrid parses its own options from argv; give it only ours, silencing its informational output.
+  std::string arg0 = "ultrasim", arg1 = "--log=root.thres:critical";
+  std::vector<char*> argv{arg0.data(), arg1.data(), nullptr};
+  int argc = 2;
+  sg::Engine engine(&argc, argv.data());
+  configure_engine();
+
+  const Topology& topology = *job.topology;
+  Platform platform = options.platform_file.empty()
+                          ? Platform::build(make_platform_plan(topology, *job.routes), topology)
+                          : Platform::load(options.platform_file, topology);
+  Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record);
+
+  const CollectiveKind kind = job.collective->kind;
+  const int chunks = job.algorithm->chunks(p);
+  const auto reduce_bandwidth = topology.params().optional_rate("reduce_bandwidth");
+  std::vector<std::vector<Contribution>> finals(p);
+  std::vector<double> finish(p, -1.0);
+  std::vector<std::string> failures;
+
+  for (int r = 0; r < p; ++r) {
+    sg::Actor::create(topology.node(topology.chip(r)).name, platform.chip(r), [&, r] {
+      try {
+        SimTransport transport(fabric, r, p);
+        Layout layout = make_layout(kind, job.job.bytes, p, chunks, r);
+        Chip chip(transport, std::move(layout.slot_bytes), std::move(layout.initial), reduce_bandwidth);
+        job.algorithm->run(chip);
+        finals[r] = chip.slots();
+        finish[r] = sg::Engine::get_clock();
+      } catch (const std::exception& e) {
+        // An exception escaping an actor aborts SimGrid; record it and let the chip stop.
+        failures.push_back("chip" + std::to_string(r) + ": " + e.what());
+      }
+    });
+  }
+  for (std::size_t k = 0; k < topology.switches().size(); ++k) {
+    std::string name = topology.node(topology.switches()[k]).name;
+    sg::Actor::create(name + "_agent", platform.switch_host(static_cast<int>(k)),
+                      [name] { switch_agent(name + "_agent"); });
+  }
+
+  engine.run();
+
+  if (!failures.empty()) throw SimulationError("simulation failed: " + failures.front());
+  std::vector<std::string> stuck;
+  for (int r = 0; r < p; ++r)
+    if (finish[r] < 0) stuck.push_back("chip" + std::to_string(r));
+  if (!stuck.empty()) {
+    auto waits = fabric.unmatched_receives();
+    throw SimulationError("deadlock: " + std::to_string(stuck.size()) + " chip(s) never finished, first " +
+                          stuck.front() + (waits.empty() ? "" : "; " + waits.front()));
+  }
+
+  SimResult result;
+  result.time_s = p > 0 ? *std::max_element(finish.begin(), finish.end()) : 0.0;
+  result.verdict = verify(kind, p, chunks, finals);
+  result.transfers = fabric.transfer_count();
+  result.bytes_sent = fabric.bytes_sent();
+  result.transfer_records = fabric.transfers();
+  std::sort(result.transfer_records.begin(), result.transfer_records.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.start, a.src, a.dst, a.step) < std::tie(b.start, b.src, b.dst, b.step);
+  });
+  result.compute_records = fabric.computes();
+  return result;
+}
+
+}  // namespace ultrasim

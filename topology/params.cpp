@@ -1,0 +1,136 @@
+#include "topology/params.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "topology/errors.hpp"
+#include "topology/suggest.hpp"
+#include "topology/units.hpp"
+
+namespace ultrasim {
+
+ParamSet::ParamSet(std::vector<ParamSpec> specs) {
+  declare(specs);
+}
+
+void ParamSet::declare(const std::vector<ParamSpec>& specs) {
+  for (const auto& spec : specs) {
+    if (values_.count(spec.name)) throw InputError("parameter '" + spec.name + "' is declared twice");
+    values_[spec.name] = parse(spec, spec.default_value);
+    specs_.push_back(spec);
+  }
+}
+
+ParamSet::Value ParamSet::parse(const ParamSpec& spec, const std::string& text) {
+  try {
+    switch (spec.unit) {
+      case Unit::kBytes:
+        return {text, static_cast<double>(parse_bytes(text))};
+      case Unit::kRate:
+        return {text, parse_rate(text)};
+      case Unit::kTime:
+        return {text, parse_time(text)};
+      case Unit::kRatio:
+        return {text, parse_ratio(text)};
+      case Unit::kCount:
+        return {text, static_cast<double>(parse_count(text))};
+      case Unit::kBool:
+        return {text, parse_bool(text) ? 1.0 : 0.0};
+      case Unit::kOptRate:
+        if (text == "inf") return {text, std::numeric_limits<double>::infinity()};
+        return {text, parse_rate(text)};
+    }
+  } catch (const InputError& e) {
+    throw InputError("parameter " + spec.name + ": " + e.what());
+  }
+  return {};
+}
+
+void ParamSet::apply(const std::vector<std::pair<std::string, std::string>>& overrides) {
+  auto unknown = apply_known(overrides);
+  if (!unknown.empty()) throw InputError(unknown_name_message("parameter", unknown.front().first, names()));
+}
+
+std::vector<std::pair<std::string, std::string>> ParamSet::apply_known(
+    const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::vector<std::pair<std::string, std::string>> unknown;
+  for (const auto& [name, text] : overrides) {
+    bool found = false;
+    for (const auto& spec : specs_) {
+      if (spec.name == name) values_[name] = parse(spec, text), found = true;
+    }
+    if (!found) unknown.emplace_back(name, text);
+  }
+  return unknown;
+}
+
+const ParamSet::Value& ParamSet::at(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw std::logic_error("parameter '" + name + "' was never declared");
+  return it->second;
+}
+
+double ParamSet::number(const std::string& name) const {
+  return at(name).number;
+}
+bool ParamSet::flag(const std::string& name) const {
+  return at(name).number != 0.0;
+}
+const std::string& ParamSet::text(const std::string& name) const {
+  return at(name).text;
+}
+
+std::optional<double> ParamSet::optional_rate(const std::string& name) const {
+  double value = at(name).number;
+  if (std::isinf(value)) return std::nullopt;
+  return value;
+}
+
+std::vector<std::string> ParamSet::names() const {
+  std::vector<std::string> out;
+  for (const auto& spec : specs_) out.push_back(spec.name);
+  return out;
+}
+
+nlohmann::json ParamSet::to_json() const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& spec : specs_) {
+    double value = number(spec.name);
+    if (spec.unit == Unit::kBool)
+      out[spec.name] = value != 0.0;
+    else if (std::isinf(value))
+      out[spec.name] = nullptr;
+    else
+      out[spec.name] = value;
+  }
+  return out;
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("invalid --set '" + text + "'; expected name=value, e.g. link_bandwidth=200GBps");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+const char* unit_name(Unit unit) {
+  switch (unit) {
+    case Unit::kBytes:
+      return "bytes";
+    case Unit::kRate:
+      return "bytes/s";
+    case Unit::kTime:
+      return "s";
+    case Unit::kRatio:
+      return "ratio";
+    case Unit::kCount:
+      return "count";
+    case Unit::kBool:
+      return "bool";
+    case Unit::kOptRate:
+      return "bytes/s or inf";
+  }
+  return "";
+}
+
+}  // namespace ultrasim

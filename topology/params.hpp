@@ -1,0 +1,79 @@
+// Named parameters: every number that shapes a run (a preset's link rates, a model knob) is declared once
+// with its default, unit, meaning and source, and may be overridden with `--set name=value`.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ultrasim {
+
+enum class Unit {
+  kBytes,    // a byte count, "64MiB"
+  kRate,     // bytes per second, "100GBps"
+  kTime,     // seconds, "500ns"
+  kRatio,    // a plain real, "0.9375" or "60/64"
+  kCount,    // a positive integer
+  kBool,     // true/false
+  kOptRate,  // a rate, or "inf" (unset: the cost it models is free)
+};
+
+struct ParamSpec {
+  std::string name;           // unique across topology, model and algorithm parameters
+  std::string default_value;  // as a user would type it
+  Unit unit;
+  std::string meaning;  // one line
+  std::string source;   // where the default comes from ("hardware.md: AWS trn3-arch", "assumption")
+};
+
+// The parameters in effect for one run: the declared specs with their values (defaults unless set).
+class ParamSet {
+ public:
+  ParamSet() = default;
+  explicit ParamSet(std::vector<ParamSpec> specs);
+
+  // Adds more declared parameters (e.g. the model's after the topology's). Throws InputError on a
+  // duplicate name.
+  void declare(const std::vector<ParamSpec>& specs);
+
+  // Applies "name=value" overrides. Throws InputError on an unknown name (with "did you mean") or a
+  // value that does not parse in the parameter's unit.
+  void apply(const std::vector<std::pair<std::string, std::string>>& overrides);
+  // Applies only the overrides whose names are declared here; returns the ones that are not.
+  std::vector<std::pair<std::string, std::string>> apply_known(
+      const std::vector<std::pair<std::string, std::string>>& overrides);
+
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  double number(const std::string& name) const;  // bytes, B/s, s, ratio or count
+  bool flag(const std::string& name) const;
+  // Rate parameters that may be "inf": nullopt when unset (infinite).
+  std::optional<double> optional_rate(const std::string& name) const;
+  const std::vector<ParamSpec>& specs() const { return specs_; }
+  std::vector<std::string> names() const;
+  const std::string& text(const std::string& name) const;
+
+  // {"name": value in base units (null for an unset optional rate)}, sorted by name.
+  nlohmann::json to_json() const;
+
+ private:
+  struct Value {
+    std::string text;
+    double number = 0;
+  };
+  const Value& at(const std::string& name) const;
+  static Value parse(const ParamSpec& spec, const std::string& text);
+
+  std::vector<ParamSpec> specs_;
+  std::map<std::string, Value> values_;
+};
+
+// Splits "name=value" (the --set syntax); throws InputError when there is no '='.
+std::pair<std::string, std::string> split_assignment(const std::string& text);
+
+const char* unit_name(Unit unit);
+
+}  // namespace ultrasim

@@ -1,0 +1,52 @@
+// What the SimGrid platform of a topology consists of, without SimGrid: hosts, links and explicit
+// routes. sim/ builds the platform from it through S4U; export.cpp writes it as SimGrid XML. Both read
+// this one plan, so the XML loads into the same platform (a test runs both and compares the times).
+// The layout is fixed in sim/DESIGN.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology/routing.hpp"
+
+namespace ultrasim {
+
+struct PlanLink {
+  std::string name;
+  double bandwidth = 0;  // delivered, B/s, per direction
+  double latency = 0;    // s (sim/ zeroes it on SimGrid's side and applies it per transfer)
+  bool fatpipe = false;  // switch crossings: latency only, no sharing; others are split-duplex
+};
+
+struct PlanHop {
+  int link = 0;    // index into PlatformPlan::links
+  bool up = true;  // direction on a split-duplex link (ignored on a fatpipe)
+};
+
+struct PlanRoute {
+  int src = 0, dst = 0;  // indices into PlatformPlan::hosts
+  std::vector<PlanHop> hops;
+};
+
+struct PlatformPlan {
+  std::vector<std::string> hosts;  // chips first (host i = rank i), then switches, then path endpoints
+  std::vector<PlanLink> links;     // topology links first (same index as Topology::links()), then crossings
+  std::vector<PlanRoute> routes;
+  std::vector<int> switch_host;  // host index of each switch, in Topology::switches() order
+  int extra_paths = 0;           // path endpoints are numbered chip<rank>#1, #2, ...
+};
+
+// Hops of a topology path, with a crossing link inserted for every switch of non-zero latency it crosses.
+std::vector<PlanHop> plan_hops(const Topology& topology, const PlatformPlan& plan, const Path& path);
+
+// The plan with one host per chip and per switch, default routes between every ordered pair of chips
+// and between every chip and every switch. Throws SimulationError if a pair of chips is unreachable.
+PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes);
+
+// Adds a further path between chips `a` and `b` (e.g. a second rail, a detour): creates the endpoint
+// hosts chip<a>#k and chip<b>#k and a route between them along `path`. Returns k (1, 2, ...), the
+// path index a transfer names to take it.
+int add_path(PlatformPlan& plan, const Topology& topology, int a, int b, const Path& path);
+std::string endpoint_name(const Topology& topology, int rank, int path_index);
+
+}  // namespace ultrasim

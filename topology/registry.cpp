@@ -1,0 +1,54 @@
+#include "topology/registry.hpp"
+
+#include "topology/errors.hpp"
+#include "topology/suggest.hpp"
+
+namespace ultrasim {
+
+const std::vector<GeneratorEntry>& topology_generators() {
+  static const std::vector<GeneratorEntry> kTable{
+      switch_generator(),
+      ring_generator(),
+      torus_generator(),
+      trn3_generator(),
+  };
+  return kTable;
+}
+
+const GeneratorEntry& find_generator(const std::string& name) {
+  std::vector<std::string> known;
+  for (const auto& entry : topology_generators()) {
+    if (entry.name == name) return entry;
+    known.push_back(entry.name);
+  }
+  throw InputError(unknown_name_message("topology", name, known));
+}
+
+std::pair<std::string, std::string> split_topology_spec(const std::string& spec) {
+  auto colon = spec.find(':');
+  if (colon == std::string::npos) return {spec, ""};
+  return {spec.substr(0, colon), spec.substr(colon + 1)};
+}
+
+Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& extra,
+                       const std::vector<std::pair<std::string, std::string>>& overrides) {
+  auto [name, args] = split_topology_spec(spec);
+  const GeneratorEntry& entry = find_generator(name);
+  ParamSet params(entry.params);
+  params.declare(extra);
+  params.apply(overrides);
+  Topology topology = entry.build(spec, args, params);
+  topology.validate();
+  return topology;
+}
+
+std::vector<ParamSpec> simple_link_params() {
+  return {
+      {"link_bandwidth", "100GBps", Unit::kRate, "bandwidth of every link, per direction", "assumption"},
+      {"link_latency", "500ns", Unit::kTime, "latency of every link (chip-switch-chip is two links)",
+       "assumption"},
+      {"switch_latency", "0", Unit::kTime, "time a flow spends crossing a switch", "assumption"},
+  };
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,45 @@
+// The table of topology generators: `ultrasim list topologies`, spec lookup and "did you mean" all read it.
+// Adding a generator = one file defining its entry + one row in registry.cpp.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "topology/params.hpp"
+#include "topology/topology.hpp"
+
+namespace ultrasim {
+
+struct GeneratorEntry {
+  std::string name;         // the NAME of a spec NAME[:ARGS]
+  std::string syntax;       // "switch:N"
+  std::string description;  // one line
+  std::vector<ParamSpec> params;
+  // Builds the topology from the spec's ARGS (text after ':', "" if none) and the parameters in effect
+  // (this entry's params with any overrides). Throws InputError on bad arguments.
+  std::function<Topology(const std::string& spec, const std::string& args, const ParamSet& params)> build;
+};
+
+const std::vector<GeneratorEntry>& topology_generators();
+// Throws InputError "unknown topology 'X'; did you mean ...".
+const GeneratorEntry& find_generator(const std::string& name);
+
+// Splits "torus:4x4" into {"torus", "4x4"}.
+std::pair<std::string, std::string> split_topology_spec(const std::string& spec);
+
+// Parses a spec, declares the generator's parameters plus `extra` ones (model, algorithm), applies the
+// overrides (unknown names are an error) and builds the validated topology.
+Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& extra,
+                       const std::vector<std::pair<std::string, std::string>>& overrides);
+
+// Parameters shared by the simple generators (switch, ring, torus).
+std::vector<ParamSpec> simple_link_params();
+
+// Entries defined one per file.
+GeneratorEntry switch_generator();
+GeneratorEntry ring_generator();
+GeneratorEntry torus_generator();
+GeneratorEntry trn3_generator();
+
+}  // namespace ultrasim

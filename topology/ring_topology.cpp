@@ -1,0 +1,27 @@
+// ring:N — N chips in a cycle, chip i linked to chip i+1 mod N; chips forward traffic.
+//
+//   chip0 -- chip1 -- ... -- chipN-1
+//     \_________________________/
+// ring:2 has one link (not two parallel ones), ring:1 has none.
+#include "topology/errors.hpp"
+#include "topology/registry.hpp"
+#include "topology/units.hpp"
+
+namespace ultrasim {
+
+GeneratorEntry ring_generator() {
+  return {"ring", "ring:N", "N chips in a bidirectional ring, chips forward", simple_link_params(),
+          [](const std::string& spec, const std::string& args, const ParamSet& params) {
+            if (args.empty()) throw InputError("topology ring needs a chip count, e.g. ring:8");
+            long n = parse_count(args);
+            Topology t(spec, params, {"link"});
+            for (long i = 0; i < n; ++i) t.add_chip();
+            long links = n == 2 ? 1 : (n > 2 ? n : 0);
+            for (long i = 0; i < links; ++i)
+              t.add_link(t.chip(static_cast<int>(i)), t.chip(static_cast<int>((i + 1) % n)), "link",
+                         params.number("link_bandwidth"), params.number("link_latency"));
+            return t;
+          }};
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,16 @@
+// "Did you mean" for every registry: the closest known name by edit distance, if it is close enough.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ultrasim {
+
+// The known name closest to `name` (Levenshtein distance at most max(2, |name|/3)), or "" if none is.
+std::string closest_name(const std::string& name, const std::vector<std::string>& known);
+
+// "unknown <kind> 'rign'; did you mean 'ring'? known: a, b, c" — the message every lookup throws.
+std::string unknown_name_message(const std::string& kind, const std::string& name,
+                                 const std::vector<std::string>& known);
+
+}  // namespace ultrasim

@@ -1,0 +1,93 @@
+// The fabric as a graph: chips (ranks 0..p-1) and switches as vertices, full-duplex links as edges.
+// Bandwidths are per direction, in bytes per second, and what the simulator uses is the delivered rate
+// (raw line rate x efficiency). Knows nothing of SimGrid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "topology/params.hpp"
+
+namespace ultrasim {
+
+enum class NodeKind { kChip, kSwitch };
+
+struct Node {
+  NodeKind kind = NodeKind::kChip;
+  std::string name;  // unique: "chip12", "server3_switch"
+  int rank = -1;     // chips: 0..p-1; switches: -1
+  int server = -1;   // grouping levels, -1 where the topology has none
+  int rack = -1;
+  double latency = 0;  // switches: the time a flow spends crossing it, in s
+};
+
+struct Link {
+  std::string name;          // unique: "chip0-server0_switch"
+  std::string tier;          // kind label: "server", "rack", "cross_rack", "link"
+  int tier_index = 0;        // position of tier in Topology::tiers(): lower tiers win routing ties
+  double raw_bandwidth = 0;  // per direction, B/s, the vendor's line rate
+  double efficiency = 1;     // payload fraction of the raw rate
+  double latency = 0;        // s
+  std::size_t a = 0, b = 0;  // endpoint vertices as added: traversing a -> b is the link's "up" direction
+  int index = 0;             // position in Topology::links()
+  double bandwidth() const { return raw_bandwidth * efficiency; }  // delivered, per direction
+};
+
+// Edges carry only the index of their Link in Topology::links(), so copying a Topology never leaves a
+// reference into another graph's storage.
+struct LinkRef {
+  int index = 0;
+};
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, Node, LinkRef>;
+using Vertex = Graph::vertex_descriptor;
+using Edge = Graph::edge_descriptor;
+
+class Topology {
+ public:
+  Topology(std::string spec, ParamSet params, std::vector<std::string> tiers);
+
+  // Builders. Chips get consecutive ranks in the order they are added.
+  Vertex add_chip(int server = -1, int rack = -1);
+  Vertex add_switch(const std::string& name, double latency);
+  // Throws InputError on a non-positive bandwidth/efficiency, negative latency, unknown tier, self-loop.
+  int add_link(Vertex a, Vertex b, const std::string& tier, double raw_bandwidth, double latency,
+               double efficiency = 1.0);
+
+  // Checks the finished graph: at least one chip and, with more than one chip, connected.
+  // Throws InputError naming the problem.
+  void validate() const;
+
+  const Graph& graph() const { return graph_; }
+  const std::string& spec() const { return spec_; }
+  const ParamSet& params() const { return params_; }
+  const std::vector<std::string>& tiers() const { return tiers_; }
+  int chip_count() const { return static_cast<int>(chips_.size()); }
+  int switch_count() const { return static_cast<int>(switches_.size()); }
+  int link_count() const { return static_cast<int>(boost::num_edges(graph_)); }
+  Vertex chip(int rank) const { return chips_.at(rank); }
+  const std::vector<Link>& links() const { return links_; }  // in creation order
+  const std::vector<Vertex>& switches() const { return switches_; }
+  const Node& node(Vertex v) const { return graph_[v]; }
+  const Link& link(Edge e) const { return links_[graph_[e].index]; }
+  // Whether chips relay traffic between other chips (direct topologies do; trn3: chip_forwarding).
+  bool chip_forwarding() const { return chip_forwarding_; }
+  void set_chip_forwarding(bool on) { chip_forwarding_ = on; }
+
+  // Sum of delivered bandwidth of a chip's links, per direction: what it can inject at most.
+  double injection_bandwidth(int rank) const;
+
+ private:
+  std::string spec_;
+  ParamSet params_;
+  std::vector<std::string> tiers_;
+  Graph graph_;
+  std::vector<Vertex> chips_;
+  std::vector<Vertex> switches_;
+  std::vector<Link> links_;
+  bool chip_forwarding_ = true;
+};
+
+}  // namespace ultrasim

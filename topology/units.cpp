@@ -1,0 +1,157 @@
+#include "topology/units.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "topology/errors.hpp"
+
+namespace ultrasim {
+namespace {
+
+struct Suffix {
+  std::string_view text;
+  double factor;
+};
+
+// Longest suffixes first so that "GiBps" is not read as "GiB" + "ps".
+constexpr std::array kSizeSuffixes{Suffix{"TiB", 1099511627776.0},
+                                   Suffix{"GiB", 1073741824.0},
+                                   Suffix{"MiB", 1048576.0},
+                                   Suffix{"KiB", 1024.0},
+                                   Suffix{"kiB", 1024.0},
+                                   Suffix{"TB", 1e12},
+                                   Suffix{"GB", 1e9},
+                                   Suffix{"MB", 1e6},
+                                   Suffix{"kB", 1e3},
+                                   Suffix{"KB", 1e3},
+                                   Suffix{"B", 1.0}};
+constexpr std::array kRateSuffixes{Suffix{"TiBps", 1099511627776.0},
+                                   Suffix{"GiBps", 1073741824.0},
+                                   Suffix{"MiBps", 1048576.0},
+                                   Suffix{"KiBps", 1024.0},
+                                   Suffix{"TBps", 1e12},
+                                   Suffix{"GBps", 1e9},
+                                   Suffix{"MBps", 1e6},
+                                   Suffix{"kBps", 1e3},
+                                   Suffix{"KBps", 1e3},
+                                   Suffix{"Bps", 1.0},
+                                   Suffix{"Tbps", 1e12 / 8},
+                                   Suffix{"Gbps", 1e9 / 8},
+                                   Suffix{"Mbps", 1e6 / 8},
+                                   Suffix{"kbps", 1e3 / 8},
+                                   Suffix{"bps", 1.0 / 8}};
+constexpr std::array kTimeSuffixes{Suffix{"ms", 1e-3}, Suffix{"us", 1e-6}, Suffix{"ns", 1e-9},
+                                   Suffix{"ps", 1e-12}, Suffix{"s", 1.0}};
+
+// Splits "64MiB" into 64 and the factor of "MiB". A bare number has factor 1.
+template <std::size_t N>
+std::pair<double, double> split(std::string_view text, const std::array<Suffix, N>& suffixes,
+                                std::string_view what, std::string_view examples) {
+  auto fail = [&] {
+    return InputError("invalid " + std::string(what) + " '" + std::string(text) + "'; expected " +
+                      std::string(examples));
+  };
+  if (text.empty()) throw fail();
+  double factor = 1.0;
+  std::string_view number = text;
+  for (const auto& s : suffixes) {
+    if (text.size() > s.text.size() && text.ends_with(s.text)) {
+      number = text.substr(0, text.size() - s.text.size());
+      factor = s.factor;
+      break;
+    }
+  }
+  std::string buffer(number);
+  if (buffer.empty() || buffer.find_first_not_of("0123456789.eE+-") != std::string::npos) throw fail();
+  char* end = nullptr;
+  double value = std::strtod(buffer.c_str(), &end);
+  if (end != buffer.c_str() + buffer.size() || !std::isfinite(value) || value < 0) throw fail();
+  return {value, factor};
+}
+
+}  // namespace
+
+std::uint64_t parse_bytes(std::string_view text) {
+  auto [value, factor] = split(text, kSizeSuffixes, "size", "a byte count such as 4096, 64MiB or 1GB");
+  double bytes = value * factor;
+  if (bytes != std::floor(bytes) || bytes > 1.8e19)
+    throw InputError("invalid size '" + std::string(text) + "'; expected a whole number of bytes");
+  return static_cast<std::uint64_t>(bytes);
+}
+
+double parse_rate(std::string_view text) {
+  auto [value, factor] =
+      split(text, kRateSuffixes, "bandwidth", "a positive rate such as 100GBps, 25GiBps or 400Gbps");
+  if (value <= 0) throw InputError("invalid bandwidth '" + std::string(text) + "'; expected a positive rate");
+  return value * factor;
+}
+
+double parse_time(std::string_view text) {
+  auto [value, factor] = split(text, kTimeSuffixes, "time", "a duration such as 500ns, 1.5us or 2ms");
+  return value * factor;
+}
+
+double parse_ratio(std::string_view text) {
+  std::size_t slash = text.find('/');
+  if (slash != std::string_view::npos) {
+    std::array<Suffix, 0> none{};
+    double num = split(text.substr(0, slash), none, "ratio", "a number such as 0.9375 or 60/64").first;
+    double den = split(text.substr(slash + 1), none, "ratio", "a number such as 0.9375 or 60/64").first;
+    if (den <= 0) throw InputError("invalid ratio '" + std::string(text) + "'; the denominator must be > 0");
+    return num / den;
+  }
+  std::array<Suffix, 0> none{};
+  return split(text, none, "ratio", "a number such as 0.9375 or 60/64").first;
+}
+
+long parse_count(std::string_view text) {
+  std::string buffer(text);
+  if (buffer.empty() || buffer.find_first_not_of("0123456789") != std::string::npos || buffer.size() > 9)
+    throw InputError("invalid count '" + buffer + "'; expected a positive integer");
+  long value = std::strtol(buffer.c_str(), nullptr, 10);
+  if (value <= 0) throw InputError("invalid count '" + buffer + "'; expected a positive integer");
+  return value;
+}
+
+bool parse_bool(std::string_view text) {
+  if (text == "true" || text == "on" || text == "1" || text == "yes") return true;
+  if (text == "false" || text == "off" || text == "0" || text == "no") return false;
+  throw InputError("invalid boolean '" + std::string(text) + "'; expected true or false");
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  static constexpr std::array<const char*, 5> kNames{"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < kNames.size()) value /= 1024.0, ++unit;
+  char out[64];
+  if (value == std::floor(value))
+    std::snprintf(out, sizeof out, "%.0f %s", value, kNames[unit]);
+  else
+    std::snprintf(out, sizeof out, "%.2f %s", value, kNames[unit]);
+  return out;
+}
+
+std::string format_rate(double bytes_per_second) {
+  char out[64];
+  std::snprintf(out, sizeof out, "%g GB/s", bytes_per_second / 1e9);
+  return out;
+}
+
+std::string format_time(double seconds) {
+  char out[64];
+  if (seconds >= 1.0)
+    std::snprintf(out, sizeof out, "%.3f s", seconds);
+  else if (seconds >= 1e-3)
+    std::snprintf(out, sizeof out, "%.3f ms", seconds * 1e3);
+  else if (seconds >= 1e-6)
+    std::snprintf(out, sizeof out, "%.3f us", seconds * 1e6);
+  else
+    std::snprintf(out, sizeof out, "%.1f ns", seconds * 1e9);
+  return out;
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,33 @@
+// Parsing and printing of quantities with units, in SimGrid's spelling.
+//   sizes: 64MiB, 1GB, 512KiB, 4096 (plain number = bytes); decimal k/M/G/T and binary Ki/Mi/Gi/Ti.
+//   rates: 100GBps, 25GiBps, 400Gbps (bits), 1e11 (plain number = bytes per second).
+//   times: 1.5us, 500ns, 2ms, 1s, 3e-6 (plain number = seconds).
+// Every parser throws InputError naming the text and the accepted forms; none accepts negative values,
+// NaN or trailing garbage.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ultrasim {
+
+// A byte count; must be a whole, non-negative number of bytes ("1.5KiB" = 1536 is fine, "1.3B" is not).
+std::uint64_t parse_bytes(std::string_view text);
+// A bandwidth in bytes per second; must be positive (a zero-bandwidth link is not a link).
+double parse_rate(std::string_view text);
+// A duration in seconds; must be non-negative.
+double parse_time(std::string_view text);
+// A plain non-negative real number ("0.9375", "60/64" is accepted as a fraction).
+double parse_ratio(std::string_view text);
+// A positive integer.
+long parse_count(std::string_view text);
+// true/false/on/off/1/0/yes/no.
+bool parse_bool(std::string_view text);
+
+// Human-readable forms for tables: "1 GiB", "256 GB/s", "1.50 us".
+std::string format_bytes(std::uint64_t bytes);
+std::string format_rate(double bytes_per_second);
+std::string format_time(double seconds);
+
+}  // namespace ultrasim

@@ -1,0 +1,63 @@
+#include "workloads/collective_job.hpp"
+
+#include "collectives/cost.hpp"
+#include "topology/errors.hpp"
+#include "topology/suggest.hpp"
+
+namespace ultrasim {
+
+std::vector<ParamSpec> model_params() {
+  return {
+      {"transfer_overhead", "0", Unit::kTime, "fixed software/DMA cost added to every transfer",
+       "calibration knob; 0 = pure fabric"},
+      {"reduce_bandwidth", "inf", Unit::kOptRate,
+       "rate at which a chip reduces received data (bytes / rate of chip time per reduction)",
+       "hardware.md [AWS]: reductions ride the DMA at full rate, so free by default"},
+  };
+}
+
+int dtype_size(const std::string& dtype) {
+  static const std::vector<std::pair<std::string, int>> kTypes{
+      {"float32", 4}, {"float16", 2}, {"bfloat16", 2}, {"float8", 1}, {"int8", 1},
+      {"int32", 4},   {"uint8", 1},   {"float64", 8},  {"int64", 8}};
+  std::vector<std::string> known;
+  for (const auto& [name, size] : kTypes) {
+    if (name == dtype) return size;
+    known.push_back(name);
+  }
+  throw InputError(unknown_name_message("dtype", dtype, known));
+}
+
+CostInput PreparedJob::cost_input() const {
+  const ParamSet& params = topology->params();
+  return CostInput{*routes, p(), job.bytes, params.number("transfer_overhead"),
+                   params.optional_rate("reduce_bandwidth")};
+}
+
+PreparedJob prepare(const CollectiveJob& job) {
+  PreparedJob prepared;
+  prepared.job = job;
+  prepared.collective = &find_collective(job.collective);
+  prepared.entry = &find_algorithm(job.collective, job.algorithm);
+  dtype_size(job.dtype);
+  prepared.topology = std::make_unique<Topology>(make_topology(job.topology, model_params(), job.overrides));
+  prepared.routes = std::make_unique<Routes>(*prepared.topology);
+  prepared.algorithm = prepared.entry->make();
+  return prepared;
+}
+
+Metrics compute_metrics(const PreparedJob& prepared, double time_s) {
+  Metrics m;
+  m.time_s = time_s;
+  m.count = prepared.job.bytes / dtype_size(prepared.job.dtype);
+  CostInput in = prepared.cost_input();
+  m.model_s = prepared.algorithm->model_s(in);
+  m.bound_s = lower_bound_s(prepared.collective->kind, in);
+  if (time_s > 0) {
+    m.algbw_GBps = static_cast<double>(prepared.job.bytes) / time_s / 1e9;
+    m.busbw_GBps = *m.algbw_GBps * prepared.collective->busbw_factor(prepared.p());
+  }
+  return m;
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,57 @@
+// The simplest workload: one collective at one size on one topology. Turning the user's words into a
+// checked, ready-to-simulate job, and the metrics derived from its simulated time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collectives/algorithm.hpp"
+#include "topology/registry.hpp"
+
+namespace ultrasim {
+
+struct CollectiveJob {
+  std::string topology;     // spec, e.g. "trn3", "switch:16"
+  std::string collective;   // "allreduce"
+  std::string algorithm;    // "ring"
+  std::uint64_t bytes = 0;  // nccl-tests' size of the collective
+  std::string dtype = "float32";
+  std::uint64_t seed = 0;  // recorded; nothing in these algorithms is random yet
+  std::vector<std::pair<std::string, std::string>> overrides;  // --set name=value
+};
+
+// Parameters of the simulation model itself (not of a topology), settable with --set.
+std::vector<ParamSpec> model_params();
+
+// Bytes per element of a dtype name (float32, bfloat16, float8, ...); throws InputError if unknown.
+int dtype_size(const std::string& dtype);
+
+// A validated job: the built topology with its routes, the chosen algorithm, the parameters in effect.
+struct PreparedJob {
+  CollectiveJob job;
+  std::unique_ptr<Topology> topology;
+  std::unique_ptr<Routes> routes;
+  const CollectiveInfo* collective = nullptr;
+  const AlgorithmEntry* entry = nullptr;
+  std::unique_ptr<Algorithm> algorithm;
+  CostInput cost_input() const;
+  int p() const { return topology->chip_count(); }
+};
+
+// Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set).
+PreparedJob prepare(const CollectiveJob& job);
+
+struct Metrics {
+  double time_s = 0;
+  std::optional<double> algbw_GBps, busbw_GBps;  // null for one chip (time 0)
+  double model_s = 0;
+  double bound_s = 0;
+  std::uint64_t count = 0;  // elements of dtype in `bytes`
+};
+Metrics compute_metrics(const PreparedJob& prepared, double time_s);
+
+}  // namespace ultrasim
