@@ -20,25 +20,17 @@ Platform Platform::build(const PlatformPlan& plan, const Topology& topology) {
   auto* zone = sg::create_full_zone("ultrasim");
   std::vector<simgrid::kernel::routing::NetPoint*> hosts;
   for (const auto& name : plan.hosts) hosts.push_back(zone->create_host(name, kHostSpeed)->get_netpoint());
-  std::vector<sg::Link*> links;
+  std::vector<sg::SplitDuplexLink*> links;
   for (const auto& l : plan.links) {
-    if (l.fatpipe)
-      links.push_back(zone->create_link(l.name, l.bandwidth)
-                          ->set_sharing_policy(sg::Link::SharingPolicy::FATPIPE)
-                          ->set_latency(l.latency)
-                          ->seal());
-    else
-      links.push_back(zone->create_split_duplex_link(l.name, l.bandwidth)->set_latency(l.latency)->seal());
+    sg::SplitDuplexLink* link = zone->create_split_duplex_link(l.name, l.bandwidth);
+    link->set_latency(l.latency)->seal();
+    links.push_back(link);
   }
   for (const auto& route : plan.routes) {
     std::vector<sg::LinkInRoute> hops;
-    for (const auto& hop : route.hops) {
-      if (plan.links[hop.link].fatpipe)
-        hops.emplace_back(links[hop.link]);
-      else
-        hops.emplace_back(links[hop.link],
-                          hop.up ? sg::LinkInRoute::Direction::UP : sg::LinkInRoute::Direction::DOWN);
-    }
+    for (const auto& hop : route.hops)
+      hops.emplace_back(links[hop.link],
+                        hop.up ? sg::LinkInRoute::Direction::UP : sg::LinkInRoute::Direction::DOWN);
     zone->add_route(hosts[route.src], hosts[route.dst], nullptr, nullptr, hops, false);
   }
   zone->seal();

@@ -1,7 +1,7 @@
 #include "topology/export.hpp"
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <map>
 #include <sstream>
 
@@ -11,10 +11,11 @@
 namespace ultrasim {
 namespace {
 
+// Shortest text that reads back as the same double (5e-07, not 5.0000000000000008e-07).
 std::string number(double value) {
   char out[40];
-  std::snprintf(out, sizeof out, "%.17g", value);
-  return out;
+  auto [end, ec] = std::to_chars(out, out + sizeof out, value);
+  return std::string(out, end);
 }
 
 }  // namespace
@@ -109,22 +110,21 @@ std::string topology_simgrid_xml(const Topology& t, const Routes& routes) {
   std::ostringstream out;
   out << "<?xml version='1.0'?>\n"
       << "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      << "<!-- " << t.spec() << ", exported by ultrasim: explicit routes as ultrasim computes them -->\n"
+      << "<!-- " << t.spec()
+      << ", exported by ultrasim with its own explicit routes. A link's latency is the\n"
+      << "     link's plus half of each switch at its ends, so chip-to-chip routes sum exactly. -->\n"
       << "<platform version=\"4.1\">\n"
       << "  <zone id=\"ultrasim\" routing=\"Full\">\n";
   for (const auto& host : plan.hosts) out << "    <host id=\"" << host << "\" speed=\"1Gf\"/>\n";
   for (const auto& link : plan.links)
     out << "    <link id=\"" << link.name << "\" bandwidth=\"" << number(link.bandwidth) << "Bps\" latency=\""
-        << number(link.latency) << "s\" sharing_policy=\"" << (link.fatpipe ? "FATPIPE" : "SPLITDUPLEX")
-        << "\"/>\n";
+        << number(link.latency) << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
   for (const auto& route : plan.routes) {
     out << "    <route src=\"" << plan.hosts[route.src] << "\" dst=\"" << plan.hosts[route.dst]
         << "\" symmetrical=\"NO\">";
-    for (const auto& hop : route.hops) {
-      out << "<link_ctn id=\"" << plan.links[hop.link].name << "\"";
-      if (!plan.links[hop.link].fatpipe) out << " direction=\"" << (hop.up ? "UP" : "DOWN") << "\"";
-      out << "/>";
-    }
+    for (const auto& hop : route.hops)
+      out << "<link_ctn id=\"" << plan.links[hop.link].name << "\" direction=\"" << (hop.up ? "UP" : "DOWN")
+          << "\"/>";
     out << "</route>\n";
   }
   out << "  </zone>\n</platform>\n";

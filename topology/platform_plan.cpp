@@ -1,34 +1,9 @@
 #include "topology/platform_plan.hpp"
 
-#include <limits>
-#include <map>
-
 namespace ultrasim {
-namespace {
-
-// The bandwidth given to a switch crossing: it carries latency only, so any rate far above every link
-// is equivalent (a fatpipe never shares).
-constexpr double kCrossingBandwidth = 1e18;
-
-std::string crossing_name(const std::string& switch_name) {
-  return switch_name + "_crossing";
-}
-
-}  // namespace
-
-std::vector<PlanHop> plan_hops(const Topology& topology, const PlatformPlan& plan, const Path& path) {
+std::vector<PlanHop> plan_hops(const Path& path) {
   std::vector<PlanHop> hops;
-  for (std::size_t i = 0; i < path.hops.size(); ++i) {
-    if (i > 0) {
-      const Node& via = topology.node(path.vertices[i]);
-      if (via.kind == NodeKind::kSwitch && via.latency > 0) {
-        for (std::size_t k = topology.links().size(); k < plan.links.size(); ++k)
-          if (plan.links[k].name == crossing_name(via.name))
-            hops.push_back(PlanHop{static_cast<int>(k), true});
-      }
-    }
-    hops.push_back(PlanHop{path.hops[i].link, path.hops[i].up});
-  }
+  for (const Hop& hop : path.hops) hops.push_back(PlanHop{hop.link, hop.up});
   return hops;
 }
 
@@ -40,24 +15,24 @@ PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes) 
     plan.switch_host.push_back(static_cast<int>(plan.hosts.size()));
     plan.hosts.push_back(topology.node(s).name);
   }
-  for (const Link& link : topology.links()) {
-    plan.links.push_back(PlanLink{link.name, link.bandwidth(), link.latency, false});
-  }
-  for (Vertex s : topology.switches())
-    if (topology.node(s).latency > 0)
-      plan.links.push_back(
-          PlanLink{crossing_name(topology.node(s).name), kCrossingBandwidth, topology.node(s).latency, true});
+  auto half_switch = [&](std::size_t v) {
+    const Node& node = topology.node(v);
+    return node.kind == NodeKind::kSwitch ? node.latency / 2 : 0.0;
+  };
+  for (const Link& link : topology.links())
+    plan.links.push_back(
+        PlanLink{link.name, link.bandwidth(), link.latency + half_switch(link.a) + half_switch(link.b)});
 
   for (int a = 0; a < p; ++a)
     for (int b = 0; b < p; ++b)
-      if (a != b) plan.routes.push_back(PlanRoute{a, b, plan_hops(topology, plan, routes.between(a, b))});
+      if (a != b) plan.routes.push_back(PlanRoute{a, b, plan_hops(routes.between(a, b))});
   for (std::size_t k = 0; k < topology.switches().size(); ++k) {
     Vertex s = topology.switches()[k];
     for (int a = 0; a < p; ++a) {
       auto there = routes.find(topology.chip(a), s);
       auto back = routes.find(s, topology.chip(a));
-      if (there) plan.routes.push_back(PlanRoute{a, plan.switch_host[k], plan_hops(topology, plan, *there)});
-      if (back) plan.routes.push_back(PlanRoute{plan.switch_host[k], a, plan_hops(topology, plan, *back)});
+      if (there) plan.routes.push_back(PlanRoute{a, plan.switch_host[k], plan_hops(*there)});
+      if (back) plan.routes.push_back(PlanRoute{plan.switch_host[k], a, plan_hops(*back)});
     }
   }
   return plan;
@@ -73,7 +48,7 @@ int add_path(PlatformPlan& plan, const Topology& topology, int a, int b, const P
   int src = static_cast<int>(plan.hosts.size());
   plan.hosts.push_back(endpoint_name(topology, a, k));
   plan.hosts.push_back(endpoint_name(topology, b, k));
-  plan.routes.push_back(PlanRoute{src, src + 1, plan_hops(topology, plan, path)});
+  plan.routes.push_back(PlanRoute{src, src + 1, plan_hops(path)});
   return k;
 }
 

@@ -11,16 +11,19 @@
 
 namespace ultrasim {
 
+// A split-duplex link. Its latency is the topology link's plus half the latency of each switch at its
+// ends, so that a route between chips, which enters and leaves every switch it crosses through two
+// links, sums to exactly link latencies + switch latencies. (Switch latency as a link of its own would
+// couple every flow through that switch into one max-min constraint: 4.5x slower on trn3.)
 struct PlanLink {
   std::string name;
   double bandwidth = 0;  // delivered, B/s, per direction
   double latency = 0;    // s (sim/ zeroes it on SimGrid's side and applies it per transfer)
-  bool fatpipe = false;  // switch crossings: latency only, no sharing; others are split-duplex
 };
 
 struct PlanHop {
-  int link = 0;    // index into PlatformPlan::links
-  bool up = true;  // direction on a split-duplex link (ignored on a fatpipe)
+  int link = 0;    // index into PlatformPlan::links (same as Topology::links())
+  bool up = true;  // direction on the split-duplex link
 };
 
 struct PlanRoute {
@@ -30,17 +33,17 @@ struct PlanRoute {
 
 struct PlatformPlan {
   std::vector<std::string> hosts;  // chips first (host i = rank i), then switches, then path endpoints
-  std::vector<PlanLink> links;     // topology links first (same index as Topology::links()), then crossings
+  std::vector<PlanLink> links;     // one per topology link, same index as Topology::links()
   std::vector<PlanRoute> routes;
   std::vector<int> switch_host;  // host index of each switch, in Topology::switches() order
   int extra_paths = 0;           // path endpoints are numbered chip<rank>#1, #2, ...
 };
 
-// Hops of a topology path, with a crossing link inserted for every switch of non-zero latency it crosses.
-std::vector<PlanHop> plan_hops(const Topology& topology, const PlatformPlan& plan, const Path& path);
+std::vector<PlanHop> plan_hops(const Path& path);
 
 // The plan with one host per chip and per switch, default routes between every ordered pair of chips
-// and between every chip and every switch. Throws SimulationError if a pair of chips is unreachable.
+// and between every chip and every switch (a route ending at a switch's own host carries half of that
+// switch's latency). Throws SimulationError if a pair of chips is unreachable.
 PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes);
 
 // Adds a further path between chips `a` and `b` (e.g. a second rail, a detour): creates the endpoint
