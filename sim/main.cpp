@@ -1,5 +1,6 @@
 // ultrasim: the command-line program. Parses the user's words, runs one command, and maps errors to
 // exit statuses: 0 success, 2 bad input, 3 simulation failed or did not verify, 1 internal error.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -166,6 +167,13 @@ int main(int argc, char** argv) {
   run->add_option("--platform", run_args.platform,
                   "run on this exported SimGrid XML instead of building one");
 
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::vector<std::string> commands{"list", "topology", "run"};
+    if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+      std::cerr << "ultrasim: error: " << unknown_name_message("command", argv[1], commands) << "\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -14,6 +14,7 @@ void configure_engine() {
   sg::Engine::set_config("network/crosstraffic:0");
   sg::Engine::set_config("network/TCP-gamma:0");
   sg::Engine::set_config("network/optim:Full");
+  sg::Engine::set_config("surf/precision:1e-13");
 }
 
 Platform Platform::build(const PlatformPlan& plan, const Topology& topology) {

@@ -115,7 +115,6 @@ std::optional<Path> Routes::find(Vertex from, Vertex to) const {
   if (!t.reached[to]) return std::nullopt;
   std::vector<Vertex> vertices{to};
   std::vector<Hop> hops;
-  const Graph& g = topology_.graph();
   for (Vertex v = to; v != from; v = t.parent[v]) {
     const Link& link = topology_.links()[t.parent_link[v]];
     hops.push_back(Hop{link.index, link.a == t.parent[v]});

@@ -1,0 +1,71 @@
+#include "cli_runner.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace ultrasim::test {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string temp_path(const std::string& name) {
+  static const std::string dir = [] {
+    char pattern[] = "/tmp/ultrasim-test-XXXXXX";
+    return std::string(mkdtemp(pattern));
+  }();
+  return dir + "/" + name;
+}
+
+CliResult run_cli(const std::vector<std::string>& args) {
+  static int counter = 0;
+  std::string out_path = temp_path("out" + std::to_string(++counter));
+  std::string err_path = out_path + ".err";
+  std::vector<std::string> full{ULTRASIM_BINARY};
+  full.insert(full.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : full) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(rc == 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CliResult result;
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_file(out_path);
+  result.err = read_file(err_path);
+  unlink(out_path.c_str());
+  unlink(err_path.c_str());
+  return result;
+}
+
+nlohmann::json run_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "run");
+  args.push_back("--format");
+  args.push_back("json");
+  CliResult r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace ultrasim::test

@@ -1,0 +1,24 @@
+// Runs the ultrasim binary as a subprocess (SimGrid allows one simulation per process) and captures
+// its exit status, standard output and standard error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ultrasim::test {
+
+struct CliResult {
+  int status = -1;
+  std::string out, err;
+};
+
+// `args` are passed without a shell; the binary is the one built with the tests.
+CliResult run_cli(const std::vector<std::string>& args);
+// Runs `run ... --format json` and parses the object; fails the test if the run did not exit 0.
+nlohmann::json run_json(std::vector<std::string> args);
+std::string read_file(const std::string& path);
+std::string temp_path(const std::string& name);  // a fresh path under a per-process temp directory
+
+}  // namespace ultrasim::test

@@ -1,0 +1,115 @@
+#include "recording_transport.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <tuple>
+
+namespace ultrasim::test {
+namespace {
+
+struct Shared {
+  std::mutex mutex;
+  std::condition_variable arrived;
+  std::map<std::tuple<int, int, int>, std::deque<Message>> in_flight;
+  std::vector<Sent> sent;
+};
+
+struct FakeRecv : Request {
+  int src = 0, step = 0;
+};
+
+class RecordingTransport : public Transport {
+ public:
+  RecordingTransport(Shared& shared, int rank, int size, double& compute)
+      : shared_(shared), rank_(rank), size_(size), compute_(compute) {}
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  RequestPtr send(int dst, Message message, int step) override {
+    if (dst < 0 || dst >= size_ || dst == rank_) throw std::logic_error("send to an invalid chip");
+    std::lock_guard lock(shared_.mutex);
+    shared_.sent.push_back(Sent{rank_, dst, step, message.bytes()});
+    shared_.in_flight[{rank_, dst, step}].push_back(std::move(message));
+    shared_.arrived.notify_all();
+    return std::make_shared<Request>();
+  }
+  RequestPtr recv(int src, int step) override {
+    auto request = std::make_shared<FakeRecv>();
+    request->src = src, request->step = step;
+    return request;
+  }
+  void wait_all(const std::vector<RequestPtr>& requests) override {
+    for (const auto& request : requests) {
+      auto* receive = dynamic_cast<FakeRecv*>(request.get());
+      if (!receive) continue;
+      std::unique_lock lock(shared_.mutex);
+      auto key = std::make_tuple(receive->src, rank_, receive->step);
+      bool ok = shared_.arrived.wait_for(lock, std::chrono::seconds(5),
+                                         [&] { return !shared_.in_flight[key].empty(); });
+      if (!ok) throw std::runtime_error("fake transport: receive never matched (deadlock)");
+      receive->message = std::move(shared_.in_flight[key].front());
+      shared_.in_flight[key].pop_front();
+    }
+  }
+  void compute(double seconds, const std::string&) override { compute_ += seconds; }
+  double now() const override { return 0; }
+
+ private:
+  Shared& shared_;
+  int rank_, size_;
+  double& compute_;
+};
+
+}  // namespace
+
+std::uint64_t FakeRun::bytes_sent_by(int chip) const {
+  std::uint64_t total = 0;
+  for (const auto& s : sent)
+    if (s.src == chip) total += s.bytes;
+  return total;
+}
+
+int FakeRun::steps() const {
+  std::set<int> labels;
+  for (const auto& s : sent) labels.insert(s.step);
+  return static_cast<int>(labels.size());
+}
+
+FakeRun run_on_fake(const Algorithm& algorithm, CollectiveKind kind, int p, std::uint64_t bytes,
+                    std::optional<double> reduce_bandwidth) {
+  Shared shared;
+  FakeRun run;
+  run.finals.resize(p);
+  run.compute_seconds.assign(p, 0.0);
+  std::vector<std::string> errors(p);
+  const int chunks = algorithm.chunks(p);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < p; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        RecordingTransport transport(shared, r, p, run.compute_seconds[r]);
+        Layout layout = make_layout(kind, bytes, p, chunks, r);
+        Chip chip(transport, layout.slot_bytes, layout.initial, reduce_bandwidth);
+        algorithm.run(chip);
+        run.finals[r] = chip.slots();
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (!e.empty()) throw std::runtime_error(e);
+  run.sent = shared.sent;
+  std::sort(run.sent.begin(), run.sent.end());
+  run.verdict = verify(kind, p, chunks, run.finals);
+  return run;
+}
+
+}  // namespace ultrasim::test

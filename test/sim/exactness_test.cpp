@@ -1,0 +1,58 @@
+// The simulator agrees with the closed-form α-β cost within 0.1 % wherever theory is exact:
+// ring collectives on a switch and on a ring, direct all-to-all on a switch.
+#include <catch2/catch.hpp>
+
+#include "cli_runner.hpp"
+
+using ultrasim::test::run_json;
+
+namespace {
+
+void check_exact(const std::string& topology, const std::string& collective, const std::string& algorithm,
+                 const std::string& size) {
+  auto j = run_json(
+      {"--topology", topology, "--collective", collective, "--algorithm", algorithm, "--size", size});
+  INFO(topology << " " << collective << " " << algorithm << " " << size << ": time " << j["time_s"]
+                << " model " << j["model_s"]);
+  CHECK(j["verified"] == true);
+  double time = j["time_s"], model = j["model_s"], bound = j["bound_s"];
+  CHECK(std::abs(time - model) <= 1e-3 * model);
+  CHECK(time >= bound * (1 - 1e-9));
+}
+
+}  // namespace
+
+TEST_CASE("ring collectives match 2(p-1)(a + n/pB) and (p-1)(a + n/pB) on switch:N and ring:N") {
+  auto p = GENERATE(2, 3, 5, 8, 16, 144);
+  auto size = GENERATE(as<std::string>{}, "1KiB", "1048579", "64MiB", "1GiB");  // 1048579: not divisible
+  auto collective = GENERATE(as<std::string>{}, "allreduce", "allgather", "reducescatter");
+  for (const char* shape : {"switch:", "ring:"})
+    check_exact(shape + std::to_string(p), collective, "ring", size);
+}
+
+TEST_CASE("sizes smaller than the chip count still agree (empty chunks cost latency only)") {
+  check_exact("switch:144", "allreduce", "ring", "100");
+  check_exact("ring:16", "allgather", "ring", "7");
+}
+
+TEST_CASE("direct all-to-all matches a + (p-1) ceil(n/p) / B on switch:N") {
+  auto p = GENERATE(2, 3, 5, 8, 16, 144);
+  auto size = GENERATE(as<std::string>{}, "1KiB", "1048579", "64MiB", "1GiB");
+  check_exact("switch:" + std::to_string(p), "alltoall", "direct", size);
+}
+
+TEST_CASE("agreement holds with switch latency and per-transfer overhead") {
+  auto j = run_json({"--topology", "switch:8", "--collective", "allreduce", "--algorithm", "ring", "--size",
+                     "1GiB", "--set", "link_latency=1us", "--set", "switch_latency=300ns", "--set",
+                     "transfer_overhead=2us"});
+  double expected = 14 * (2e-6 + 300e-9 + 2e-6 + (1 << 27) / 100e9);
+  CHECK(j["time_s"].get<double>() == Approx(expected).epsilon(1e-9));
+  CHECK(j["model_s"].get<double>() == Approx(expected).epsilon(1e-12));
+}
+
+TEST_CASE("reduction cost is charged once per reduce-scatter step") {
+  auto j = run_json({"--topology", "switch:4", "--collective", "allreduce", "--algorithm", "ring", "--size",
+                     "4MB", "--set", "reduce_bandwidth=50GBps"});
+  double step = 2 * 500e-9 + 1e6 / 100e9;
+  CHECK(j["time_s"].get<double>() == Approx(3 * (step + 1e6 / 50e9) + 3 * step).epsilon(1e-9));
+}

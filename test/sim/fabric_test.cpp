@@ -1,0 +1,101 @@
+// The mapping of sim/DESIGN.md, checked in SimGrid itself: each case runs one simulation in a child.
+#include <catch2/catch.hpp>
+
+#include "sim/fabric.hpp"
+#include "sim_child.hpp"
+#include "topology/registry.hpp"
+
+using namespace ultrasim;
+namespace sg = simgrid::s4u;
+
+namespace {
+
+constexpr double kBytes = 1e9;  // 10 ms at 100 GB/s: latencies are visible against it, not lost in it
+
+// Runs `body` as the only actor of a fresh engine on `plan`; returns what it recorded.
+std::vector<double> simulate(const Topology& t, const PlatformPlan& plan,
+                             const std::function<std::vector<double>(Fabric&)>& body) {
+  return test::in_child([&] {
+    std::string a0 = "fabric_test", a1 = "--log=root.thres:critical";
+    std::vector<char*> argv{a0.data(), a1.data(), nullptr};
+    int argc = 2;
+    sg::Engine engine(&argc, argv.data());
+    configure_engine();
+    Platform platform = Platform::build(plan, t);
+    Fabric fabric(platform, t.chip_count(), 0.0, false);
+    std::vector<double> out;
+    sg::Actor::create("driver", platform.chip(0), [&] { out = body(fabric); });
+    engine.run();
+    return out;
+  });
+}
+
+// Starts every flow at once and returns, for each, its flow end and its delivery time.
+std::vector<double> run_flows(Fabric& fabric, const std::vector<std::array<int, 3>>& flows) {
+  std::vector<Fabric::Flow> started;
+  for (auto [src, dst, path] : flows) started.push_back(fabric.start_flow(src, dst, kBytes, path));
+  std::vector<double> out;
+  for (auto& f : started) {
+    f.comm->wait();
+    out.push_back(f.comm->get_finish_time());
+    out.push_back(f.comm->get_finish_time() + f.latency);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("two transfers between one pair of chips over two different paths do not share bandwidth") {
+  Topology t = make_topology("ring:4", {}, {});
+  Routes routes(t);
+  PlatformPlan plan = make_platform_plan(t, routes);
+  int via1 = add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(1), t.chip(2)}));
+  int via3 = add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(3), t.chip(2)}));
+  auto times = simulate(t, plan, [&](Fabric& f) { return run_flows(f, {{0, 2, via1}, {0, 2, via3}}); });
+  REQUIRE(times.size() == 4);
+  const double alone = kBytes / 100e9, latency = 2 * 500e-9;
+  CHECK(times[0] == Approx(alone).epsilon(1e-12));
+  CHECK(times[2] == Approx(alone).epsilon(1e-12));
+  CHECK(times[1] == Approx(alone + latency).epsilon(1e-12));
+  CHECK(times[3] == Approx(alone + latency).epsilon(1e-12));
+}
+
+TEST_CASE("two transfers on the same path share its bandwidth") {
+  Topology t = make_topology("ring:4", {}, {});
+  Routes routes(t);
+  PlatformPlan plan = make_platform_plan(t, routes);
+  int via1 = add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(1), t.chip(2)}));
+  auto times = simulate(t, plan, [&](Fabric& f) { return run_flows(f, {{0, 2, via1}, {0, 2, via1}}); });
+  CHECK(times[0] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
+  CHECK(times[2] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
+}
+
+TEST_CASE("an uncontended transfer costs exactly latency + bytes / bottleneck") {
+  Topology t = make_topology("trn3", {}, {});
+  Routes routes(t);
+  auto times = simulate(t, make_platform_plan(t, routes), [&](Fabric& f) {
+    return run_flows(f, {{0, 73, 0}});
+  });
+  // chip0 -> server0_switch -> chip1 -> chip73: three 500 ns links, one 500 ns switch, 120 GB/s bottleneck
+  CHECK(times[1] == Approx(2e-6 + kBytes / 120e9).epsilon(1e-12));
+}
+
+TEST_CASE("flows sharing a link get equal max-min shares whatever their path latency") {
+  // chip0 and chip1 both send to chip2 through one switch; chip1's link is 3x slower to cross.
+  //   chip0 --1us-- switch0 --1us-- chip2
+  //   chip1 --3us--/
+  Topology t("unequal", ParamSet(), {"link"});
+  Vertex hub = t.add_switch("switch0", 0);
+  t.add_link(t.add_chip(), hub, "link", 100e9, 1e-6);
+  t.add_link(t.add_chip(), hub, "link", 100e9, 3e-6);
+  t.add_link(t.add_chip(), hub, "link", 100e9, 1e-6);
+  Routes routes(t);
+  auto times = simulate(t, make_platform_plan(t, routes), [&](Fabric& f) {
+    return run_flows(f, {{0, 2, 0}, {1, 2, 0}});
+  });
+  // Half of chip2's link each, for the whole transfer: both flows end together; latency only delays delivery.
+  CHECK(times[0] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
+  CHECK(times[2] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
+  CHECK(times[1] == Approx(2 * kBytes / 100e9 + 2e-6).epsilon(1e-12));
+  CHECK(times[3] == Approx(2 * kBytes / 100e9 + 4e-6).epsilon(1e-12));
+}
