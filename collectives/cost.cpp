@@ -5,15 +5,6 @@
 
 namespace ultrasim {
 
-double ring_step_time(const CostInput& in, std::uint64_t bytes) {
-  double slowest = 0;
-  for (int r = 0; r < in.p; ++r) {
-    int right = (r + 1) % in.p;
-    slowest = std::max(slowest, in.alpha(r, right) + static_cast<double>(bytes) / in.bandwidth(r, right));
-  }
-  return slowest;
-}
-
 double concurrent_flows_time(const CostInput& in, const std::function<std::uint64_t(int, int)>& bytes) {
   const Topology& t = in.routes.topology();
   std::vector<double> load_up(t.links().size(), 0.0), load_down(t.links().size(), 0.0);

@@ -7,10 +7,6 @@
 
 namespace ultrasim {
 
-// One ring step without contention: every chip r sends `bytes` to r+1 mod p; the step ends when the
-// slowest hop is done: max over r of (α(r, r+1) + bytes / bandwidth(r, r+1)).
-double ring_step_time(const CostInput& in, std::uint64_t bytes);
-
 // Time for a set of flows that all start at once under max-min sharing, in the link-load model: the
 // largest route latency plus the largest bytes-per-bandwidth over every link direction they load.
 // Exact on a single switch; on other fabrics the lower bound of that routing (no schedule beats the

@@ -1,8 +1,10 @@
 // Ring all-gather (the second half of the ring all-reduce; Patarasuk & Yuan 2009).
 //   p-1 steps: send the chunk last received (first, one's own) right, receive the next from the left.
-// model_s = (p-1) T, c = ceil(n/p), T = max_r (α(r,r+1) + c/β(r,r+1)).
+// model_s: the pass evaluated step by step under α-β (ring_pass_time); on a homogeneous ring
+// (p-1)(α + ceil(n/p)/β).
+#include <algorithm>
 #include "collectives/algorithm.hpp"
-#include "collectives/cost.hpp"
+
 #include "collectives/ring_pass.hpp"
 
 namespace ultrasim {
@@ -13,7 +15,9 @@ class RingAllgather : public Algorithm {
   void run(Chip& me) const override { ring_pass(me, 0, 0, OnArrival::kKeep); }
   double model_s(const CostInput& in) const override {
     if (in.p < 2) return 0;
-    return (in.p - 1) * ring_step_time(in, even_chunks(in.bytes, in.p).front());
+    std::vector<double> clock(in.p, 0.0);
+    ring_pass_time(in, clock, 0, OnArrival::kKeep);
+    return *std::max_element(clock.begin(), clock.end());
   }
 };
 

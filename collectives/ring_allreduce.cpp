@@ -3,11 +3,13 @@
 //   1. cut the buffer into p chunks;
 //   2. p-1 steps: send a chunk right, receive one from the left, add it — chip r ends owning chunk r+1;
 //   3. p-1 steps: pass the finished chunks around the ring, keeping each.
-// model_s = (p-1)(T + c/R) + (p-1)T, c = ceil(n/p), T = max_r (α(r,r+1) + c/β(r,r+1)), R the reduce
-// bandwidth. On a homogeneous ring this is the textbook 2(p-1)(α + n/(pβ)); uneven chunks cost ceil(n/p)
-// per step because every step some chip sends a larger chunk.
+// model_s: both passes evaluated step by step under α-β (ring_pass_time). On a homogeneous ring that is the
+// textbook 2(p-1)(α + n/(pβ)) + (p-1) n/(pR) with R the reduce bandwidth (ceil(n/p) when p does not divide
+// n: every step some chip sends a larger chunk). On a heterogeneous ring a chip's next send starts as its
+// previous flow ends, so latency on a slow hop is paid once per chain, not once per step.
+#include <algorithm>
 #include "collectives/algorithm.hpp"
-#include "collectives/cost.hpp"
+
 #include "collectives/ring_pass.hpp"
 
 namespace ultrasim {
@@ -22,9 +24,10 @@ class RingAllreduce : public Algorithm {
   }
   double model_s(const CostInput& in) const override {
     if (in.p < 2) return 0;
-    std::uint64_t c = even_chunks(in.bytes, in.p).front();
-    double step = ring_step_time(in, c);
-    return (in.p - 1) * (step + in.reduce_time(c)) + (in.p - 1) * step;
+    std::vector<double> clock(in.p, 0.0);
+    ring_pass_time(in, clock, 0, OnArrival::kReduce);
+    ring_pass_time(in, clock, 1, OnArrival::kKeep);
+    return *std::max_element(clock.begin(), clock.end());
   }
 };
 

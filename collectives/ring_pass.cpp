@@ -1,5 +1,7 @@
 #include "collectives/ring_pass.hpp"
 
+#include <algorithm>
+
 namespace ultrasim {
 
 void ring_pass(Chip& me, int first_step, int offset, OnArrival on_arrival) {
@@ -14,6 +16,25 @@ void ring_pass(Chip& me, int first_step, int offset, OnArrival on_arrival) {
       me.reduce(received);
     else
       me.copy(received);
+  }
+}
+
+void ring_pass_time(const CostInput& in, std::vector<double>& clock, int offset, OnArrival on_arrival) {
+  const int p = in.p;
+  auto chunk = [p](int i) { return ((i % p) + p) % p; };
+  const auto bytes = even_chunks(in.bytes, p);
+  std::vector<double> alpha(p), beta(p);  // of the hop r -> r+1
+  for (int r = 0; r < p; ++r) alpha[r] = in.alpha(r, (r + 1) % p), beta[r] = in.bandwidth(r, (r + 1) % p);
+  for (int s = 0; s < p - 1; ++s) {
+    std::vector<double> next(p);
+    for (int r = 0; r < p; ++r) {
+      int left = (r + p - 1) % p;
+      double sent = clock[r] + bytes[chunk(r + offset - s)] / beta[r];
+      std::uint64_t incoming = bytes[chunk(left + offset - s)];
+      double arrived = clock[left] + alpha[left] + incoming / beta[left];
+      next[r] = std::max(sent, arrived) + (on_arrival == OnArrival::kReduce ? in.reduce_time(incoming) : 0.0);
+    }
+    clock = std::move(next);
   }
 }
 

@@ -2,6 +2,9 @@
 // neighbour and receives the next from its left, reducing or keeping what arrives.
 #pragma once
 
+#include <vector>
+
+#include "collectives/algorithm.hpp"
 #include "collectives/chip.hpp"
 
 namespace ultrasim {
@@ -12,5 +15,12 @@ enum class OnArrival { kReduce, kKeep };
 // (r + offset - s) mod p right and receives chunk (r + offset - s - 1) mod p from the left.
 // After a reducing pass with offset k, chip r holds the full sum of chunk (r + k + 1) mod p.
 void ring_pass(Chip& me, int first_step, int offset, OnArrival on_arrival);
+
+// The same pass evaluated under α-β without contention, advancing every chip's clock (s). Chip r's send
+// in step s starts when its previous step ended and takes bytes / β(r, r+1); the chunk from r-1 left
+// r-1 when that chip's previous step ended and arrives α(r-1, r) + bytes / β(r-1, r) later; the step
+// ends at the later of the two, plus the reduction. Chunk sizes are the real, possibly uneven ones.
+// On a homogeneous ring every step costs α + ceil(n/p)/β, the textbook (p-1)(α + n/(pβ)).
+void ring_pass_time(const CostInput& in, std::vector<double>& clock, int offset, OnArrival on_arrival);
 
 }  // namespace ultrasim

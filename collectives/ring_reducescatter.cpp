@@ -1,8 +1,10 @@
 // Ring reduce-scatter (the first half of the ring all-reduce; Patarasuk & Yuan 2009).
 //   p-1 steps: send a chunk right, receive one from the left, add it; chip r ends owning chunk r.
-// model_s = (p-1)(T + c/R), c = ceil(n/p), T = max_r (α(r,r+1) + c/β(r,r+1)).
+// model_s: the pass evaluated step by step under α-β (ring_pass_time); on a homogeneous ring
+// (p-1)(α + ceil(n/p)/β + ceil(n/p)/R).
+#include <algorithm>
 #include "collectives/algorithm.hpp"
-#include "collectives/cost.hpp"
+
 #include "collectives/ring_pass.hpp"
 
 namespace ultrasim {
@@ -13,8 +15,9 @@ class RingReducescatter : public Algorithm {
   void run(Chip& me) const override { ring_pass(me, 0, -1, OnArrival::kReduce); }
   double model_s(const CostInput& in) const override {
     if (in.p < 2) return 0;
-    std::uint64_t c = even_chunks(in.bytes, in.p).front();
-    return (in.p - 1) * (ring_step_time(in, c) + in.reduce_time(c));
+    std::vector<double> clock(in.p, 0.0);
+    ring_pass_time(in, clock, -1, OnArrival::kReduce);
+    return *std::max_element(clock.begin(), clock.end());
   }
 };
 
