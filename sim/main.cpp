@@ -106,7 +106,7 @@ int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, 
 
 struct RunArgs {
   std::string topology, collective, algorithm, size, format = "table", trace, dtype = "float32", platform;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, simgrid_config;
   std::uint64_t seed = 0;
 };
 
@@ -118,7 +118,7 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   std::unique_ptr<std::ofstream> trace;
   if (!args.trace.empty()) trace = open_output(args.trace, "trace");
 
-  RunOptions options{args.platform, trace != nullptr};
+  RunOptions options{args.platform, trace != nullptr, args.simgrid_config};
   SimResult result = simulate(prepared, options);
   Metrics metrics = compute_metrics(prepared, result.time_s);
   RunReport report{prepared, result, metrics, command};
@@ -166,6 +166,8 @@ int main(int argc, char** argv) {
   run->add_option("--dtype", run_args.dtype, "element type for the count/type columns (default float32)");
   run->add_option("--platform", run_args.platform,
                   "run on this exported SimGrid XML instead of building one");
+  run->add_option("--simgrid-cfg", run_args.simgrid_config,
+                  "extra SimGrid setting name:value after ultrasim's own (advanced; may break exactness)");
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::vector<std::string> commands{"list", "topology", "run"};

@@ -31,12 +31,23 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   int argc = 2;
   sg::Engine engine(&argc, argv.data());
   configure_engine();
+  for (const auto& setting : options.simgrid_config) {
+    if (setting.find(':') == std::string::npos)
+      throw InputError("invalid --simgrid-cfg '" + setting +
+                       "'; expected name:value, e.g. surf/precision:1e-9");
+    try {
+      sg::Engine::set_config(setting);
+    } catch (const std::exception& e) {
+      throw InputError("invalid --simgrid-cfg '" + setting + "': " + e.what());
+    }
+  }
 
   const Topology& topology = *job.topology;
   Platform platform = options.platform_file.empty()
                           ? Platform::build(make_platform_plan(topology, *job.routes), topology)
                           : Platform::load(options.platform_file, topology);
   Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record);
+  fabric.start_sinks();
 
   const CollectiveKind kind = job.collective->kind;
   const int chunks = job.algorithm->chunks(p);

@@ -15,6 +15,8 @@ namespace ultrasim {
 struct RunOptions {
   std::string platform_file;  // load this exported SimGrid XML instead of building the platform
   bool record = false;        // keep a record per transfer and compute interval (traces)
+  // Extra SimGrid settings "name:value", applied after ultrasim's own (advanced; may break exactness).
+  std::vector<std::string> simgrid_config;
 };
 
 struct SimResult {

@@ -1,0 +1,26 @@
+# Shared by scripts/demo, scripts/test and scripts/bench (sourced, not run): installs the Debian packages
+# ultrasim needs when they are missing, then configures and builds into build/.
+set -euo pipefail
+
+ULTRASIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ULTRASIM_BUILD="${ULTRASIM_BUILD:-$ULTRASIM_ROOT/build}"
+ULTRASIM_PACKAGES=(cmake make g++ pkg-config git libsimgrid-dev libboost-graph-dev nlohmann-json3-dev
+                   catch2 libcli11-dev python3)
+
+ultrasim_install_missing() {
+  local missing=()
+  for package in "${ULTRASIM_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "ultrasim: installing missing packages: ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+ultrasim_build() {
+  cmake -S "$ULTRASIM_ROOT" -B "$ULTRASIM_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$ULTRASIM_BUILD" -j "$(nproc)" -- --no-print-directory >&2
+}
