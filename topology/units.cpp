@@ -11,9 +11,12 @@
 namespace ultrasim {
 namespace {
 
+// A unit suffix: value x factor, or value / divisor for sub-units, so that "500ns" reads back as 5e-07
+// rather than 500 x 1e-9 = 5.000000000000001e-07.
 struct Suffix {
   std::string_view text;
   double factor;
+  double divisor = 1.0;
 };
 
 // Longest suffixes first so that "GiBps" is not read as "GiB" + "ps".
@@ -43,10 +46,10 @@ constexpr std::array kRateSuffixes{Suffix{"TiBps", 1099511627776.0},
                                    Suffix{"Mbps", 1e6 / 8},
                                    Suffix{"kbps", 1e3 / 8},
                                    Suffix{"bps", 1.0 / 8}};
-constexpr std::array kTimeSuffixes{Suffix{"ms", 1e-3}, Suffix{"us", 1e-6}, Suffix{"ns", 1e-9},
-                                   Suffix{"ps", 1e-12}, Suffix{"s", 1.0}};
+constexpr std::array kTimeSuffixes{Suffix{"ms", 1.0, 1e3}, Suffix{"us", 1.0, 1e6}, Suffix{"ns", 1.0, 1e9},
+                                   Suffix{"ps", 1.0, 1e12}, Suffix{"s", 1.0}};
 
-// Splits "64MiB" into 64 and the factor of "MiB". A bare number has factor 1.
+// Reads "64MiB" as {64, 64 x 2^20}: the number as written and its value in base units.
 template <std::size_t N>
 std::pair<double, double> split(std::string_view text, const std::array<Suffix, N>& suffixes,
                                 std::string_view what, std::string_view examples) {
@@ -55,12 +58,12 @@ std::pair<double, double> split(std::string_view text, const std::array<Suffix, 
                       std::string(examples));
   };
   if (text.empty()) throw fail();
-  double factor = 1.0;
+  double factor = 1.0, divisor = 1.0;
   std::string_view number = text;
   for (const auto& s : suffixes) {
     if (text.size() > s.text.size() && text.ends_with(s.text)) {
       number = text.substr(0, text.size() - s.text.size());
-      factor = s.factor;
+      factor = s.factor, divisor = s.divisor;
       break;
     }
   }
@@ -69,29 +72,27 @@ std::pair<double, double> split(std::string_view text, const std::array<Suffix, 
   char* end = nullptr;
   double value = std::strtod(buffer.c_str(), &end);
   if (end != buffer.c_str() + buffer.size() || !std::isfinite(value) || value < 0) throw fail();
-  return {value, factor};
+  return {value, value * factor / divisor};
 }
 
 }  // namespace
 
 std::uint64_t parse_bytes(std::string_view text) {
-  auto [value, factor] = split(text, kSizeSuffixes, "size", "a byte count such as 4096, 64MiB or 1GB");
-  double bytes = value * factor;
+  double bytes = split(text, kSizeSuffixes, "size", "a byte count such as 4096, 64MiB or 1GB").second;
   if (bytes != std::floor(bytes) || bytes > 1.8e19)
     throw InputError("invalid size '" + std::string(text) + "'; expected a whole number of bytes");
   return static_cast<std::uint64_t>(bytes);
 }
 
 double parse_rate(std::string_view text) {
-  auto [value, factor] =
+  auto [value, rate] =
       split(text, kRateSuffixes, "bandwidth", "a positive rate such as 100GBps, 25GiBps or 400Gbps");
   if (value <= 0) throw InputError("invalid bandwidth '" + std::string(text) + "'; expected a positive rate");
-  return value * factor;
+  return rate;
 }
 
 double parse_time(std::string_view text) {
-  auto [value, factor] = split(text, kTimeSuffixes, "time", "a duration such as 500ns, 1.5us or 2ms");
-  return value * factor;
+  return split(text, kTimeSuffixes, "time", "a duration such as 500ns, 1.5us or 2ms").second;
 }
 
 double parse_ratio(std::string_view text) {
