@@ -2,7 +2,6 @@
 //   p-1 steps: send the chunk last received (first, one's own) right, receive the next from the left.
 // model_s: the pass evaluated step by step under α-β (ring_pass_time); on a homogeneous ring
 // (p-1)(α + ceil(n/p)/β).
-#include <algorithm>
 #include "collectives/algorithm.hpp"
 
 #include "collectives/ring_pass.hpp"
@@ -13,12 +12,7 @@ namespace {
 class RingAllgather : public Algorithm {
  public:
   void run(Chip& me) const override { ring_pass(me, 0, 0, OnArrival::kKeep); }
-  double model_s(const CostInput& in) const override {
-    if (in.p < 2) return 0;
-    std::vector<double> clock(in.p, 0.0);
-    ring_pass_time(in, clock, 0, OnArrival::kKeep);
-    return *std::max_element(clock.begin(), clock.end());
-  }
+  double model_s(const CostInput& in) const override { return ring_passes_time(in, {{0, OnArrival::kKeep}}); }
 };
 
 }  // namespace

@@ -7,7 +7,6 @@
 // textbook 2(p-1)(α + n/(pβ)) + (p-1) n/(pR) with R the reduce bandwidth (ceil(n/p) when p does not divide
 // n: every step some chip sends a larger chunk). On a heterogeneous ring a chip's next send starts as its
 // previous flow ends, so latency on a slow hop is paid once per chain, not once per step.
-#include <algorithm>
 #include "collectives/algorithm.hpp"
 
 #include "collectives/ring_pass.hpp"
@@ -23,11 +22,7 @@ class RingAllreduce : public Algorithm {
     ring_pass(me, p - 1, 1, OnArrival::kKeep);  // every chip receives every finished chunk
   }
   double model_s(const CostInput& in) const override {
-    if (in.p < 2) return 0;
-    std::vector<double> clock(in.p, 0.0);
-    ring_pass_time(in, clock, 0, OnArrival::kReduce);
-    ring_pass_time(in, clock, 1, OnArrival::kKeep);
-    return *std::max_element(clock.begin(), clock.end());
+    return ring_passes_time(in, {{0, OnArrival::kReduce}, {1, OnArrival::kKeep}});
   }
 };
 

@@ -38,4 +38,11 @@ void ring_pass_time(const CostInput& in, std::vector<double>& clock, int offset,
   }
 }
 
+double ring_passes_time(const CostInput& in, const std::vector<RingPass>& passes) {
+  if (in.p < 2) return 0;
+  std::vector<double> clock(in.p, 0.0);
+  for (const RingPass& pass : passes) ring_pass_time(in, clock, pass.offset, pass.on_arrival);
+  return *std::max_element(clock.begin(), clock.end());
+}
+
 }  // namespace ultrasim

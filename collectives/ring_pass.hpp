@@ -23,4 +23,11 @@ void ring_pass(Chip& me, int first_step, int offset, OnArrival on_arrival);
 // On a homogeneous ring every step costs α + ceil(n/p)/β, the textbook (p-1)(α + n/(pβ)).
 void ring_pass_time(const CostInput& in, std::vector<double>& clock, int offset, OnArrival on_arrival);
 
+// model_s of a sequence of passes (offset, on arrival) run back to back from time 0: the last chip's end.
+struct RingPass {
+  int offset;
+  OnArrival on_arrival;
+};
+double ring_passes_time(const CostInput& in, const std::vector<RingPass>& passes);
+
 }  // namespace ultrasim

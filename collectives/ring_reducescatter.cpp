@@ -2,7 +2,6 @@
 //   p-1 steps: send a chunk right, receive one from the left, add it; chip r ends owning chunk r.
 // model_s: the pass evaluated step by step under α-β (ring_pass_time); on a homogeneous ring
 // (p-1)(α + ceil(n/p)/β + ceil(n/p)/R).
-#include <algorithm>
 #include "collectives/algorithm.hpp"
 
 #include "collectives/ring_pass.hpp"
@@ -14,10 +13,7 @@ class RingReducescatter : public Algorithm {
  public:
   void run(Chip& me) const override { ring_pass(me, 0, -1, OnArrival::kReduce); }
   double model_s(const CostInput& in) const override {
-    if (in.p < 2) return 0;
-    std::vector<double> clock(in.p, 0.0);
-    ring_pass_time(in, clock, -1, OnArrival::kReduce);
-    return *std::max_element(clock.begin(), clock.end());
+    return ring_passes_time(in, {{-1, OnArrival::kReduce}});
   }
 };
 

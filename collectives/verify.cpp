@@ -43,12 +43,7 @@ const std::vector<CollectiveInfo>& collectives() {
 }
 
 const CollectiveInfo& find_collective(const std::string& name) {
-  std::vector<std::string> known;
-  for (const auto& c : collectives()) {
-    if (c.name == name) return c;
-    known.push_back(c.name);
-  }
-  throw InputError(unknown_name_message("collective", name, known));
+  return find_by_name(collectives(), name, "collective");
 }
 
 std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts) {

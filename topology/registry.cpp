@@ -16,12 +16,7 @@ const std::vector<GeneratorEntry>& topology_generators() {
 }
 
 const GeneratorEntry& find_generator(const std::string& name) {
-  std::vector<std::string> known;
-  for (const auto& entry : topology_generators()) {
-    if (entry.name == name) return entry;
-    known.push_back(entry.name);
-  }
-  throw InputError(unknown_name_message("topology", name, known));
+  return find_by_name(topology_generators(), name, "topology");
 }
 
 std::pair<std::string, std::string> split_topology_spec(const std::string& spec) {
