@@ -1,46 +1,14 @@
 #include <catch2/catch.hpp>
 
 #include "collectives/algorithm.hpp"
-#include "collectives/ring_pass.hpp"
+#include "mutants.hpp"
 #include "recording_transport.hpp"
 
 using namespace ultrasim;
 using ultrasim::test::run_on_fake;
 
-namespace {
-
-// Test-only mutants of the ring all-reduce: each breaks it in a way a fast-but-wrong schedule would.
-class SkipsLastStep : public Algorithm {  // stops one all-gather step early
- public:
-  void run(Chip& me) const override {
-    ring_pass(me, 0, 0, OnArrival::kReduce);
-    const int p = me.size(), r = me.rank();
-    for (int s = 0; s < p - 2; ++s) {
-      auto sent = me.send((r + 1) % p, p - 1 + s, {((r + 1 - s) % p + p) % p});
-      auto received = me.recv((r + p - 1) % p, p - 1 + s);
-      me.wait({sent, received});
-      me.copy(received);
-    }
-  }
-  double model_s(const CostInput&) const override { return 0; }
-};
-
-class ReducesTwice : public Algorithm {  // adds the first received chunk twice
- public:
-  void run(Chip& me) const override {
-    const int p = me.size(), r = me.rank();
-    auto sent = me.send((r + 1) % p, 0, {r});
-    auto received = me.recv((r + p - 1) % p, 0);
-    me.wait({sent, received});
-    me.reduce(received);
-    me.reduce(received);
-    ring_pass(me, 1, -1, OnArrival::kReduce);  // carries on as if nothing happened
-    ring_pass(me, p, 1, OnArrival::kKeep);
-  }
-  double model_s(const CostInput&) const override { return 0; }
-};
-
-}  // namespace
+using ultrasim::test::ReducesTwice;
+using ultrasim::test::SkipsLastStep;
 
 TEST_CASE("the verifier rejects a schedule that leaves chips with missing contributions") {
   auto run = run_on_fake(SkipsLastStep(), CollectiveKind::kAllreduce, 6, 6000);
