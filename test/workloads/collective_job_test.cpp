@@ -1,0 +1,46 @@
+#include <catch2/catch.hpp>
+
+#include "topology/errors.hpp"
+#include "workloads/collective_job.hpp"
+
+using namespace ultrasim;
+
+namespace {
+CollectiveJob job(std::string topology, std::string collective, std::string algorithm, std::uint64_t bytes,
+                  std::string dtype = "float32", std::vector<std::pair<std::string, std::string>> sets = {}) {
+  return CollectiveJob{topology, collective, algorithm, bytes, dtype, 0, sets};
+}
+}  // namespace
+
+TEST_CASE("prepare checks every name and value before anything is simulated") {
+  CHECK_THROWS_WITH(prepare(job("switch:4", "allreduce", "rign", 64)),
+                    Catch::Contains("did you mean 'ring'"));
+  CHECK_THROWS_WITH(prepare(job("switch:4", "alltoal", "direct", 64)),
+                    Catch::Contains("did you mean 'alltoall'"));
+  CHECK_THROWS_WITH(prepare(job("switch:4", "alltoall", "ring", 64)), Catch::Contains("(for alltoall)"));
+  CHECK_THROWS_AS(prepare(job("switch:4", "allreduce", "ring", 64, "float33")), InputError);
+  CHECK_THROWS_AS(prepare(job("switch:4", "allreduce", "ring", 64, "float32", {{"bogus", "1"}})), InputError);
+  PreparedJob ok =
+      prepare(job("switch:4", "allreduce", "ring", 64, "float32", {{"transfer_overhead", "1us"}}));
+  CHECK(ok.p() == 4);
+  CHECK(ok.cost_input().transfer_overhead == Approx(1e-6));
+  CHECK_FALSE(ok.cost_input().reduce_bandwidth.has_value());
+}
+
+TEST_CASE("metrics follow nccl-tests: algbw = size / time, busbw = algbw x the collective's factor") {
+  PreparedJob allreduce = prepare(job("switch:8", "allreduce", "ring", 1 << 30, "bfloat16"));
+  Metrics m = compute_metrics(allreduce, 0.01);
+  CHECK(m.count == (1 << 29));
+  CHECK(*m.algbw_GBps == Approx((1 << 30) / 0.01 / 1e9));
+  CHECK(*m.busbw_GBps == Approx(*m.algbw_GBps * 2 * 7 / 8.0));
+  PreparedJob alltoall = prepare(job("switch:8", "alltoall", "direct", 1 << 30));
+  CHECK(*compute_metrics(alltoall, 0.01).busbw_GBps == Approx((1 << 30) / 0.01 / 1e9 * 7 / 8.0));
+}
+
+TEST_CASE("one chip takes no time and has no bandwidth to report") {
+  Metrics m = compute_metrics(prepare(job("switch:1", "allreduce", "ring", 4096)), 0.0);
+  CHECK_FALSE(m.algbw_GBps.has_value());
+  CHECK_FALSE(m.busbw_GBps.has_value());
+  CHECK(m.model_s == 0.0);
+  CHECK(m.bound_s == 0.0);
+}
