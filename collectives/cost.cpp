@@ -5,6 +5,26 @@
 
 namespace ultrasim {
 
+double rounds_time(const CostInput& in, int rounds,
+                   const std::function<void(int round, std::vector<RoundTransfer>& out)>& round_transfers) {
+  std::vector<double> clock(in.p, 0.0), next(in.p), reduced(in.p);
+  std::vector<RoundTransfer> transfers;
+  for (int k = 0; k < rounds; ++k) {
+    transfers.clear();
+    round_transfers(k, transfers);
+    next = clock;
+    std::fill(reduced.begin(), reduced.end(), 0.0);
+    for (const RoundTransfer& t : transfers) {
+      double left = clock[t.src] + static_cast<double>(t.bytes) / in.bandwidth(t.src, t.dst);
+      next[t.src] = std::max(next[t.src], left);
+      next[t.dst] = std::max(next[t.dst], left + in.alpha(t.src, t.dst));
+      if (t.reduce) reduced[t.dst] += in.reduce_time(t.bytes);
+    }
+    for (int r = 0; r < in.p; ++r) clock[r] = next[r] + reduced[r];
+  }
+  return in.p > 0 ? *std::max_element(clock.begin(), clock.end()) : 0.0;
+}
+
 double concurrent_flows_time(const CostInput& in, const std::function<std::uint64_t(int, int)>& bytes) {
   const Topology& t = in.routes.topology();
   std::vector<double> load_up(t.links().size(), 0.0), load_down(t.links().size(), 0.0);

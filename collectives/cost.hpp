@@ -7,6 +7,22 @@
 
 namespace ultrasim {
 
+// One point-to-point transfer of a round: `src` sends `bytes` to `dst`, which reduces them or keeps them.
+struct RoundTransfer {
+  int src = 0, dst = 0;
+  std::uint64_t bytes = 0;
+  bool reduce = false;
+};
+
+// The α-β time of a schedule of rounds without contention, each chip on its own clock (as the simulator
+// runs it: transfers are one-sided). A chip starts round k when its round k-1 ended; its sends take
+// bytes / β(src, dst) from then; a transfer arrives α(src, dst) after the sender's send ended; the chip's
+// round ends when its sends have left and its receives arrived, plus the reduction of what it reduces.
+// `round_transfers(k, out)` appends round k's transfers. Chips that neither send nor receive in a round
+// keep their clock. Exact in the simulator where no two transfers share a link direction at once.
+double rounds_time(const CostInput& in, int rounds,
+                   const std::function<void(int round, std::vector<RoundTransfer>& out)>& round_transfers);
+
 // Time for a set of flows that all start at once under max-min sharing, in the link-load model: the
 // largest route latency plus the largest bytes-per-bandwidth over every link direction they load.
 // Exact on a single switch; on other fabrics the lower bound of that routing (no schedule beats the

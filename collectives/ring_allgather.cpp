@@ -1,6 +1,6 @@
 // Ring all-gather (the second half of the ring all-reduce; Patarasuk & Yuan 2009).
 //   p-1 steps: send the chunk last received (first, one's own) right, receive the next from the left.
-// model_s: the pass evaluated step by step under α-β (ring_pass_time); on a homogeneous ring
+// model_s: the pass evaluated step by step under α-β (ring_passes_time); on a homogeneous ring
 // (p-1)(α + ceil(n/p)/β).
 #include "collectives/algorithm.hpp"
 

@@ -3,7 +3,7 @@
 //   1. cut the buffer into p chunks;
 //   2. p-1 steps: send a chunk right, receive one from the left, add it — chip r ends owning chunk r+1;
 //   3. p-1 steps: pass the finished chunks around the ring, keeping each.
-// model_s: both passes evaluated step by step under α-β (ring_pass_time). On a homogeneous ring that is the
+// model_s: both passes evaluated step by step under α-β (ring_passes_time). On a homogeneous ring that is the
 // textbook 2(p-1)(α + n/(pβ)) + (p-1) n/(pR) with R the reduce bandwidth (ceil(n/p) when p does not divide
 // n: every step some chip sends a larger chunk). On a heterogeneous ring a chip's next send starts as its
 // previous flow ends, so latency on a slow hop is paid once per chain, not once per step.

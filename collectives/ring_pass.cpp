@@ -1,5 +1,7 @@
 #include "collectives/ring_pass.hpp"
 
+#include "collectives/cost.hpp"
+
 #include <algorithm>
 
 namespace ultrasim {
@@ -19,30 +21,19 @@ void ring_pass(Chip& me, int first_step, int offset, OnArrival on_arrival) {
   }
 }
 
-void ring_pass_time(const CostInput& in, std::vector<double>& clock, int offset, OnArrival on_arrival) {
+double ring_passes_time(const CostInput& in, const std::vector<RingPass>& passes) {
   const int p = in.p;
+  if (p < 2) return 0;
   auto chunk = [p](int i) { return ((i % p) + p) % p; };
   const auto bytes = even_chunks(in.bytes, p);
-  std::vector<double> alpha(p), beta(p);  // of the hop r -> r+1
-  for (int r = 0; r < p; ++r) alpha[r] = in.alpha(r, (r + 1) % p), beta[r] = in.bandwidth(r, (r + 1) % p);
-  for (int s = 0; s < p - 1; ++s) {
-    std::vector<double> next(p);
-    for (int r = 0; r < p; ++r) {
-      int left = (r + p - 1) % p;
-      double sent = clock[r] + bytes[chunk(r + offset - s)] / beta[r];
-      std::uint64_t incoming = bytes[chunk(left + offset - s)];
-      double arrived = clock[left] + alpha[left] + incoming / beta[left];
-      next[r] = std::max(sent, arrived) + (on_arrival == OnArrival::kReduce ? in.reduce_time(incoming) : 0.0);
-    }
-    clock = std::move(next);
-  }
-}
-
-double ring_passes_time(const CostInput& in, const std::vector<RingPass>& passes) {
-  if (in.p < 2) return 0;
-  std::vector<double> clock(in.p, 0.0);
-  for (const RingPass& pass : passes) ring_pass_time(in, clock, pass.offset, pass.on_arrival);
-  return *std::max_element(clock.begin(), clock.end());
+  return rounds_time(
+      in, static_cast<int>(passes.size()) * (p - 1), [&](int k, std::vector<RoundTransfer>& out) {
+        const RingPass& pass = passes[k / (p - 1)];
+        const int s = k % (p - 1);
+        for (int r = 0; r < p; ++r)
+          out.push_back(
+              {r, (r + 1) % p, bytes[chunk(r + pass.offset - s)], pass.on_arrival == OnArrival::kReduce});
+      });
 }
 
 }  // namespace ultrasim

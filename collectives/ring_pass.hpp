@@ -16,14 +16,10 @@ enum class OnArrival { kReduce, kKeep };
 // After a reducing pass with offset k, chip r holds the full sum of chunk (r + k + 1) mod p.
 void ring_pass(Chip& me, int first_step, int offset, OnArrival on_arrival);
 
-// The same pass evaluated under α-β without contention, advancing every chip's clock (s). Chip r's send
-// in step s starts when its previous step ended and takes bytes / β(r, r+1); the chunk from r-1 left
-// r-1 when that chip's previous step ended and arrives α(r-1, r) + bytes / β(r-1, r) later; the step
-// ends at the later of the two, plus the reduction. Chunk sizes are the real, possibly uneven ones.
-// On a homogeneous ring every step costs α + ceil(n/p)/β, the textbook (p-1)(α + n/(pβ)).
-void ring_pass_time(const CostInput& in, std::vector<double>& clock, int offset, OnArrival on_arrival);
-
-// model_s of a sequence of passes (offset, on arrival) run back to back from time 0: the last chip's end.
+// model_s of a sequence of passes (offset, on arrival) run back to back from time 0, evaluated by
+// rounds_time: chip r's send in a step starts when its previous step ended and takes bytes / β(r, r+1);
+// the chunk from r-1 arrives α(r-1, r) after r-1's send ended. Chunk sizes are the real, possibly uneven
+// ones. On a homogeneous ring every step costs α + ceil(n/p)/β, the textbook (p-1)(α + n/(pβ)) per pass.
 struct RingPass {
   int offset;
   OnArrival on_arrival;

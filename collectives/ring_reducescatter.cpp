@@ -1,6 +1,6 @@
 // Ring reduce-scatter (the first half of the ring all-reduce; Patarasuk & Yuan 2009).
 //   p-1 steps: send a chunk right, receive one from the left, add it; chip r ends owning chunk r.
-// model_s: the pass evaluated step by step under α-β (ring_pass_time); on a homogeneous ring
+// model_s: the pass evaluated step by step under α-β (ring_passes_time); on a homogeneous ring
 // (p-1)(α + ceil(n/p)/β + ceil(n/p)/R).
 #include "collectives/algorithm.hpp"
 
