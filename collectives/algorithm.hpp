@@ -54,5 +54,12 @@ AlgorithmEntry ring_allreduce();
 AlgorithmEntry ring_allgather();
 AlgorithmEntry ring_reducescatter();
 AlgorithmEntry direct_alltoall();
+AlgorithmEntry bidir_ring_allreduce();
+AlgorithmEntry recursive_doubling_allreduce();
+AlgorithmEntry one_shot_allreduce();
+AlgorithmEntry two_shot_allreduce();
+AlgorithmEntry direct_allgather();
+AlgorithmEntry direct_reducescatter();
+AlgorithmEntry pairwise_alltoall();
 
 }  // namespace ultrasim

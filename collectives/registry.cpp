@@ -6,10 +6,10 @@ namespace ultrasim {
 
 const std::vector<AlgorithmEntry>& algorithms() {
   static const std::vector<AlgorithmEntry> kTable{
-      ring_allreduce(),
-      ring_allgather(),
-      ring_reducescatter(),
-      direct_alltoall(),
+      ring_allreduce(),     bidir_ring_allreduce(), recursive_doubling_allreduce(),
+      one_shot_allreduce(), two_shot_allreduce(),   ring_allgather(),
+      direct_allgather(),   ring_reducescatter(),   direct_reducescatter(),
+      direct_alltoall(),    pairwise_alltoall(),
   };
   return kTable;
 }

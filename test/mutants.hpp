@@ -3,6 +3,7 @@
 #pragma once
 
 #include "collectives/algorithm.hpp"
+#include "collectives/direct_phases.hpp"
 #include "collectives/ring_pass.hpp"
 
 namespace ultrasim::test {
@@ -44,6 +45,62 @@ class WaitsForever : public Algorithm {
  public:
   void run(Chip& me) const override {
     if (me.rank() == 0) me.wait({me.recv(1, 99)});
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
+// Recursive doubling on 6 chips (p' = 4) that never sends the result back to the folded chips 0 and 2.
+class SkipsUnfold : public Algorithm {
+ public:
+  int chunks(int) const override { return 1; }
+  void run(Chip& me) const override {
+    const int r = me.rank();
+    int v = r >= 4 ? r - 2 : (r % 2 == 1 ? r / 2 : -1);
+    auto chip_of = [](int x) { return x < 2 ? 2 * x + 1 : x + 2; };
+    if (r < 4 && r % 2 == 0) me.wait({me.send(r + 1, 0, {0})});
+    if (r < 4 && r % 2 == 1) {
+      auto in = me.recv(r - 1, 0);
+      me.wait({in});
+      me.reduce(in);
+    }
+    for (int mask = 1, step = 1; mask < 4 && v >= 0; mask <<= 1, ++step) {
+      auto out = me.send(chip_of(v ^ mask), step, {0});
+      auto in = me.recv(chip_of(v ^ mask), step);
+      me.wait({out, in});
+      me.reduce(in);
+    }
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
+// Direct all-gather whose chips keep every chunk but the one from their left neighbour.
+class DropsOneChunk : public Algorithm {
+ public:
+  void run(Chip& me) const override {
+    const int p = me.size(), r = me.rank();
+    std::vector<RequestPtr> received, all;
+    for (int k = 1; k < p; ++k) received.push_back(me.recv((r + p - k) % p, 0));
+    all = received;
+    for (int k = 1; k < p; ++k) all.push_back(me.send((r + k) % p, 0, {r}));
+    me.wait(all);
+    for (std::size_t i = 1; i < received.size(); ++i) me.copy(received[i]);  // drops received[0]
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
+// Pairwise all-to-all whose parts land in the sender's own index instead of the receiver's slot p+src.
+class WrongSlot : public Algorithm {
+ public:
+  void run(Chip& me) const override {
+    const int p = me.size(), r = me.rank();
+    me.copy_local(r, p + r);
+    for (int k = 1; k < p; ++k) {
+      int dst = (r + k) % p;
+      auto out = me.send_to(dst, k, dst, p + dst);
+      auto in = me.recv((r + p - k) % p, k);
+      me.wait({out, in});
+      me.copy(in);
+    }
   }
   double model_s(const CostInput&) const override { return 0; }
 };

@@ -1,0 +1,85 @@
+// What each catalogue algorithm sends, step by step, as its textbook description says.
+#include <catch2/catch.hpp>
+
+#include "mutants.hpp"
+#include "recording_transport.hpp"
+
+using namespace ultrasim;
+using ultrasim::test::run_on_fake;
+
+namespace {
+
+test::FakeRun run(const std::string& collective, const std::string& name, int p, std::uint64_t bytes) {
+  return run_on_fake(*find_algorithm(collective, name).make(), find_collective(collective).kind, p, bytes);
+}
+
+}  // namespace
+
+TEST_CASE("recursive doubling swaps the whole buffer log2 p times on a power of two") {
+  auto r = run("allreduce", "recursive-doubling", 8, 1000);
+  CHECK(r.steps() == 3);
+  for (int c = 0; c < 8; ++c) CHECK(r.bytes_sent_by(c) == 3 * 1000);
+  for (const auto& s : r.sent) CHECK((s.src ^ s.dst) == (1 << (s.step - 1)));  // partner differs in bit k
+}
+
+TEST_CASE("recursive doubling folds the extra chips in and out when p is not a power of two") {
+  auto r = run("allreduce", "recursive-doubling", 6, 1000);  // p' = 4, chips 0..3 fold in pairs
+  CHECK(r.steps() == 4);                                     // fold, two swaps, unfold
+  CHECK(r.bytes_sent_by(0) == 1000);                         // folds into chip 1, then only waits
+  CHECK(r.bytes_sent_by(1) == 3 * 1000);                     // two swaps and the unfold
+  CHECK(r.bytes_sent_by(4) == 2 * 1000);                     // two swaps
+}
+
+TEST_CASE("one-shot sends the whole buffer to every other chip in one step") {
+  auto r = run("allreduce", "one-shot", 5, 1000);
+  CHECK(r.steps() == 1);
+  for (int c = 0; c < 5; ++c) CHECK(r.bytes_sent_by(c) == 4 * 1000);
+}
+
+TEST_CASE("two-shot and the direct phases send each part once per phase") {
+  auto parts = even_chunks(1003, 5);
+  auto two = run("allreduce", "two-shot", 5, 1003);
+  auto rs = run("reducescatter", "direct", 5, 1003);
+  auto ag = run("allgather", "direct", 5, 1003);
+  CHECK(two.steps() == 2);
+  for (int c = 0; c < 5; ++c) {
+    CHECK(rs.bytes_sent_by(c) == 1003 - parts[c]);  // every part but its own, to its owner
+    CHECK(ag.bytes_sent_by(c) == 4 * parts[c]);     // its own part to everyone
+    CHECK(two.bytes_sent_by(c) == rs.bytes_sent_by(c) + ag.bytes_sent_by(c));
+  }
+}
+
+TEST_CASE("pairwise all-to-all exchanges with chip r+k and r-k in round k") {
+  auto r = run("alltoall", "pairwise", 6, 6000);
+  CHECK(r.steps() == 5);
+  for (const auto& s : r.sent) CHECK(s.dst == (s.src + s.step) % 6);
+  for (int c = 0; c < 6; ++c) CHECK(r.bytes_sent_by(c) == 5000);
+}
+
+TEST_CASE("the bidirectional ring sends half the buffer each way in 2(p-1) steps") {
+  auto r = run("allreduce", "bidir-ring", 4, 8000);
+  CHECK(r.steps() == 6);
+  for (int c = 0; c < 4; ++c) {
+    CHECK(r.bytes_sent_by(c) == 2 * 3 * 1000 * 2);  // 2(p-1) steps x two 1000-byte chunks (n / 2p)
+    int right = 0, left = 0;
+    for (const auto& s : r.sent)
+      if (s.src == c) (s.dst == (c + 1) % 4 ? right : left) += 1;
+    CHECK(right == 6);
+    CHECK(left == 6);
+  }
+}
+
+TEST_CASE("a mutant of each family is caught by the verifier") {
+  SECTION("recursive doubling that skips the unfold") {
+    auto r = run_on_fake(test::SkipsUnfold(), CollectiveKind::kAllreduce, 6, 1000);
+    CHECK(r.verdict.wrong == 2);  // chips 0 and 2 never get the result
+  }
+  SECTION("direct all-gather that drops one chunk") {
+    auto r = run_on_fake(test::DropsOneChunk(), CollectiveKind::kAllgather, 5, 1000);
+    CHECK(r.verdict.wrong == 5);
+  }
+  SECTION("pairwise all-to-all that delivers into the wrong slot") {
+    auto r = run_on_fake(test::WrongSlot(), CollectiveKind::kAlltoall, 5, 1000);
+    CHECK(r.verdict.wrong > 0);
+  }
+}
