@@ -61,6 +61,12 @@ nlohmann::json run_json(const RunReport& r) {
       {"parameters", r.job.topology->params().to_json()},
   };
   if (!r.result.verdict.first_error.empty()) out["first_error"] = r.result.verdict.first_error;
+  if (!r.job.auto_ranking.empty()) {
+    nlohmann::json ranking = nlohmann::json::array();
+    for (const auto& [name, model] : r.job.auto_ranking)
+      ranking.push_back({{"algorithm", name}, {"model_s", model}});
+    out["auto_ranking"] = ranking;
+  }
   return out;
 }
 
@@ -90,6 +96,15 @@ std::string run_table(const RunReport& r) {
   out << line;
   if (j.contains("first_error"))
     out << "# verification FAILED: " << j["first_error"].get<std::string>() << "\n";
+  if (j.contains("auto_ranking")) {
+    const auto& ranking = j["auto_ranking"];
+    out << "# auto picked " << ranking[0]["algorithm"].get<std::string>() << " (model "
+        << fixed(ranking[0]["model_s"].get<double>() * 1e6, 2) << " us)";
+    if (ranking.size() > 1)
+      out << "; runner-up " << ranking[1]["algorithm"].get<std::string>() << " (model "
+          << fixed(ranking[1]["model_s"].get<double>() * 1e6, 2) << " us)";
+    out << "\n";
+  }
   return out.str();
 }
 

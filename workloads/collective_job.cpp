@@ -1,5 +1,7 @@
 #include "workloads/collective_job.hpp"
 
+#include <algorithm>
+
 #include "collectives/cost.hpp"
 #include "topology/errors.hpp"
 #include "topology/suggest.hpp"
@@ -38,10 +40,18 @@ PreparedJob prepare(const CollectiveJob& job) {
   PreparedJob prepared;
   prepared.job = job;
   prepared.collective = &find_collective(job.collective);
-  prepared.entry = &find_algorithm(job.collective, job.algorithm);
+  if (job.algorithm != "auto") prepared.entry = &find_algorithm(job.collective, job.algorithm);
   dtype_size(job.dtype);
   prepared.topology = std::make_unique<Topology>(make_topology(job.topology, model_params(), job.overrides));
   prepared.routes = std::make_unique<Routes>(*prepared.topology);
+  if (job.algorithm == "auto") {
+    for (const AlgorithmEntry& entry : algorithms())
+      if (entry.collective == job.collective)
+        prepared.auto_ranking.emplace_back(entry.name, entry.make()->model_s(prepared.cost_input()));
+    std::stable_sort(prepared.auto_ranking.begin(), prepared.auto_ranking.end(),
+                     [](const auto& a, const auto& b) { return a.second < b.second; });
+    prepared.entry = &find_algorithm(job.collective, prepared.auto_ranking.front().first);
+  }
   prepared.algorithm = prepared.entry->make();
   return prepared;
 }

@@ -38,11 +38,15 @@ struct PreparedJob {
   const CollectiveInfo* collective = nullptr;
   const AlgorithmEntry* entry = nullptr;
   std::unique_ptr<Algorithm> algorithm;
+  // With "auto": every candidate's model_s, smallest first (ties in registry order); empty otherwise.
+  std::vector<std::pair<std::string, double>> auto_ranking;
   CostInput cost_input() const;
   int p() const { return topology->chip_count(); }
 };
 
 // Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set).
+// With algorithm "auto", evaluates every algorithm of the collective on this topology and size and keeps
+// the one with the smallest model_s (model_s is exact only where the algorithm meets no contention).
 PreparedJob prepare(const CollectiveJob& job);
 
 struct Metrics {

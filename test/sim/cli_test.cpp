@@ -93,6 +93,20 @@ TEST_CASE("run --format json carries the contract's fields") {
   CHECK(j["busbw_GBps"].get<double>() == Approx(1048576 / time / 1e9 * 1.5));
 }
 
+TEST_CASE("algorithm auto reports what it picked, as requested_algorithm auto, with the runner-up") {
+  auto j =
+      run_json({"--topology", "trn3", "--collective", "allreduce", "--algorithm", "auto", "--size", "1MiB"});
+  CHECK(j["requested_algorithm"] == "auto");
+  CHECK(j["algorithm"] == j["auto_ranking"][0]["algorithm"]);
+  CHECK(j["model_s"] == j["auto_ranking"][0]["model_s"]);
+  CHECK(j["verified"] == true);
+  CliResult table = run_cli(
+      {"run", "--topology", "trn3", "--collective", "allreduce", "--algorithm", "auto", "--size", "1MiB"});
+  CHECK_THAT(table.out,
+             Catch::Contains("# auto picked " + j["algorithm"].get<std::string>()) &&
+                 Catch::Contains("runner-up " + j["auto_ranking"][1]["algorithm"].get<std::string>()));
+}
+
 TEST_CASE("one chip is a valid, instant collective") {
   auto j = run_json(
       {"--topology", "switch:1", "--collective", "allreduce", "--algorithm", "ring", "--size", "1GiB"});

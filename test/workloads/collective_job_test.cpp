@@ -44,3 +44,16 @@ TEST_CASE("one chip takes no time and has no bandwidth to report") {
   CHECK(m.model_s == 0.0);
   CHECK(m.bound_s == 0.0);
 }
+
+TEST_CASE("auto picks the algorithm with the smallest model_s and keeps the ranking") {
+  PreparedJob picked = prepare(job("trn3", "allreduce", "auto", 1 << 20));
+  REQUIRE(picked.auto_ranking.size() == 5);  // every all-reduce algorithm was considered
+  for (std::size_t i = 1; i < picked.auto_ranking.size(); ++i)
+    CHECK(picked.auto_ranking[i - 1].second <= picked.auto_ranking[i].second);
+  CHECK(picked.entry->name == picked.auto_ranking.front().first);
+  CHECK(picked.algorithm->model_s(picked.cost_input()) == picked.auto_ranking.front().second);
+  for (const auto& [name, model] : picked.auto_ranking)
+    CHECK(model == find_algorithm("allreduce", name).make()->model_s(picked.cost_input()));
+  CHECK(prepare(job("switch:8", "alltoall", "auto", 1 << 20)).auto_ranking.size() == 2);
+  CHECK(prepare(job("switch:8", "allreduce", "ring", 1 << 20)).auto_ranking.empty());
+}
