@@ -10,6 +10,7 @@
 
 #include "collectives/chip.hpp"
 #include "collectives/collective.hpp"
+#include "topology/params.hpp"
 #include "topology/routing.hpp"
 
 namespace ultrasim {
@@ -42,7 +43,10 @@ struct AlgorithmEntry {
   std::string collective;   // "allreduce"
   std::string name;         // "ring"
   std::string description;  // one line
-  std::function<std::unique_ptr<Algorithm>()> make;
+  // Builds the algorithm from the parameters in effect (its own `params` among them).
+  std::function<std::unique_ptr<Algorithm>(const ParamSet& params)> make;
+  std::vector<ParamSpec> params = {};  // its own parameters, settable with --set (e.g. pipeline depth)
+  std::unique_ptr<Algorithm> make_with_defaults() const { return make(ParamSet(params)); }
 };
 
 const std::vector<AlgorithmEntry>& algorithms();
@@ -61,5 +65,9 @@ AlgorithmEntry two_shot_allreduce();
 AlgorithmEntry direct_allgather();
 AlgorithmEntry direct_reducescatter();
 AlgorithmEntry pairwise_alltoall();
+AlgorithmEntry binomial_tree_broadcast();
+AlgorithmEntry chain_broadcast();
+AlgorithmEntry binomial_tree_reduce();
+AlgorithmEntry chain_reduce();
 
 }  // namespace ultrasim

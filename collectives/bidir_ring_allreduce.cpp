@@ -52,7 +52,7 @@ class BidirRingAllreduce : public Algorithm {
 
 AlgorithmEntry bidir_ring_allreduce() {
   return {"allreduce", "bidir-ring", "two rings in opposite directions, half the buffer each",
-          [] { return std::make_unique<BidirRingAllreduce>(); }};
+          [](const ParamSet&) { return std::make_unique<BidirRingAllreduce>(); }};
 }
 
 }  // namespace ultrasim

@@ -10,7 +10,10 @@
 
 namespace ultrasim {
 
-enum class CollectiveKind { kAllreduce, kAllgather, kReducescatter, kAlltoall };
+enum class CollectiveKind { kAllreduce, kAllgather, kReducescatter, kAlltoall, kBroadcast, kReduce };
+
+// The root of broadcast and reduce (a root parameter may come later).
+constexpr int kRoot = 0;
 
 struct CollectiveInfo {
   CollectiveKind kind;
@@ -31,6 +34,9 @@ std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts);
 //   reducescatter:  p slots (chunk c = the part chip c ends with); every chip starts full.
 //   allgather:      p slots; chip r starts with only slot r (its contribution).
 //   alltoall:       2p slots: 0..p-1 what r sends to each chip, p..2p-1 what r receives from each.
+//   broadcast:      chunks slots; the root starts with its data in each, the others empty.
+//   reduce:         chunks slots; every chip starts with its own contribution in each; the root ends
+//                   with the sum.
 struct Layout {
   std::vector<std::uint64_t> slot_bytes;
   std::vector<Contribution> initial;

@@ -71,6 +71,11 @@ double lower_bound_s(CollectiveKind kind, const CostInput& in) {
       case CollectiveKind::kAlltoall:
         must = std::max(n - parts[r], static_cast<double>(p - 1) * parts[r]);
         break;
+      // The root sends (broadcast) or receives (reduce) at least the buffer; so does every other chip.
+      case CollectiveKind::kBroadcast:
+      case CollectiveKind::kReduce:
+        must = n;
+        break;
     }
     slowest = std::max(slowest, must / t.injection_bandwidth(r));
   }

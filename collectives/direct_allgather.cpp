@@ -16,7 +16,7 @@ class DirectAllgather : public Algorithm {
 
 AlgorithmEntry direct_allgather() {
   return {"allgather", "direct", "every chip sends its part to every other at once, one step",
-          [] { return std::make_unique<DirectAllgather>(); }};
+          [](const ParamSet&) { return std::make_unique<DirectAllgather>(); }};
 }
 
 }  // namespace ultrasim

@@ -36,7 +36,7 @@ class DirectAlltoall : public Algorithm {
 
 AlgorithmEntry direct_alltoall() {
   return {"alltoall", "direct", "every chip sends every other chip its part at once, one step",
-          [] { return std::make_unique<DirectAlltoall>(); }};
+          [](const ParamSet&) { return std::make_unique<DirectAlltoall>(); }};
 }
 
 }  // namespace ultrasim

@@ -17,7 +17,7 @@ class DirectReducescatter : public Algorithm {
 
 AlgorithmEntry direct_reducescatter() {
   return {"reducescatter", "direct", "every chip sends each part to its owner at once, one step",
-          [] { return std::make_unique<DirectReducescatter>(); }};
+          [](const ParamSet&) { return std::make_unique<DirectReducescatter>(); }};
 }
 
 }  // namespace ultrasim

@@ -30,7 +30,7 @@ class OneShotAllreduce : public Algorithm {
 
 AlgorithmEntry one_shot_allreduce() {
   return {"allreduce", "one-shot", "every chip sends its whole buffer to every other, one step",
-          [] { return std::make_unique<OneShotAllreduce>(); }};
+          [](const ParamSet&) { return std::make_unique<OneShotAllreduce>(); }};
 }
 
 }  // namespace ultrasim

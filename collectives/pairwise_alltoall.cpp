@@ -32,7 +32,7 @@ class PairwiseAlltoall : public Algorithm {
 
 AlgorithmEntry pairwise_alltoall() {
   return {"alltoall", "pairwise", "p-1 rounds, in round k each chip exchanges with chips r+k and r-k",
-          [] { return std::make_unique<PairwiseAlltoall>(); }};
+          [](const ParamSet&) { return std::make_unique<PairwiseAlltoall>(); }};
 }
 
 }  // namespace ultrasim

@@ -73,7 +73,7 @@ class RecursiveDoublingAllreduce : public Algorithm {
 
 AlgorithmEntry recursive_doubling_allreduce() {
   return {"allreduce", "recursive-doubling", "log2 p steps swapping the whole buffer; extra chips fold in",
-          [] { return std::make_unique<RecursiveDoublingAllreduce>(); }};
+          [](const ParamSet&) { return std::make_unique<RecursiveDoublingAllreduce>(); }};
 }
 
 }  // namespace ultrasim

@@ -5,12 +5,27 @@
 namespace ultrasim {
 
 const std::vector<AlgorithmEntry>& algorithms() {
+  // One row per algorithm, grouped by collective; the order is the order of `ultrasim list`.
+  // clang-format off
   static const std::vector<AlgorithmEntry> kTable{
-      ring_allreduce(),     bidir_ring_allreduce(), recursive_doubling_allreduce(),
-      one_shot_allreduce(), two_shot_allreduce(),   ring_allgather(),
-      direct_allgather(),   ring_reducescatter(),   direct_reducescatter(),
-      direct_alltoall(),    pairwise_alltoall(),
+      ring_allreduce(),
+      bidir_ring_allreduce(),
+      recursive_doubling_allreduce(),
+      one_shot_allreduce(),
+      two_shot_allreduce(),
+      ring_allgather(),
+      direct_allgather(),
+      ring_reducescatter(),
+      direct_reducescatter(),
+      binomial_tree_broadcast(),
+      chain_broadcast(),
+      binomial_tree_reduce(),
+      chain_reduce(),
+      direct_alltoall(),
+      pairwise_alltoall(),
   };
+  // clang-format on
+
   return kTable;
 }
 

@@ -19,7 +19,7 @@ class RingAllgather : public Algorithm {
 
 AlgorithmEntry ring_allgather() {
   return {"allgather", "ring", "p-1 steps around a ring, forwarding each chunk",
-          [] { return std::make_unique<RingAllgather>(); }};
+          [](const ParamSet&) { return std::make_unique<RingAllgather>(); }};
 }
 
 }  // namespace ultrasim

@@ -30,7 +30,7 @@ class RingAllreduce : public Algorithm {
 
 AlgorithmEntry ring_allreduce() {
   return {"allreduce", "ring", "reduce-scatter then all-gather around a ring, 2(p-1) steps",
-          [] { return std::make_unique<RingAllreduce>(); }};
+          [](const ParamSet&) { return std::make_unique<RingAllreduce>(); }};
 }
 
 }  // namespace ultrasim

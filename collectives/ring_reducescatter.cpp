@@ -21,7 +21,7 @@ class RingReducescatter : public Algorithm {
 
 AlgorithmEntry ring_reducescatter() {
   return {"reducescatter", "ring", "p-1 steps around a ring, reducing as chunks pass",
-          [] { return std::make_unique<RingReducescatter>(); }};
+          [](const ParamSet&) { return std::make_unique<RingReducescatter>(); }};
 }
 
 }  // namespace ultrasim

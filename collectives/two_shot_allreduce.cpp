@@ -24,7 +24,7 @@ class TwoShotAllreduce : public Algorithm {
 
 AlgorithmEntry two_shot_allreduce() {
   return {"allreduce", "two-shot", "direct reduce-scatter then direct all-gather, two steps",
-          [] { return std::make_unique<TwoShotAllreduce>(); }};
+          [](const ParamSet&) { return std::make_unique<TwoShotAllreduce>(); }};
 }
 
 }  // namespace ultrasim

@@ -12,6 +12,9 @@ double allreduce_factor(int p) {
 double spread_factor(int p) {
   return static_cast<double>(p - 1) / p;
 }
+double rooted_factor(int) {
+  return 1.0;
+}
 
 // Every rank's contribution to chunk c, each exactly once.
 Contribution full(int p, int chunk) {
@@ -38,6 +41,10 @@ const std::vector<CollectiveInfo>& collectives() {
        "chip r ends with part r of the sum (size: the total input)", spread_factor},
       {CollectiveKind::kAlltoall, "alltoall",
        "chip r sends part j to chip j (size: total sent per chip, own part included)", spread_factor},
+      {CollectiveKind::kBroadcast, "broadcast", "every chip ends with chip 0's buffer (size: the buffer)",
+       rooted_factor},
+      {CollectiveKind::kReduce, "reduce", "chip 0 ends with the sum of all buffers (size: the buffer)",
+       rooted_factor},
   };
   return kTable;
 }
@@ -55,6 +62,12 @@ std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts) {
 Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank) {
   Layout layout;
   switch (kind) {
+    case CollectiveKind::kBroadcast:
+      layout.slot_bytes = even_chunks(bytes, chunks);
+      for (int c = 0; c < chunks; ++c)
+        layout.initial.push_back(rank == kRoot ? contribution_of(kRoot, c) : Contribution{});
+      break;
+    case CollectiveKind::kReduce:
     case CollectiveKind::kAllreduce:
       layout.slot_bytes = even_chunks(bytes, chunks);
       for (int c = 0; c < chunks; ++c) layout.initial.push_back(contribution_of(rank, c));
@@ -91,8 +104,10 @@ Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::ve
   };
   // The sum of every rank's contribution to each chunk, computed once: O(p x chunks), not per chip.
   std::vector<Contribution> totals;
-  if (kind == CollectiveKind::kAllreduce || kind == CollectiveKind::kReducescatter)
-    for (int c = 0; c < (kind == CollectiveKind::kAllreduce ? chunks : p); ++c) totals.push_back(full(p, c));
+  if (kind == CollectiveKind::kAllreduce || kind == CollectiveKind::kReduce ||
+      kind == CollectiveKind::kReducescatter)
+    for (int c = 0; c < (kind == CollectiveKind::kReducescatter ? p : chunks); ++c)
+      totals.push_back(full(p, c));
   for (int r = 0; r < p; ++r) {
     switch (kind) {
       case CollectiveKind::kAllreduce:
@@ -106,6 +121,13 @@ Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::ve
         break;
       case CollectiveKind::kAlltoall:
         for (int s = 0; s < p; ++s) check(r, p + s, contribution_of(s, r));
+        break;
+      case CollectiveKind::kBroadcast:
+        for (int c = 0; c < chunks; ++c) check(r, c, contribution_of(kRoot, c));
+        break;
+      case CollectiveKind::kReduce:
+        if (r == kRoot)
+          for (int c = 0; c < chunks; ++c) check(r, c, totals[c]);
         break;
     }
   }

@@ -7,7 +7,8 @@ namespace ultrasim {
 namespace {
 
 bool reduces(CollectiveKind kind) {
-  return kind == CollectiveKind::kAllreduce || kind == CollectiveKind::kReducescatter;
+  return kind == CollectiveKind::kAllreduce || kind == CollectiveKind::kReducescatter ||
+         kind == CollectiveKind::kReduce;
 }
 
 std::string fixed(double value, int decimals) {

@@ -25,10 +25,12 @@ void switch_agent(const std::string& mailbox) {
 
 SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   const int p = job.p();
-  // SimGrid parses its own options from argv; give it only ours, silencing its informational output.
-  std::string arg0 = "ultrasim", arg1 = "--log=root.thres:critical";
-  std::vector<char*> argv{arg0.data(), arg1.data(), nullptr};
-  int argc = 2;
+  // SimGrid parses its own options from argv; give it only ours.
+  // SimGrid's own log lines (a deadlock notice, say) would break the one-line error contract: ultrasim
+  // reports every failure itself, so they go to /dev/null.
+  std::string arg0 = "ultrasim", arg1 = "--log=root.thres:critical", arg2 = "--log=root.app:file:/dev/null";
+  std::vector<char*> argv{arg0.data(), arg1.data(), arg2.data(), nullptr};
+  int argc = 3;
   sg::Engine engine(&argc, argv.data());
   configure_engine();
   for (const auto& setting : options.simgrid_config) {

@@ -105,4 +105,23 @@ class WrongSlot : public Algorithm {
   double model_s(const CostInput&) const override { return 0; }
 };
 
+// Binomial broadcast from chip 0 where chip 1 receives the buffer but drops it.
+class ForgetsAChild : public Algorithm {
+ public:
+  int chunks(int) const override { return 1; }
+  void run(Chip& me) const override {
+    const int p = me.size(), v = me.rank();
+    int mask = 1;
+    while (mask < p && !(v & mask)) mask <<= 1;
+    if (v != 0) {
+      auto in = me.recv(v - mask, mask);
+      me.wait({in});
+      if (v != 1) me.copy(in);
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+      if (v + mask < p) me.wait({me.send(v + mask, mask, {0})});
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
 }  // namespace ultrasim::test

@@ -40,19 +40,31 @@ PreparedJob prepare(const CollectiveJob& job) {
   PreparedJob prepared;
   prepared.job = job;
   prepared.collective = &find_collective(job.collective);
-  if (job.algorithm != "auto") prepared.entry = &find_algorithm(job.collective, job.algorithm);
-  dtype_size(job.dtype);
-  prepared.topology = std::make_unique<Topology>(make_topology(job.topology, model_params(), job.overrides));
-  prepared.routes = std::make_unique<Routes>(*prepared.topology);
+  std::vector<const AlgorithmEntry*> candidates;  // "auto" considers every algorithm of the collective
   if (job.algorithm == "auto") {
     for (const AlgorithmEntry& entry : algorithms())
-      if (entry.collective == job.collective)
-        prepared.auto_ranking.emplace_back(entry.name, entry.make()->model_s(prepared.cost_input()));
+      if (entry.collective == job.collective) candidates.push_back(&entry);
+  } else {
+    candidates.push_back(&find_algorithm(job.collective, job.algorithm));
+  }
+  dtype_size(job.dtype);
+  std::vector<ParamSpec> params = model_params();  // plus the candidates' own, each name once
+  for (const AlgorithmEntry* entry : candidates)
+    for (const ParamSpec& spec : entry->params)
+      if (std::none_of(params.begin(), params.end(), [&](const ParamSpec& s) { return s.name == spec.name; }))
+        params.push_back(spec);
+  prepared.topology = std::make_unique<Topology>(make_topology(job.topology, params, job.overrides));
+  prepared.routes = std::make_unique<Routes>(*prepared.topology);
+  prepared.entry = candidates.front();
+  if (job.algorithm == "auto") {
+    for (const AlgorithmEntry* entry : candidates)
+      prepared.auto_ranking.emplace_back(
+          entry->name, entry->make(prepared.topology->params())->model_s(prepared.cost_input()));
     std::stable_sort(prepared.auto_ranking.begin(), prepared.auto_ranking.end(),
                      [](const auto& a, const auto& b) { return a.second < b.second; });
     prepared.entry = &find_algorithm(job.collective, prepared.auto_ranking.front().first);
   }
-  prepared.algorithm = prepared.entry->make();
+  prepared.algorithm = prepared.entry->make(prepared.topology->params());
   return prepared;
 }
 

@@ -1,6 +1,7 @@
 // What each catalogue algorithm sends, step by step, as its textbook description says.
 #include <catch2/catch.hpp>
 
+#include "collectives/chain.hpp"
 #include "mutants.hpp"
 #include "recording_transport.hpp"
 
@@ -10,7 +11,8 @@ using ultrasim::test::run_on_fake;
 namespace {
 
 test::FakeRun run(const std::string& collective, const std::string& name, int p, std::uint64_t bytes) {
-  return run_on_fake(*find_algorithm(collective, name).make(), find_collective(collective).kind, p, bytes);
+  return run_on_fake(*find_algorithm(collective, name).make_with_defaults(), find_collective(collective).kind,
+                     p, bytes);
 }
 
 }  // namespace
@@ -82,4 +84,35 @@ TEST_CASE("a mutant of each family is caught by the verifier") {
     auto r = run_on_fake(test::WrongSlot(), CollectiveKind::kAlltoall, 5, 1000);
     CHECK(r.verdict.wrong > 0);
   }
+}
+
+TEST_CASE("binomial trees take ceil(log2 p) rounds and move the buffer once per edge") {
+  auto b = run("broadcast", "binomial-tree", 6, 1000);
+  CHECK(b.sent.size() == 5);              // one transfer into every chip but the root
+  CHECK(b.bytes_sent_by(0) == 3 * 1000);  // the root feeds chips 4, 2, 1 in turn
+  for (const auto& s : b.sent) CHECK(s.bytes == 1000);
+  auto r = run("reduce", "binomial-tree", 6, 1000);
+  CHECK(r.sent.size() == 5);  // one transfer out of every chip but the root
+  for (int c = 1; c < 6; ++c) CHECK(r.bytes_sent_by(c) == 1000);
+  CHECK(r.bytes_sent_by(0) == 0);
+}
+
+TEST_CASE("pipelined chains stream pipeline_chunks chunks down the line") {
+  ParamSet params({pipeline_chunks_param()});
+  params.apply({{"pipeline_chunks", "4"}});
+  for (const char* collective : {"broadcast", "reduce"}) {
+    INFO(collective);
+    auto algorithm = find_algorithm(collective, "chain").make(params);
+    auto r = run_on_fake(*algorithm, find_collective(collective).kind, 5, 4000);
+    CHECK(r.verdict.wrong == 0);
+    CHECK(r.sent.size() == 4 * 4);  // four chunks over each of the four hops
+    CHECK(r.steps() == 4 + 5 - 2);  // C + p - 2 rounds
+    int last = std::string(collective) == "broadcast" ? 4 : 0;
+    CHECK(r.bytes_sent_by(last) == 0);  // the end of the line only receives
+  }
+}
+
+TEST_CASE("a broadcast tree that forgets a child is caught by the verifier") {
+  auto r = run_on_fake(test::ForgetsAChild(), CollectiveKind::kBroadcast, 8, 1000);
+  CHECK(r.verdict.wrong == 1);  // chip 1 never receives the buffer
 }

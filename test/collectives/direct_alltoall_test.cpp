@@ -9,7 +9,7 @@ using namespace ultrasim;
 using ultrasim::test::run_on_fake;
 
 TEST_CASE("direct all-to-all sends part j to chip j, all in one step") {
-  auto algorithm = find_algorithm("alltoall", "direct").make();
+  auto algorithm = find_algorithm("alltoall", "direct").make_with_defaults();
   auto run = run_on_fake(*algorithm, CollectiveKind::kAlltoall, 5, 1003);
   CHECK(run.verdict.wrong == 0);
   CHECK(run.steps() == 1);
@@ -24,7 +24,7 @@ TEST_CASE("direct all-to-all sends part j to chip j, all in one step") {
 TEST_CASE("direct all-to-all model on a switch is a + (p-1) ceil(n/p) / B") {
   Topology t = make_topology("switch:16", {}, {{"link_latency", "1us"}});
   Routes routes(t);
-  auto algorithm = find_algorithm("alltoall", "direct").make();
+  auto algorithm = find_algorithm("alltoall", "direct").make_with_defaults();
   CostInput in{routes, 16, (1 << 30) + 5, 0.0, std::nullopt};
   double part = std::ceil(((1 << 30) + 5) / 16.0);
   CHECK(algorithm->model_s(in) == Approx(2e-6 + 15 * part / 100e9).epsilon(1e-12));

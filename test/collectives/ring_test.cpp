@@ -10,7 +10,7 @@ using ultrasim::test::run_on_fake;
 namespace {
 
 std::unique_ptr<Algorithm> make(const std::string& collective) {
-  return find_algorithm(collective, "ring").make();
+  return find_algorithm(collective, "ring").make_with_defaults();
 }
 
 double model_on(const std::string& collective, const std::string& spec, std::uint64_t bytes,

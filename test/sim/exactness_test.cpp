@@ -78,7 +78,13 @@ TEST_CASE(
                                          {"allreduce", "two-shot", "switch:", any},
                                          {"allgather", "direct", "switch:", any},
                                          {"reducescatter", "direct", "switch:", any},
-                                         {"alltoall", "pairwise", "switch:", any}}) {
+                                         {"alltoall", "pairwise", "switch:", any},
+                                         {"broadcast", "binomial-tree", "switch:", any},
+                                         {"reduce", "binomial-tree", "switch:", {2, 4, 8, 16, 128}},
+                                         {"broadcast", "chain", "switch:", any},
+                                         {"broadcast", "chain", "ring:", {3, 5, 8, 16, 144}},
+                                         {"reduce", "chain", "switch:", any},
+                                         {"reduce", "chain", "ring:", {3, 5, 8, 16, 144}}}) {
     for (int p : c.chips)
       for (const char* size : {"1KiB", "1048579", "64MiB"})
         check_exact(c.shape + std::to_string(p), c.collective, c.algorithm, size);
@@ -111,4 +117,16 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
       CHECK(j["verified"] == true);
       CHECK(j["time_s"].get<double>() >= j["bound_s"].get<double>() * (1 - 1e-9));
     }
+}
+
+TEST_CASE("the chain's pipeline depth: (p-1)(a + c/B) + (C-1) c/B with c = ceil(n/C)") {
+  for (int chunks : {1, 4, 64}) {
+    auto j = run_json({"--topology", "switch:8", "--collective", "broadcast", "--algorithm", "chain",
+                       "--size", "64MiB", "--set", "pipeline_chunks=" + std::to_string(chunks)});
+    double c = std::ceil(67108864.0 / chunks) / 100e9;
+    double expected = 7 * (1e-6 + c) + (chunks - 1) * c;
+    INFO("chunks=" << chunks);
+    CHECK(j["time_s"].get<double>() == Approx(expected).epsilon(1e-9));
+    CHECK(j["parameters"]["pipeline_chunks"] == chunks);
+  }
 }

@@ -53,7 +53,7 @@ TEST_CASE("auto picks the algorithm with the smallest model_s and keeps the rank
   CHECK(picked.entry->name == picked.auto_ranking.front().first);
   CHECK(picked.algorithm->model_s(picked.cost_input()) == picked.auto_ranking.front().second);
   for (const auto& [name, model] : picked.auto_ranking)
-    CHECK(model == find_algorithm("allreduce", name).make()->model_s(picked.cost_input()));
+    CHECK(model == find_algorithm("allreduce", name).make_with_defaults()->model_s(picked.cost_input()));
   CHECK(prepare(job("switch:8", "alltoall", "auto", 1 << 20)).auto_ranking.size() == 2);
   CHECK(prepare(job("switch:8", "allreduce", "ring", 1 << 20)).auto_ranking.empty());
 }

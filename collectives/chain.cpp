@@ -1,0 +1,43 @@
+#include "collectives/chain.hpp"
+
+#include <algorithm>
+
+#include "collectives/cost.hpp"
+
+namespace ultrasim {
+
+ParamSpec pipeline_chunks_param() {
+  return {"pipeline_chunks", "16", Unit::kCount, "chunks the buffer is cut into for the chain's pipeline",
+          "assumption: enough chunks to hide the fill of a 144-chip line, few enough to keep α small"};
+}
+
+void chain_pass(Chip& me, const std::vector<int>& line, int chunks, OnArrival on_arrival) {
+  const int p = me.size();
+  const int position = static_cast<int>(std::find(line.begin(), line.end(), me.rank()) - line.begin());
+  for (int s = 0; s + 2 < chunks + p; ++s) {
+    std::vector<RequestPtr> requests;
+    RequestPtr received;
+    int out = s - position, in = s - position + 1;
+    if (position + 1 < p && out >= 0 && out < chunks)
+      requests.push_back(me.send(line[position + 1], s, {out}));
+    if (position > 0 && in >= 0 && in < chunks) requests.push_back(received = me.recv(line[position - 1], s));
+    if (requests.empty()) continue;
+    me.wait(requests);
+    if (received) on_arrival == OnArrival::kReduce ? me.reduce(received) : me.copy(received);
+  }
+}
+
+double chain_time(const CostInput& in, const std::vector<int>& line, int chunks, OnArrival on_arrival) {
+  const int p = in.p;
+  if (p < 2) return 0;
+  auto bytes = even_chunks(in.bytes, chunks);
+  return rounds_time(in, chunks + p - 2, [&](int s, std::vector<RoundTransfer>& out) {
+    for (int position = 0; position + 1 < p; ++position) {
+      int c = s - position;
+      if (c >= 0 && c < chunks)
+        out.push_back({line[position], line[position + 1], bytes[c], on_arrival == OnArrival::kReduce});
+    }
+  });
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,44 @@
+// Pipelined chain reduce: the chain broadcast run backwards.
+//   line the chips up towards the root (p-1, p-2, ..., 0), cut the buffer into C chunks
+//   (pipeline_chunks); each chip adds chunk c from the previous chip to its own and forwards the sum
+//   while it receives chunk c+1.
+// model_s = chain_time, evaluated round by round (with reductions the cadence is not a simple closed
+// form; without them it is the broadcast's (p-1)(α + c/β) + (C-1) c/β, c = ceil(n/C)). Exact on switch:N
+// and ring:N (contention-free: each hop has its own link direction).
+#include "collectives/chain.hpp"
+
+namespace ultrasim {
+namespace {
+
+std::vector<int> line_to_root(int p) {
+  std::vector<int> line(p);
+  for (int i = 0; i < p; ++i) line[i] = (kRoot + p - 1 - i) % p;
+  return line;
+}
+
+class ChainReduce : public Algorithm {
+ public:
+  explicit ChainReduce(int chunks) : chunks_(chunks) {}
+  int chunks(int) const override { return chunks_; }
+  void run(Chip& me) const override { chain_pass(me, line_to_root(me.size()), chunks_, OnArrival::kReduce); }
+  double model_s(const CostInput& in) const override {
+    return chain_time(in, line_to_root(in.p), chunks_, OnArrival::kReduce);
+  }
+
+ private:
+  int chunks_;
+};
+
+}  // namespace
+
+AlgorithmEntry chain_reduce() {
+  return {"reduce",
+          "chain",
+          "pipelined chain towards the root, pipeline_chunks chunks",
+          [](const ParamSet& p) {
+            return std::make_unique<ChainReduce>(static_cast<int>(p.number("pipeline_chunks")));
+          },
+          {pipeline_chunks_param()}};
+}
+
+}  // namespace ultrasim
