@@ -39,23 +39,30 @@ std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<st
   return out;
 }
 
+nlohmann::ordered_json params_json(const std::vector<ParamSpec>& specs) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& p : specs)
+    out.push_back({{"name", p.name},
+                   {"default", p.default_value},
+                   {"unit", unit_name(p.unit)},
+                   {"meaning", p.meaning},
+                   {"source", p.source}});
+  return out;
+}
+
+// The registries as JSON (--format json) or one line per entry; algorithms show their parameters
+// with defaults, and "auto" is listed with them.
 int cmd_list(const std::string& what, const std::string& format) {
   check_choice("list", what, {"all", "topologies", "collectives", "algorithms", "workloads"});
   check_choice("format", format, {"text", "json"});
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   if (what == "all" || what == "topologies") {
     auto& list = out["topologies"] = nlohmann::ordered_json::array();
-    for (const auto& g : topology_generators()) {
-      nlohmann::ordered_json params = nlohmann::ordered_json::array();
-      for (const auto& p : g.params)
-        params.push_back({{"name", p.name},
-                          {"default", p.default_value},
-                          {"unit", unit_name(p.unit)},
-                          {"meaning", p.meaning},
-                          {"source", p.source}});
-      list.push_back(
-          {{"name", g.name}, {"syntax", g.syntax}, {"description", g.description}, {"parameters", params}});
-    }
+    for (const auto& g : topology_generators())
+      list.push_back({{"name", g.name},
+                      {"syntax", g.syntax},
+                      {"description", g.description},
+                      {"parameters", params_json(g.params)}});
   }
   if (what == "all" || what == "collectives") {
     auto& list = out["collectives"] = nlohmann::ordered_json::array();
@@ -64,7 +71,14 @@ int cmd_list(const std::string& what, const std::string& format) {
   if (what == "all" || what == "algorithms") {
     auto& list = out["algorithms"] = nlohmann::ordered_json::array();
     for (const auto& a : algorithms())
-      list.push_back({{"collective", a.collective}, {"name", a.name}, {"description", a.description}});
+      list.push_back({{"collective", a.collective},
+                      {"name", a.name},
+                      {"description", a.description},
+                      {"parameters", params_json(a.params)}});
+    list.push_back({{"collective", "any"},
+                    {"name", "auto"},
+                    {"description", "the algorithm with the smallest model_s for the topology and size"},
+                    {"parameters", nlohmann::ordered_json::array()}});
   }
   if (what == "all" || what == "workloads") {
     out["workloads"] = nlohmann::ordered_json::array(
@@ -79,8 +93,14 @@ int cmd_list(const std::string& what, const std::string& format) {
     for (const auto& item : items) {
       std::string name =
           item.contains("syntax") ? item["syntax"].get<std::string>() : item["name"].get<std::string>();
-      if (item.contains("collective")) name = item["collective"].get<std::string>() + " " + name;
-      std::printf("  %-22s %s\n", name.c_str(), item["description"].get<std::string>().c_str());
+      std::string description = item["description"].get<std::string>();
+      if (item.contains("collective")) {
+        name = item["collective"].get<std::string>() + " " + name;
+        for (const auto& p : item["parameters"])
+          description +=
+              " [--set " + p["name"].get<std::string>() + "=" + p["default"].get<std::string>() + "]";
+      }
+      std::printf("  %-32s %s\n", name.c_str(), description.c_str());
     }
   }
   return 0;
