@@ -69,5 +69,7 @@ AlgorithmEntry binomial_tree_broadcast();
 AlgorithmEntry chain_broadcast();
 AlgorithmEntry binomial_tree_reduce();
 AlgorithmEntry chain_reduce();
+AlgorithmEntry bruck_allgather();
+AlgorithmEntry rabenseifner_allreduce();
 
 }  // namespace ultrasim

@@ -24,6 +24,10 @@ Chip::Chip(Transport& transport, std::vector<std::uint64_t> slot_bytes, std::vec
 }
 
 RequestPtr Chip::send(int dst, int step, std::initializer_list<int> slots) {
+  return send(dst, step, std::vector<int>(slots));
+}
+
+RequestPtr Chip::send(int dst, int step, const std::vector<int>& slots) {
   Message message;
   for (int s : slots) message.pieces.push_back(Piece{s, slot_bytes_.at(s), slots_.at(s)});
   return transport_.send(dst, std::move(message), step);

@@ -22,6 +22,7 @@ class Chip {
 
   // Sends the current content of `slots` to `dst`, landing in the same slots there.
   RequestPtr send(int dst, int step, std::initializer_list<int> slots);
+  RequestPtr send(int dst, int step, const std::vector<int>& slots);
   // Sends slot `slot` to `dst`, landing in slot `dst_slot` there.
   RequestPtr send_to(int dst, int step, int slot, int dst_slot);
   RequestPtr recv(int src, int step) { return transport_.recv(src, step); }

@@ -116,3 +116,19 @@ TEST_CASE("a broadcast tree that forgets a child is caught by the verifier") {
   auto r = run_on_fake(test::ForgetsAChild(), CollectiveKind::kBroadcast, 8, 1000);
   CHECK(r.verdict.wrong == 1);  // chip 1 never receives the buffer
 }
+
+TEST_CASE("Bruck all-gather doubles the parts it forwards in ceil(log2 p) rounds, any p") {
+  auto r = run("allgather", "bruck", 6, 1200);
+  CHECK(r.steps() == 3);                                             // distances 1, 2, 4
+  for (int c = 0; c < 6; ++c) CHECK(r.bytes_sent_by(c) == 5 * 200);  // 1 + 2 + 2 parts of 200 bytes
+  for (const auto& s : r.sent) CHECK(s.dst == (s.src + 6 - (1 << s.step)) % 6);
+}
+
+TEST_CASE("Rabenseifner halves then doubles: 2 log2 p steps, 2(p-1)/p of the buffer per chip") {
+  auto r = run("allreduce", "rabenseifner", 8, 8000);
+  CHECK(r.steps() == 6);
+  for (int c = 0; c < 8; ++c) CHECK(r.bytes_sent_by(c) == 2 * 7000);
+  auto folded = run("allreduce", "rabenseifner", 6, 4000);  // p' = 4: fold and unfold whole buffers
+  CHECK(folded.bytes_sent_by(0) == 4000);                   // folds into chip 1, then waits
+  CHECK(folded.bytes_sent_by(1) == 2 * 3000 + 4000);        // four exchange steps and the unfold
+}

@@ -74,6 +74,8 @@ TEST_CASE(
   const std::vector<int> any{2, 3, 5, 8, 16, 144};
   for (const Case& c : std::vector<Case>{{"allreduce", "bidir-ring", "ring:", {3, 5, 8, 16, 144}},
                                          {"allreduce", "recursive-doubling", "switch:", {2, 4, 8, 16, 128}},
+                                         {"allreduce", "rabenseifner", "switch:", {2, 4, 8, 16, 128}},
+                                         {"allgather", "bruck", "switch:", any},
                                          {"allreduce", "one-shot", "switch:", any},
                                          {"allreduce", "two-shot", "switch:", any},
                                          {"allgather", "direct", "switch:", any},
@@ -107,6 +109,7 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
          std::vector<std::pair<std::string, std::string>>{{"allreduce", "ring"},
                                                           {"allreduce", "bidir-ring"},
                                                           {"allreduce", "recursive-doubling"},
+                                                          {"allreduce", "rabenseifner"},
                                                           {"allreduce", "one-shot"},
                                                           {"allreduce", "two-shot"},
                                                           {"alltoall", "direct"},
