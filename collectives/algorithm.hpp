@@ -71,5 +71,7 @@ AlgorithmEntry binomial_tree_reduce();
 AlgorithmEntry chain_reduce();
 AlgorithmEntry bruck_allgather();
 AlgorithmEntry rabenseifner_allreduce();
+AlgorithmEntry recursive_halving_reducescatter();
+AlgorithmEntry recursive_doubling_allgather();
 
 }  // namespace ultrasim

@@ -132,3 +132,14 @@ TEST_CASE("Rabenseifner halves then doubles: 2 log2 p steps, 2(p-1)/p of the buf
   CHECK(folded.bytes_sent_by(0) == 4000);                   // folds into chip 1, then waits
   CHECK(folded.bytes_sent_by(1) == 2 * 3000 + 4000);        // four exchange steps and the unfold
 }
+
+TEST_CASE("recursive halving and doubling move (p-1)/p of the buffer per chip in log2 p steps") {
+  for (const auto& [collective, name] : std::vector<std::pair<std::string, std::string>>{
+           {"reducescatter", "recursive-halving"}, {"allgather", "recursive-doubling"}}) {
+    INFO(name);
+    auto r = run(collective, name, 8, 8000);
+    CHECK(r.steps() == 3);
+    for (int c = 0; c < 8; ++c) CHECK(r.bytes_sent_by(c) == 7000);
+    for (const auto& s : r.sent) CHECK(__builtin_popcount(s.src ^ s.dst) == 1);  // partners differ in one bit
+  }
+}

@@ -72,21 +72,24 @@ TEST_CASE(
     std::vector<int> chips;
   };
   const std::vector<int> any{2, 3, 5, 8, 16, 144};
-  for (const Case& c : std::vector<Case>{{"allreduce", "bidir-ring", "ring:", {3, 5, 8, 16, 144}},
-                                         {"allreduce", "recursive-doubling", "switch:", {2, 4, 8, 16, 128}},
-                                         {"allreduce", "rabenseifner", "switch:", {2, 4, 8, 16, 128}},
-                                         {"allgather", "bruck", "switch:", any},
-                                         {"allreduce", "one-shot", "switch:", any},
-                                         {"allreduce", "two-shot", "switch:", any},
-                                         {"allgather", "direct", "switch:", any},
-                                         {"reducescatter", "direct", "switch:", any},
-                                         {"alltoall", "pairwise", "switch:", any},
-                                         {"broadcast", "binomial-tree", "switch:", any},
-                                         {"reduce", "binomial-tree", "switch:", {2, 4, 8, 16, 128}},
-                                         {"broadcast", "chain", "switch:", any},
-                                         {"broadcast", "chain", "ring:", {3, 5, 8, 16, 144}},
-                                         {"reduce", "chain", "switch:", any},
-                                         {"reduce", "chain", "ring:", {3, 5, 8, 16, 144}}}) {
+  for (const Case& c :
+       std::vector<Case>{{"allreduce", "bidir-ring", "ring:", {3, 5, 8, 16, 144}},
+                         {"allreduce", "recursive-doubling", "switch:", {2, 4, 8, 16, 128}},
+                         {"allreduce", "rabenseifner", "switch:", {2, 4, 8, 16, 128}},
+                         {"allgather", "bruck", "switch:", any},
+                         {"allgather", "recursive-doubling", "switch:", {2, 4, 8, 16, 128}},
+                         {"reducescatter", "recursive-halving", "switch:", {2, 4, 8, 16, 128}},
+                         {"allreduce", "one-shot", "switch:", any},
+                         {"allreduce", "two-shot", "switch:", any},
+                         {"allgather", "direct", "switch:", any},
+                         {"reducescatter", "direct", "switch:", any},
+                         {"alltoall", "pairwise", "switch:", any},
+                         {"broadcast", "binomial-tree", "switch:", any},
+                         {"reduce", "binomial-tree", "switch:", {2, 4, 8, 16, 128}},
+                         {"broadcast", "chain", "switch:", any},
+                         {"broadcast", "chain", "ring:", {3, 5, 8, 16, 144}},
+                         {"reduce", "chain", "switch:", any},
+                         {"reduce", "chain", "ring:", {3, 5, 8, 16, 144}}}) {
     for (int p : c.chips)
       for (const char* size : {"1KiB", "1048579", "64MiB"})
         check_exact(c.shape + std::to_string(p), c.collective, c.algorithm, size);

@@ -1,0 +1,48 @@
+#include "collectives/folding.hpp"
+
+namespace ultrasim {
+namespace {
+
+std::vector<int> range(int lo, int count) {
+  std::vector<int> blocks(count);
+  for (int i = 0; i < count; ++i) blocks[i] = lo + i;
+  return blocks;
+}
+
+}  // namespace
+
+Folding::Folding(int chips) : p(chips), pof2(1), rem(0), log2(0) {
+  while (pof2 * 2 <= p) pof2 *= 2, ++log2;
+  rem = p - pof2;
+}
+
+std::vector<int> Folding::parts(int v) const {
+  return v < rem ? std::vector<int>{2 * v, 2 * v + 1} : std::vector<int>{v + rem};
+}
+
+std::vector<int> Folding::parts(const std::vector<int>& blocks) const {
+  std::vector<int> out;
+  for (int b : blocks)
+    for (int part : parts(b)) out.push_back(part);
+  return out;
+}
+
+int halving_bit(const Folding& f, int step) {
+  return (f.pof2 >> step) / 2;
+}
+
+std::vector<int> halving_blocks_sent(const Folding& f, int v, int step) {
+  int size = f.pof2 >> step, lo = v & ~(size - 1), half = size / 2;
+  return (v & half) ? range(lo, half) : range(lo + half, half);
+}
+
+int doubling_bit(int step) {
+  return 1 << step;
+}
+
+std::vector<int> doubling_blocks_sent(int v, int step) {
+  int size = 1 << step;
+  return range(v & ~(size - 1), size);
+}
+
+}  // namespace ultrasim
