@@ -28,7 +28,8 @@ class BidirRingAllreduce : public Algorithm {
         auto from_left = me.recv(left, step);
         auto from_right = me.recv(right, step);
         me.wait({to_right, to_left, from_left, from_right});
-        for (const auto& in : {from_left, from_right}) phase == 0 ? me.reduce(in) : me.copy(in);
+        for (const auto& in : {from_left, from_right})
+          me.accept(in, phase == 0 ? OnArrival::kReduce : OnArrival::kKeep);
       }
     }
   }

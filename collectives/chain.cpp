@@ -23,7 +23,7 @@ void chain_pass(Chip& me, const std::vector<int>& line, int chunks, OnArrival on
     if (position > 0 && in >= 0 && in < chunks) requests.push_back(received = me.recv(line[position - 1], s));
     if (requests.empty()) continue;
     me.wait(requests);
-    if (received) on_arrival == OnArrival::kReduce ? me.reduce(received) : me.copy(received);
+    if (received) me.accept(received, on_arrival);
   }
 }
 

@@ -10,6 +10,9 @@
 
 namespace ultrasim {
 
+// What a chip does with data that arrives: add it to its slots, or keep it (overwrite).
+enum class OnArrival { kReduce, kKeep };
+
 class Chip {
  public:
   // `slot_bytes[i]` is the size of slot i; `initial` its content (same length). `reduce_bandwidth`
@@ -32,6 +35,9 @@ class Chip {
   void reduce(const RequestPtr& received);
   // Overwrites slots with what a completed receive brought.
   void copy(const RequestPtr& received);
+  void accept(const RequestPtr& received, OnArrival on_arrival) {
+    on_arrival == OnArrival::kReduce ? reduce(received) : copy(received);
+  }
   // Local copy between own slots (free: no fabric involved).
   void copy_local(int from_slot, int to_slot) { slots_.at(to_slot) = slots_.at(from_slot); }
 

@@ -27,6 +27,26 @@ std::vector<int> Folding::parts(const std::vector<int>& blocks) const {
   return out;
 }
 
+void fold_in(Chip& me, const Folding& f, const std::vector<int>& slots, OnArrival on_arrival) {
+  const int r = me.rank();
+  if (f.folds_away(r)) me.wait({me.send(r + 1, 0, slots)});
+  if (f.folds_in(r)) {
+    auto in = me.recv(r - 1, 0);
+    me.wait({in});
+    me.accept(in, on_arrival);
+  }
+}
+
+void fold_out(Chip& me, const Folding& f, int step, const std::vector<int>& slots) {
+  const int r = me.rank();
+  if (f.folds_in(r)) me.wait({me.send(r - 1, step, slots)});
+  if (f.folds_away(r)) {
+    auto in = me.recv(r + 1, step);
+    me.wait({in});
+    me.copy(in);
+  }
+}
+
 int halving_bit(const Folding& f, int step) {
   return (f.pof2 >> step) / 2;
 }

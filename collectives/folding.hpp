@@ -7,6 +7,8 @@
 
 #include <vector>
 
+#include "collectives/chip.hpp"
+
 namespace ultrasim {
 
 struct Folding {
@@ -22,6 +24,12 @@ struct Folding {
   // The parts that the virtual chips `blocks` stand for, in order.
   std::vector<int> parts(const std::vector<int>& blocks) const;
 };
+
+// Step 0 of a folded algorithm: each even chip below 2rem sends `slots` to the chip after it, which
+// reduces or keeps them.
+void fold_in(Chip& me, const Folding& f, const std::vector<int>& slots, OnArrival on_arrival);
+// The last step, labelled `step`: each odd chip below 2rem sends `slots` back to the chip before it.
+void fold_out(Chip& me, const Folding& f, int step, const std::vector<int>& slots);
 
 // Recursive halving over p' blocks, step s = 0 .. log2-1: virtual chip v swaps with v ^ bit and sends the
 // half of its current range that does not hold block v; after the last step v holds block v.

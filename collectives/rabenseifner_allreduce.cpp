@@ -28,12 +28,7 @@ class RabenseifnerAllreduce : public Algorithm {
   void run(Chip& me) const override {
     const Folding f(me.size());
     const int r = me.rank(), v = f.virtual_rank(r);
-    if (f.folds_away(r)) me.wait({me.send(r + 1, 0, all_blocks(f.pof2))});
-    if (f.folds_in(r)) {
-      auto in = me.recv(r - 1, 0);
-      me.wait({in});
-      me.reduce(in);
-    }
+    fold_in(me, f, all_blocks(f.pof2), OnArrival::kReduce);
     for (int s = 0; s < 2 * f.log2 && v >= 0; ++s) {
       bool halving = s < f.log2;
       int partner = f.chip(v ^ (halving ? halving_bit(f, s) : doubling_bit(s - f.log2)));
@@ -43,12 +38,7 @@ class RabenseifnerAllreduce : public Algorithm {
       me.wait({out, in});
       halving ? me.reduce(in) : me.copy(in);
     }
-    if (f.folds_in(r)) me.wait({me.send(r - 1, 1 + 2 * f.log2, all_blocks(f.pof2))});
-    if (f.folds_away(r)) {
-      auto in = me.recv(r + 1, 1 + 2 * f.log2);
-      me.wait({in});
-      me.copy(in);
-    }
+    fold_out(me, f, 1 + 2 * f.log2, all_blocks(f.pof2));
   }
   double model_s(const CostInput& in) const override {
     const Folding f(in.p);

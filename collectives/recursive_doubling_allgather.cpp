@@ -16,12 +16,7 @@ class RecursiveDoublingAllgather : public Algorithm {
   void run(Chip& me) const override {
     const Folding f(me.size());
     const int r = me.rank(), v = f.virtual_rank(r);
-    if (f.folds_away(r)) me.wait({me.send(r + 1, 0, {r})});
-    if (f.folds_in(r)) {
-      auto in = me.recv(r - 1, 0);
-      me.wait({in});
-      me.copy(in);
-    }
+    fold_in(me, f, {r}, OnArrival::kKeep);
     for (int s = 0; s < f.log2 && v >= 0; ++s) {
       int partner = f.chip(v ^ doubling_bit(s));
       auto out = me.send(partner, 1 + s, f.parts(doubling_blocks_sent(v, s)));
@@ -31,12 +26,7 @@ class RecursiveDoublingAllgather : public Algorithm {
     }
     std::vector<int> everything(f.p);
     for (int i = 0; i < f.p; ++i) everything[i] = i;
-    if (f.folds_in(r)) me.wait({me.send(r - 1, 1 + f.log2, everything)});
-    if (f.folds_away(r)) {
-      auto in = me.recv(r + 1, 1 + f.log2);
-      me.wait({in});
-      me.copy(in);
-    }
+    fold_out(me, f, 1 + f.log2, everything);
   }
   double model_s(const CostInput& in) const override {
     const Folding f(in.p);

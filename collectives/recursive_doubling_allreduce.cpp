@@ -21,12 +21,7 @@ class RecursiveDoublingAllreduce : public Algorithm {
   void run(Chip& me) const override {
     const Folding f(me.size());
     const int r = me.rank(), v = f.virtual_rank(r);
-    if (f.folds_away(r)) me.wait({me.send(r + 1, 0, {0})});
-    if (f.folds_in(r)) {
-      auto in = me.recv(r - 1, 0);
-      me.wait({in});
-      me.reduce(in);
-    }
+    fold_in(me, f, {0}, OnArrival::kReduce);
     for (int s = 0; s < f.log2 && v >= 0; ++s) {
       int partner = f.chip(v ^ doubling_bit(s));
       auto out = me.send(partner, 1 + s, {0});
@@ -34,12 +29,7 @@ class RecursiveDoublingAllreduce : public Algorithm {
       me.wait({out, in});
       me.reduce(in);
     }
-    if (f.folds_in(r)) me.wait({me.send(r - 1, 1 + f.log2, {0})});
-    if (f.folds_away(r)) {
-      auto in = me.recv(r + 1, 1 + f.log2);
-      me.wait({in});
-      me.copy(in);
-    }
+    fold_out(me, f, 1 + f.log2, {0});
   }
   double model_s(const CostInput& in) const override {
     const Folding f(in.p);

@@ -18,12 +18,7 @@ class RecursiveHalvingReducescatter : public Algorithm {
     const int r = me.rank(), v = f.virtual_rank(r);
     std::vector<int> everything(f.p);
     for (int i = 0; i < f.p; ++i) everything[i] = i;
-    if (f.folds_away(r)) me.wait({me.send(r + 1, 0, everything)});
-    if (f.folds_in(r)) {
-      auto in = me.recv(r - 1, 0);
-      me.wait({in});
-      me.reduce(in);
-    }
+    fold_in(me, f, everything, OnArrival::kReduce);
     for (int s = 0; s < f.log2 && v >= 0; ++s) {
       int partner = f.chip(v ^ halving_bit(f, s));
       auto out = me.send(partner, 1 + s, f.parts(halving_blocks_sent(f, v, s)));
@@ -31,12 +26,7 @@ class RecursiveHalvingReducescatter : public Algorithm {
       me.wait({out, in});
       me.reduce(in);
     }
-    if (f.folds_in(r)) me.wait({me.send(r - 1, 1 + f.log2, {r - 1})});
-    if (f.folds_away(r)) {
-      auto in = me.recv(r + 1, 1 + f.log2);
-      me.wait({in});
-      me.copy(in);
-    }
+    fold_out(me, f, 1 + f.log2, {r - 1});
   }
   double model_s(const CostInput& in) const override {
     const Folding f(in.p);

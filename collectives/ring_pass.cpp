@@ -14,10 +14,7 @@ void ring_pass(Chip& me, int first_step, int offset, OnArrival on_arrival) {
     auto sent = me.send(right, first_step + s, {chunk(r + offset - s)});
     auto received = me.recv(left, first_step + s);
     me.wait({sent, received});
-    if (on_arrival == OnArrival::kReduce)
-      me.reduce(received);
-    else
-      me.copy(received);
+    me.accept(received, on_arrival);
   }
 }
 

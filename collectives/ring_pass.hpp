@@ -9,8 +9,6 @@
 
 namespace ultrasim {
 
-enum class OnArrival { kReduce, kKeep };
-
 // Runs p-1 ring steps labelled first_step, first_step+1, ...: in step s chip r sends chunk
 // (r + offset - s) mod p right and receives chunk (r + offset - s - 1) mod p from the left.
 // After a reducing pass with offset k, chip r holds the full sum of chunk (r + k + 1) mod p.
