@@ -73,5 +73,7 @@ AlgorithmEntry bruck_allgather();
 AlgorithmEntry rabenseifner_allreduce();
 AlgorithmEntry recursive_halving_reducescatter();
 AlgorithmEntry recursive_doubling_allgather();
+AlgorithmEntry scatter_allgather_broadcast();
+AlgorithmEntry reducescatter_gather_reduce();
 
 }  // namespace ultrasim

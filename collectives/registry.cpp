@@ -23,8 +23,10 @@ const std::vector<AlgorithmEntry>& algorithms() {
       recursive_halving_reducescatter(),
       binomial_tree_broadcast(),
       chain_broadcast(),
+      scatter_allgather_broadcast(),
       binomial_tree_reduce(),
       chain_reduce(),
+      reducescatter_gather_reduce(),
       direct_alltoall(),
       pairwise_alltoall(),
   };

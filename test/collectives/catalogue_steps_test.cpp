@@ -143,3 +143,13 @@ TEST_CASE("recursive halving and doubling move (p-1)/p of the buffer per chip in
     for (const auto& s : r.sent) CHECK(__builtin_popcount(s.src ^ s.dst) == 1);  // partners differ in one bit
   }
 }
+
+TEST_CASE("scatter-allgather and reducescatter-gather move each part once through the tree plus a ring") {
+  auto b = run("broadcast", "scatter-allgather", 8, 8000);
+  CHECK(b.bytes_sent_by(0) == 7000 + 7000);  // scatters parts 1..7, then p-1 parts round the ring
+  CHECK(b.steps() == 3 + 7);                 // log2 p scatter rounds and p-1 ring steps
+  auto r = run("reduce", "reducescatter-gather", 8, 8000);
+  CHECK(r.bytes_sent_by(0) == 7000);         // the root only takes part in the ring
+  CHECK(r.bytes_sent_by(4) == 7000 + 4000);  // ring, then parts 4..7 to the root
+  CHECK(r.steps() == 7 + 3);
+}
