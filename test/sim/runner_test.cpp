@@ -11,6 +11,23 @@ using namespace ultrasim;
 
 namespace {
 
+// Ring all-reduce that waits on every receive a second time before using it: still correct.
+class WaitsTwice : public Algorithm {
+ public:
+  void run(Chip& me) const override {
+    const int p = me.size(), r = me.rank();
+    for (int s = 0; s < 2 * (p - 1); ++s) {
+      int chunk = s < p - 1 ? r - s : r + 1 - (s - (p - 1));  // reduce-scatter, then all-gather
+      auto sent = me.send((r + 1) % p, s, {(chunk % p + p) % p});
+      auto received = me.recv((r + p - 1) % p, s);
+      me.wait({sent, received});
+      me.wait({received});
+      s < p - 1 ? me.reduce(received) : me.copy(received);
+    }
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
 PreparedJob job_with(std::unique_ptr<Algorithm> mutant) {
   PreparedJob job = prepare(CollectiveJob{"switch:4", "allreduce", "ring", 4096, "float32", 0, {}});
   job.algorithm = std::move(mutant);
@@ -40,4 +57,16 @@ TEST_CASE("a schedule that never completes ends the run with a deadlock error na
     return std::vector<double>{0.0, 0.0, 0.0};
   });
   CHECK(out == std::vector<double>{1.0, 1.0, 1.0});
+}
+
+TEST_CASE("waiting on a receive a second time keeps its message and records the transfer once") {
+  auto out = test::in_child([] {
+    RunOptions options;
+    options.record = true;
+    SimResult result = simulate(job_with(std::make_unique<WaitsTwice>()), options);
+    return std::vector<double>{static_cast<double>(result.verdict.wrong),
+                               static_cast<double>(result.transfer_records.size())};
+  });
+  CHECK(out[0] == 0);
+  CHECK(out[1] == 4 * 6);  // one record per transfer
 }
