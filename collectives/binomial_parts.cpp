@@ -20,40 +20,32 @@ std::uint64_t bytes_of(const std::vector<int>& parts, const std::vector<std::uin
 }  // namespace
 
 std::vector<int> parts_from(int v, int span, int p) {
-  std::vector<int> parts;
-  for (int i = v; i < std::min(v + span, p); ++i) parts.push_back(i);
-  return parts;
-}
-
-int binomial_rounds(int p) {
-  int k = 0;
-  while ((1 << k) < p) ++k;
-  return k;
+  return slot_range(v, std::min(v + span, p) - v);
 }
 
 void binomial_scatter(Chip& me, int first_step) {
   const int p = me.size(), v = (me.rank() - kRoot + p) % p;
   int mask = lowest_bit(v, p);
   if (v != 0) {
-    auto in = me.recv((v - mask + kRoot) % p, first_step + binomial_rounds(mask));
+    auto in = me.recv((v - mask + kRoot) % p, first_step + ceil_log2(mask));
     me.wait({in});
     me.copy(in);
   }
   for (int child = mask / 2; child > 0; child /= 2)
     if (v + child < p)
-      me.wait({me.send((v + child + kRoot) % p, first_step + binomial_rounds(child),
-                       parts_from(v + child, child, p))});
+      me.wait(
+          {me.send((v + child + kRoot) % p, first_step + ceil_log2(child), parts_from(v + child, child, p))});
 }
 
 void binomial_gather(Chip& me, int first_step) {
   const int p = me.size(), v = (me.rank() - kRoot + p) % p;
   for (int mask = 1; mask < p; mask <<= 1) {
     if (v & mask) {
-      me.wait({me.send((v - mask + kRoot) % p, first_step + binomial_rounds(mask), parts_from(v, mask, p))});
+      me.wait({me.send((v - mask + kRoot) % p, first_step + ceil_log2(mask), parts_from(v, mask, p))});
       return;
     }
     if (v + mask < p) {
-      auto in = me.recv((v + mask + kRoot) % p, first_step + binomial_rounds(mask));
+      auto in = me.recv((v + mask + kRoot) % p, first_step + ceil_log2(mask));
       me.wait({in});
       me.copy(in);
     }
@@ -62,7 +54,7 @@ void binomial_gather(Chip& me, int first_step) {
 
 void binomial_scatter_rounds(int p, int k, const std::vector<std::uint64_t>& sizes,
                              std::vector<RoundTransfer>& out) {
-  const int child = 1 << (binomial_rounds(p) - 1 - k);  // the root's first send goes farthest
+  const int child = 1 << (ceil_log2(p) - 1 - k);  // the root's first send goes farthest
   for (int v = 0; v + child < p; v += 2 * child)
     out.push_back(
         {(v + kRoot) % p, (v + child + kRoot) % p, bytes_of(parts_from(v + child, child, p), sizes), false});

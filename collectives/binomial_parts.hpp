@@ -25,6 +25,5 @@ void binomial_scatter_rounds(int p, int k, const std::vector<std::uint64_t>& siz
                              std::vector<RoundTransfer>& out);
 void binomial_gather_rounds(int p, int k, const std::vector<std::uint64_t>& sizes,
                             std::vector<RoundTransfer>& out);
-int binomial_rounds(int p);  // ceil(log2 p)
 
 }  // namespace ultrasim

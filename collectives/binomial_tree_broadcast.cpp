@@ -9,12 +9,6 @@
 namespace ultrasim {
 namespace {
 
-int rounds_for(int p) {
-  int k = 0;
-  while ((1 << k) < p) ++k;
-  return k;
-}
-
 class BinomialTreeBroadcast : public Algorithm {
  public:
   int chunks(int) const override { return 1; }
@@ -31,7 +25,7 @@ class BinomialTreeBroadcast : public Algorithm {
       if (v + mask < p) me.wait({me.send((v + mask + kRoot) % p, mask, {0})});
   }
   double model_s(const CostInput& in) const override {
-    const int p = in.p, k = rounds_for(p);
+    const int p = in.p, k = ceil_log2(p);
     return rounds_time(in, k, [&](int round, std::vector<RoundTransfer>& out) {
       const int mask = 1 << (k - 1 - round);  // the root's first send goes farthest
       for (int v = 0; v + mask < p; v += 2 * mask)

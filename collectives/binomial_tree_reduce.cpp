@@ -29,9 +29,7 @@ class BinomialTreeReduce : public Algorithm {
   }
   double model_s(const CostInput& in) const override {
     const int p = in.p;
-    int k = 0;
-    while ((1 << k) < p) ++k;
-    return rounds_time(in, k, [&](int round, std::vector<RoundTransfer>& out) {
+    return rounds_time(in, ceil_log2(p), [&](int round, std::vector<RoundTransfer>& out) {
       const int mask = 1 << round;
       for (int v = 0; v + mask < p; v += 2 * mask)
         out.push_back({(v + mask + kRoot) % p, (v + kRoot) % p, in.bytes, true});

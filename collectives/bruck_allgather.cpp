@@ -32,9 +32,7 @@ class BruckAllgather : public Algorithm {
   double model_s(const CostInput& in) const override {
     const int p = in.p;
     auto sizes = even_chunks(in.bytes, p);
-    int rounds = 0;
-    while ((1 << rounds) < p) ++rounds;
-    return rounds_time(in, rounds, [&](int k, std::vector<RoundTransfer>& out) {
+    return rounds_time(in, ceil_log2(p), [&](int k, std::vector<RoundTransfer>& out) {
       const int distance = 1 << k;
       for (int r = 0; r < p; ++r) {
         std::uint64_t bytes = 0;

@@ -23,6 +23,12 @@ Chip::Chip(Transport& transport, std::vector<std::uint64_t> slot_bytes, std::vec
   if (slots_.size() != slot_bytes_.size()) throw std::logic_error("Chip: slot sizes and contents differ");
 }
 
+std::vector<int> slot_range(int first, int count) {
+  std::vector<int> slots(count);
+  for (int i = 0; i < count; ++i) slots[i] = first + i;
+  return slots;
+}
+
 RequestPtr Chip::send(int dst, int step, std::initializer_list<int> slots) {
   return send(dst, step, std::vector<int>(slots));
 }

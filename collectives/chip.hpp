@@ -13,6 +13,9 @@ namespace ultrasim {
 // What a chip does with data that arrives: add it to its slots, or keep it (overwrite).
 enum class OnArrival { kReduce, kKeep };
 
+// Slots first, first+1, ..., first+count-1 (a range of chunks to send in one message).
+std::vector<int> slot_range(int first, int count);
+
 class Chip {
  public:
   // `slot_bytes[i]` is the size of slot i; `initial` its content (same length). `reduce_bandwidth`

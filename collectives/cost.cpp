@@ -5,6 +5,12 @@
 
 namespace ultrasim {
 
+int ceil_log2(int p) {
+  int k = 0;
+  while ((1 << k) < p) ++k;
+  return k;
+}
+
 double rounds_time(const CostInput& in, int rounds,
                    const std::function<void(int round, std::vector<RoundTransfer>& out)>& round_transfers) {
   std::vector<double> clock(in.p, 0.0), next(in.p), reduced(in.p);

@@ -7,6 +7,9 @@
 
 namespace ultrasim {
 
+// ceil(log2 p): rounds of a binomial tree or of Bruck's algorithm over p chips (0 for one chip).
+int ceil_log2(int p);
+
 // One point-to-point transfer of a round: `src` sends `bytes` to `dst`, which reduces them or keeps them.
 struct RoundTransfer {
   int src = 0, dst = 0;

@@ -1,15 +1,6 @@
 #include "collectives/folding.hpp"
 
 namespace ultrasim {
-namespace {
-
-std::vector<int> range(int lo, int count) {
-  std::vector<int> blocks(count);
-  for (int i = 0; i < count; ++i) blocks[i] = lo + i;
-  return blocks;
-}
-
-}  // namespace
 
 Folding::Folding(int chips) : p(chips), pof2(1), rem(0), log2(0) {
   while (pof2 * 2 <= p) pof2 *= 2, ++log2;
@@ -53,7 +44,7 @@ int halving_bit(const Folding& f, int step) {
 
 std::vector<int> halving_blocks_sent(const Folding& f, int v, int step) {
   int size = f.pof2 >> step, lo = v & ~(size - 1), half = size / 2;
-  return (v & half) ? range(lo, half) : range(lo + half, half);
+  return (v & half) ? slot_range(lo, half) : slot_range(lo + half, half);
 }
 
 int doubling_bit(int step) {
@@ -62,7 +53,7 @@ int doubling_bit(int step) {
 
 std::vector<int> doubling_blocks_sent(int v, int step) {
   int size = 1 << step;
-  return range(v & ~(size - 1), size);
+  return slot_range(v & ~(size - 1), size);
 }
 
 }  // namespace ultrasim

@@ -16,19 +16,13 @@
 namespace ultrasim {
 namespace {
 
-std::vector<int> all_blocks(int count) {
-  std::vector<int> blocks(count);
-  for (int i = 0; i < count; ++i) blocks[i] = i;
-  return blocks;
-}
-
 class RabenseifnerAllreduce : public Algorithm {
  public:
   int chunks(int p) const override { return Folding(p).pof2; }
   void run(Chip& me) const override {
     const Folding f(me.size());
     const int r = me.rank(), v = f.virtual_rank(r);
-    fold_in(me, f, all_blocks(f.pof2), OnArrival::kReduce);
+    fold_in(me, f, slot_range(0, f.pof2), OnArrival::kReduce);
     for (int s = 0; s < 2 * f.log2 && v >= 0; ++s) {
       bool halving = s < f.log2;
       int partner = f.chip(v ^ (halving ? halving_bit(f, s) : doubling_bit(s - f.log2)));
@@ -38,7 +32,7 @@ class RabenseifnerAllreduce : public Algorithm {
       me.wait({out, in});
       halving ? me.reduce(in) : me.copy(in);
     }
-    fold_out(me, f, 1 + 2 * f.log2, all_blocks(f.pof2));
+    fold_out(me, f, 1 + 2 * f.log2, slot_range(0, f.pof2));
   }
   double model_s(const CostInput& in) const override {
     const Folding f(in.p);

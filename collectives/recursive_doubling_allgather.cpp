@@ -24,9 +24,7 @@ class RecursiveDoublingAllgather : public Algorithm {
       me.wait({out, in});
       me.copy(in);
     }
-    std::vector<int> everything(f.p);
-    for (int i = 0; i < f.p; ++i) everything[i] = i;
-    fold_out(me, f, 1 + f.log2, everything);
+    fold_out(me, f, 1 + f.log2, slot_range(0, f.p));
   }
   double model_s(const CostInput& in) const override {
     const Folding f(in.p);

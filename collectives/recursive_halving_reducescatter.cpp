@@ -16,9 +16,7 @@ class RecursiveHalvingReducescatter : public Algorithm {
   void run(Chip& me) const override {
     const Folding f(me.size());
     const int r = me.rank(), v = f.virtual_rank(r);
-    std::vector<int> everything(f.p);
-    for (int i = 0; i < f.p; ++i) everything[i] = i;
-    fold_in(me, f, everything, OnArrival::kReduce);
+    fold_in(me, f, slot_range(0, f.p), OnArrival::kReduce);
     for (int s = 0; s < f.log2 && v >= 0; ++s) {
       int partner = f.chip(v ^ halving_bit(f, s));
       auto out = me.send(partner, 1 + s, f.parts(halving_blocks_sent(f, v, s)));

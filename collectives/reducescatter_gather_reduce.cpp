@@ -18,7 +18,7 @@ class ReducescatterGatherReduce : public Algorithm {
     binomial_gather(me, me.size());
   }
   double model_s(const CostInput& in) const override {
-    const int p = in.p, k = binomial_rounds(p);
+    const int p = in.p, k = ceil_log2(p);
     if (p < 2) return 0;
     auto sizes = even_chunks(in.bytes, p);
     return rounds_time(in, p - 1 + k, [&](int round, std::vector<RoundTransfer>& out) {

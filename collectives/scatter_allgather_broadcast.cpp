@@ -15,10 +15,10 @@ class ScatterAllgatherBroadcast : public Algorithm {
  public:
   void run(Chip& me) const override {
     binomial_scatter(me, 0);
-    ring_pass(me, binomial_rounds(me.size()) + 1, 0, OnArrival::kKeep);
+    ring_pass(me, ceil_log2(me.size()) + 1, 0, OnArrival::kKeep);
   }
   double model_s(const CostInput& in) const override {
-    const int p = in.p, k = binomial_rounds(p);
+    const int p = in.p, k = ceil_log2(p);
     if (p < 2) return 0;
     auto sizes = even_chunks(in.bytes, p);
     return rounds_time(in, k + p - 1, [&](int round, std::vector<RoundTransfer>& out) {
