@@ -40,4 +40,37 @@ double chain_time(const CostInput& in, const std::vector<int>& line, int chunks,
   });
 }
 
+namespace {
+
+class Chain : public Algorithm {
+ public:
+  Chain(int chunks, ChainDirection direction)
+      : chunks_(chunks),
+        on_arrival_(direction == ChainDirection::kFromRoot ? OnArrival::kKeep : OnArrival::kReduce),
+        direction_(direction) {}
+  int chunks(int) const override { return chunks_; }
+  void run(Chip& me) const override { chain_pass(me, line(me.size()), chunks_, on_arrival_); }
+  double model_s(const CostInput& in) const override {
+    return chain_time(in, line(in.p), chunks_, on_arrival_);
+  }
+
+ private:
+  // The chips in line order: root, root+1, ... (broadcast) or ..., root+1, root (reduce).
+  std::vector<int> line(int p) const {
+    std::vector<int> order(p);
+    for (int i = 0; i < p; ++i)
+      order[i] = direction_ == ChainDirection::kFromRoot ? (kRoot + i) % p : (kRoot + p - 1 - i) % p;
+    return order;
+  }
+  int chunks_;
+  OnArrival on_arrival_;
+  ChainDirection direction_;
+};
+
+}  // namespace
+
+std::unique_ptr<Algorithm> make_chain(int chunks, ChainDirection direction) {
+  return std::make_unique<Chain>(chunks, direction);
+}
+
 }  // namespace ultrasim

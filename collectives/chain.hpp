@@ -21,4 +21,9 @@ void chain_pass(Chip& me, const std::vector<int>& line, int chunks, OnArrival on
 // hop. Exact on switch:N and ring:N, where each hop is its own link direction.
 double chain_time(const CostInput& in, const std::vector<int>& line, int chunks, OnArrival on_arrival);
 
+// The chain algorithm over `chunks` chunks: from the root outwards, keeping what arrives (broadcast),
+// or from the far end towards the root, reducing it (reduce).
+enum class ChainDirection { kFromRoot, kToRoot };
+std::unique_ptr<Algorithm> make_chain(int chunks, ChainDirection direction);
+
 }  // namespace ultrasim

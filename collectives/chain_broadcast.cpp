@@ -7,35 +7,13 @@
 #include "collectives/chain.hpp"
 
 namespace ultrasim {
-namespace {
-
-std::vector<int> line_from_root(int p) {
-  std::vector<int> line(p);
-  for (int i = 0; i < p; ++i) line[i] = (kRoot + i) % p;
-  return line;
-}
-
-class ChainBroadcast : public Algorithm {
- public:
-  explicit ChainBroadcast(int chunks) : chunks_(chunks) {}
-  int chunks(int) const override { return chunks_; }
-  void run(Chip& me) const override { chain_pass(me, line_from_root(me.size()), chunks_, OnArrival::kKeep); }
-  double model_s(const CostInput& in) const override {
-    return chain_time(in, line_from_root(in.p), chunks_, OnArrival::kKeep);
-  }
-
- private:
-  int chunks_;
-};
-
-}  // namespace
 
 AlgorithmEntry chain_broadcast() {
   return {"broadcast",
           "chain",
           "pipelined chain from the root, pipeline_chunks chunks",
           [](const ParamSet& p) {
-            return std::make_unique<ChainBroadcast>(static_cast<int>(p.number("pipeline_chunks")));
+            return make_chain(static_cast<int>(p.number("pipeline_chunks")), ChainDirection::kFromRoot);
           },
           {pipeline_chunks_param()}};
 }

@@ -8,35 +8,13 @@
 #include "collectives/chain.hpp"
 
 namespace ultrasim {
-namespace {
-
-std::vector<int> line_to_root(int p) {
-  std::vector<int> line(p);
-  for (int i = 0; i < p; ++i) line[i] = (kRoot + p - 1 - i) % p;
-  return line;
-}
-
-class ChainReduce : public Algorithm {
- public:
-  explicit ChainReduce(int chunks) : chunks_(chunks) {}
-  int chunks(int) const override { return chunks_; }
-  void run(Chip& me) const override { chain_pass(me, line_to_root(me.size()), chunks_, OnArrival::kReduce); }
-  double model_s(const CostInput& in) const override {
-    return chain_time(in, line_to_root(in.p), chunks_, OnArrival::kReduce);
-  }
-
- private:
-  int chunks_;
-};
-
-}  // namespace
 
 AlgorithmEntry chain_reduce() {
   return {"reduce",
           "chain",
           "pipelined chain towards the root, pipeline_chunks chunks",
           [](const ParamSet& p) {
-            return std::make_unique<ChainReduce>(static_cast<int>(p.number("pipeline_chunks")));
+            return make_chain(static_cast<int>(p.number("pipeline_chunks")), ChainDirection::kToRoot);
           },
           {pipeline_chunks_param()}};
 }
