@@ -29,11 +29,7 @@ std::vector<int> slot_range(int first, int count) {
   return slots;
 }
 
-RequestPtr Chip::send(int dst, int step, std::initializer_list<int> slots) {
-  return send(dst, step, std::vector<int>(slots));
-}
-
-RequestPtr Chip::send(int dst, int step, const std::vector<int>& slots) {
+RequestPtr Chip::send(int dst, int step, std::span<const int> slots) {
   Message message;
   for (int s : slots) message.pieces.push_back(Piece{s, slot_bytes_.at(s), slots_.at(s)});
   return transport_.send(dst, std::move(message), step);

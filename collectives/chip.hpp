@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "collectives/transport.hpp"
@@ -27,8 +28,13 @@ class Chip {
   int size() const { return transport_.size(); }
 
   // Sends the current content of `slots` to `dst`, landing in the same slots there.
-  RequestPtr send(int dst, int step, std::initializer_list<int> slots);
-  RequestPtr send(int dst, int step, const std::vector<int>& slots);
+  RequestPtr send(int dst, int step, std::initializer_list<int> slots) {
+    return send(dst, step, std::span<const int>(slots.begin(), slots.size()));
+  }
+  RequestPtr send(int dst, int step, const std::vector<int>& slots) {
+    return send(dst, step, std::span<const int>(slots));
+  }
+  RequestPtr send(int dst, int step, std::span<const int> slots);
   // Sends slot `slot` to `dst`, landing in slot `dst_slot` there.
   RequestPtr send_to(int dst, int step, int slot, int dst_slot);
   RequestPtr recv(int src, int step) { return transport_.recv(src, step); }

@@ -142,10 +142,11 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   SimResult result = simulate(prepared, options);
   Metrics metrics = compute_metrics(prepared, result.time_s);
   RunReport report{prepared, result, metrics, command};
-  if (args.format == "json") std::cout << run_json(report).dump(2) << "\n";
+  const nlohmann::json json = run_json(report);
+  if (args.format == "json") std::cout << json.dump(2) << "\n";
   if (args.format == "csv") std::cout << run_csv(report);
   if (args.format == "table") std::cout << run_table(report);
-  if (trace) *trace << chrome_trace(prepared, result, run_json(report)).dump() << "\n";
+  if (trace) *trace << chrome_trace(prepared, result, json).dump() << "\n";
   return result.verdict.wrong == 0 ? 0 : 3;
 }
 
