@@ -123,35 +123,9 @@ bool parse_bool(std::string_view text) {
   throw InputError("invalid boolean '" + std::string(text) + "'; expected true or false");
 }
 
-std::string format_bytes(std::uint64_t bytes) {
-  static constexpr std::array<const char*, 5> kNames{"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < kNames.size()) value /= 1024.0, ++unit;
-  char out[64];
-  if (value == std::floor(value))
-    std::snprintf(out, sizeof out, "%.0f %s", value, kNames[unit]);
-  else
-    std::snprintf(out, sizeof out, "%.2f %s", value, kNames[unit]);
-  return out;
-}
-
 std::string format_rate(double bytes_per_second) {
   char out[64];
   std::snprintf(out, sizeof out, "%g GB/s", bytes_per_second / 1e9);
-  return out;
-}
-
-std::string format_time(double seconds) {
-  char out[64];
-  if (seconds >= 1.0)
-    std::snprintf(out, sizeof out, "%.3f s", seconds);
-  else if (seconds >= 1e-3)
-    std::snprintf(out, sizeof out, "%.3f ms", seconds * 1e3);
-  else if (seconds >= 1e-6)
-    std::snprintf(out, sizeof out, "%.3f us", seconds * 1e6);
-  else
-    std::snprintf(out, sizeof out, "%.1f ns", seconds * 1e9);
   return out;
 }
 

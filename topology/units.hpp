@@ -25,9 +25,7 @@ long parse_count(std::string_view text);
 // true/false/on/off/1/0/yes/no.
 bool parse_bool(std::string_view text);
 
-// Human-readable forms for tables: "1 GiB", "256 GB/s", "1.50 us".
-std::string format_bytes(std::uint64_t bytes);
+// A rate for summaries: "256 GB/s" (1e9 bytes per second, as nccl-tests prints GB/s).
 std::string format_rate(double bytes_per_second);
-std::string format_time(double seconds);
 
 }  // namespace ultrasim

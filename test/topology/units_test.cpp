@@ -62,9 +62,6 @@ TEST_CASE("ratios accept fractions, booleans and counts are strict") {
   }
 }
 
-TEST_CASE("human-readable formatting") {
-  CHECK(format_bytes(1073741824) == "1 GiB");
-  CHECK(format_bytes(1536) == "1.50 KiB");
+TEST_CASE("rates print in GB/s as nccl-tests does") {
   CHECK(format_rate(2.4e11) == "240 GB/s");
-  CHECK(format_time(1.5e-6) == "1.500 us");
 }
