@@ -33,6 +33,10 @@ class Algorithm {
   virtual ~Algorithm() = default;
   // How many chunks the buffer is cut into (all-reduce); the other collectives use p.
   virtual int chunks(int p) const { return p; }
+  // Called once with the topology the algorithm will run on, before chunks, run and model_s (not on the
+  // recording fake). Algorithms that follow the topology's structure (hierarchical groups) read it here;
+  // throws InputError when the topology lacks what the algorithm's parameters ask for.
+  virtual void place(const Topology& topology) {}
   // The per-chip program: runs on every chip's actor with that chip's view.
   virtual void run(Chip& me) const = 0;
   // The closed-form α-β cost on the given topology, without contention (formula in the header).
@@ -75,5 +79,8 @@ AlgorithmEntry recursive_halving_reducescatter();
 AlgorithmEntry recursive_doubling_allgather();
 AlgorithmEntry scatter_allgather_broadcast();
 AlgorithmEntry reducescatter_gather_reduce();
+AlgorithmEntry hierarchical_allreduce();
+AlgorithmEntry hierarchical_allgather();
+AlgorithmEntry hierarchical_reducescatter();
 
 }  // namespace ultrasim

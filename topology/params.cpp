@@ -1,5 +1,7 @@
 #include "topology/params.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -21,6 +23,16 @@ void ParamSet::declare(const std::vector<ParamSpec>& specs) {
   }
 }
 
+// A kChoice value: one of the declared words, or a positive integer where "N" is among them (its number).
+static double parse_choice(const ParamSpec& spec, const std::string& text) {
+  for (const auto& word : spec.choices)
+    if (word == text) return 0;
+  bool numbers = std::find(spec.choices.begin(), spec.choices.end(), "N") != spec.choices.end();
+  if (numbers && !text.empty() && std::isdigit(static_cast<unsigned char>(text.front())))
+    return static_cast<double>(parse_count(text));
+  throw InputError(unknown_name_message("value", text, spec.choices));
+}
+
 ParamSet::Value ParamSet::parse(const ParamSpec& spec, const std::string& text) {
   try {
     switch (spec.unit) {
@@ -39,6 +51,8 @@ ParamSet::Value ParamSet::parse(const ParamSpec& spec, const std::string& text) 
       case Unit::kOptRate:
         if (text == "inf") return {text, std::numeric_limits<double>::infinity()};
         return {text, parse_rate(text)};
+      case Unit::kChoice:
+        return {text, parse_choice(spec, text)};
     }
   } catch (const InputError& e) {
     throw InputError("parameter " + spec.name + ": " + e.what());
@@ -98,6 +112,8 @@ nlohmann::json ParamSet::to_json() const {
     double value = number(spec.name);
     if (spec.unit == Unit::kBool)
       out[spec.name] = value != 0.0;
+    else if (spec.unit == Unit::kChoice)
+      out[spec.name] = text(spec.name);
     else if (std::isinf(value))
       out[spec.name] = nullptr;
     else
@@ -129,6 +145,8 @@ const char* unit_name(Unit unit) {
       return "bool";
     case Unit::kOptRate:
       return "bytes/s or inf";
+    case Unit::kChoice:
+      return "word";
   }
   return "";
 }

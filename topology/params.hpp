@@ -20,6 +20,7 @@ enum class Unit {
   kCount,    // a positive integer
   kBool,     // true/false
   kOptRate,  // a rate, or "inf" (unset: the cost it models is free)
+  kChoice,   // one of ParamSpec::choices ("N" among them admits any positive integer)
 };
 
 struct ParamSpec {
@@ -28,6 +29,7 @@ struct ParamSpec {
   Unit unit;
   std::string meaning;  // one line
   std::string source;   // where the default comes from ("hardware.md: AWS trn3-arch", "assumption")
+  std::vector<std::string> choices = {};  // kChoice: the words accepted
 };
 
 // The parameters in effect for one run: the declared specs with their values (defaults unless set).

@@ -36,6 +36,13 @@ CostInput PreparedJob::cost_input() const {
                    params.optional_rate("reduce_bandwidth")};
 }
 
+// The algorithm built from the parameters in effect and placed on the topology.
+static std::unique_ptr<Algorithm> make_placed(const AlgorithmEntry& entry, const Topology& topology) {
+  auto algorithm = entry.make(topology.params());
+  algorithm->place(topology);
+  return algorithm;
+}
+
 PreparedJob prepare(const CollectiveJob& job) {
   PreparedJob prepared;
   prepared.job = job;
@@ -59,12 +66,12 @@ PreparedJob prepare(const CollectiveJob& job) {
   if (job.algorithm == "auto") {
     for (const AlgorithmEntry* entry : candidates)
       prepared.auto_ranking.emplace_back(
-          entry->name, entry->make(prepared.topology->params())->model_s(prepared.cost_input()));
+          entry->name, make_placed(*entry, *prepared.topology)->model_s(prepared.cost_input()));
     std::stable_sort(prepared.auto_ranking.begin(), prepared.auto_ranking.end(),
                      [](const auto& a, const auto& b) { return a.second < b.second; });
     prepared.entry = &find_algorithm(job.collective, prepared.auto_ranking.front().first);
   }
-  prepared.algorithm = prepared.entry->make(prepared.topology->params());
+  prepared.algorithm = make_placed(*prepared.entry, *prepared.topology);
   return prepared;
 }
 

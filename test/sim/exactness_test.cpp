@@ -1,5 +1,7 @@
 // The simulator agrees with the closed-form α-β cost within 0.1 % wherever theory is exact:
 // ring collectives on a switch and on a ring, direct all-to-all on a switch.
+#include <cstring>
+
 #include <catch2/catch.hpp>
 
 #include "cli_runner.hpp"
@@ -96,6 +98,23 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("hierarchical collectives with equal groups on a switch match model_s within 0.1 %") {
+  for (const char* collective : {"allreduce", "allgather", "reducescatter"})
+    for (const auto& [topology, groups] : std::vector<std::pair<std::string, std::string>>{
+             {"switch:16", "4"}, {"switch:12", "3"}, {"switch:144", "12"}})
+      for (const char* phases : {"ring ring", "direct direct", "ring direct"})
+        for (const char* size : {"1KiB", "1048579", "64MiB"}) {
+          std::string inner(phases, std::strchr(phases, ' ')), outer(std::strchr(phases, ' ') + 1);
+          auto j = run_json({"--topology", topology, "--collective", collective, "--algorithm",
+                             "hierarchical", "--size", size, "--set", "groups=" + groups, "--set",
+                             "inner=" + inner, "--set", "outer=" + outer});
+          INFO(topology << " " << collective << " groups=" << groups << " " << phases << " " << size);
+          CHECK(j["verified"] == true);
+          CHECK(std::abs(j["time_s"].get<double>() - j["model_s"].get<double>()) <=
+                1e-3 * j["model_s"].get<double>());
+        }
+}
+
 TEST_CASE("with folded chips, recursive doubling contends and model_s is a lower bound") {
   for (int p : {3, 6, 144}) {
     auto j = run_json({"--topology", "switch:" + std::to_string(p), "--collective", "allreduce",
@@ -115,6 +134,7 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
                                                           {"allreduce", "rabenseifner"},
                                                           {"allreduce", "one-shot"},
                                                           {"allreduce", "two-shot"},
+                                                          {"allreduce", "hierarchical"},
                                                           {"alltoall", "direct"},
                                                           {"alltoall", "pairwise"}}) {
       auto j = run_json(

@@ -1,0 +1,63 @@
+#include "collectives/groups.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "topology/errors.hpp"
+
+namespace ultrasim {
+
+ParamSpec groups_param() {
+  return {"groups",
+          "auto",
+          Unit::kChoice,
+          "chip groups of hierarchical algorithms: server, rack, N consecutive ranks, or auto (server level "
+          "when the topology has one, else blocks of floor(sqrt(p)))",
+          "NCCL's intra-node / inter-node split",
+          {"auto", "server", "rack", "N"}};
+}
+
+int Groups::columns() const {
+  std::size_t widest = 0;
+  for (const auto& m : members) widest = std::max(widest, m.size());
+  return static_cast<int>(widest);
+}
+
+std::vector<int> level_labels(const std::string& groups, const Topology& topology) {
+  if (groups != "auto" && groups != "server" && groups != "rack") return {};
+  std::vector<int> labels;
+  for (int r = 0; r < topology.chip_count(); ++r) {
+    const Node& chip = topology.node(topology.chip(r));
+    labels.push_back(groups == "rack" ? chip.rack : chip.server);
+  }
+  if (std::find(labels.begin(), labels.end(), -1) == labels.end()) return labels;
+  if (groups == "auto") return {};
+  throw InputError("topology " + topology.spec() + " has no " + groups +
+                   " level; use groups=N (chips per group)");
+}
+
+Groups make_groups(const std::string& groups, int p, const std::vector<int>& labels) {
+  Groups g;
+  g.group_of.assign(p, 0);
+  if (!labels.empty()) {
+    std::map<int, int> index;  // label -> group, in order of first appearance
+    for (int r = 0; r < p; ++r) {
+      auto [it, added] = index.emplace(labels[r], static_cast<int>(g.members.size()));
+      if (added) g.members.emplace_back();
+      g.members[it->second].push_back(r);
+      g.group_of[r] = it->second;
+    }
+    return g;
+  }
+  bool numeric = !groups.empty() && std::isdigit(static_cast<unsigned char>(groups.front()));
+  int size = numeric ? std::stoi(groups) : std::max(1, static_cast<int>(std::sqrt(static_cast<double>(p))));
+  for (int r = 0; r < p; ++r) {
+    if (r % size == 0) g.members.emplace_back();
+    g.members.back().push_back(r);
+    g.group_of[r] = static_cast<int>(g.members.size()) - 1;
+  }
+  return g;
+}
+
+}  // namespace ultrasim

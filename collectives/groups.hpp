@@ -1,0 +1,41 @@
+// Chip groups for the hierarchical algorithms: which chips form a group (a server, a rack, or blocks of
+// N consecutive ranks), and the "columns" that pair chips across groups. With groups of unequal size,
+// column c of group i is owned by its member c mod |group i|, so every column has exactly one owner in
+// every group and a chip of a small group owns several columns.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topology/params.hpp"
+#include "topology/topology.hpp"
+
+namespace ultrasim {
+
+// The `groups` parameter: auto | server | rack | N (chips per group, consecutive ranks).
+ParamSpec groups_param();
+
+struct Groups {
+  std::vector<std::vector<int>> members;  // members[i]: the ranks of group i, ascending
+  std::vector<int> group_of;              // group index of each rank
+  int columns() const;                    // the size of the largest group
+  int owner(int group, int column) const {
+    const auto& m = members[group];
+    return m[column % m.size()];
+  }
+  // The rank at position `column` of `group`, or -1 when the group is smaller.
+  int at(int group, int column) const {
+    const auto& m = members[group];
+    return column < static_cast<int>(m.size()) ? m[column] : -1;
+  }
+};
+
+// The level labels a `groups` value selects on a topology: each chip's server or rack index; empty for
+// "auto" without levels and for N. Throws InputError when the topology has no such level.
+std::vector<int> level_labels(const std::string& groups, const Topology& topology);
+
+// Resolves `groups` for p chips. `labels` (from level_labels) group chips by label; without labels a
+// level name or "auto" means blocks of floor(sqrt(p)) chips and N means blocks of N (the last smaller).
+Groups make_groups(const std::string& groups, int p, const std::vector<int>& labels);
+
+}  // namespace ultrasim

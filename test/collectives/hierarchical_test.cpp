@@ -1,0 +1,81 @@
+// Hierarchical collectives: groups from levels or sizes, columns across unequal groups, and the bytes each
+// phase moves.
+#include <catch2/catch.hpp>
+
+#include "collectives/groups.hpp"
+#include "collectives/hierarchical.hpp"
+#include "recording_transport.hpp"
+#include "topology/errors.hpp"
+#include "topology/registry.hpp"
+
+using namespace ultrasim;
+using ultrasim::test::run_on_fake;
+
+namespace {
+
+std::unique_ptr<Algorithm> hierarchical(const std::string& collective, const std::string& groups,
+                                        const std::string& inner, const std::string& outer) {
+  const AlgorithmEntry& entry = find_algorithm(collective, "hierarchical");
+  ParamSet params(entry.params);
+  params.apply({{"groups", groups}, {"inner", inner}, {"outer", outer}});
+  return entry.make(params);
+}
+
+}  // namespace
+
+TEST_CASE("groups come from the server or rack level, or are blocks of N ranks") {
+  Topology trn3 = make_topology("trn3", {}, {});
+  Groups servers = make_groups("server", 144, level_labels("server", trn3));
+  CHECK(servers.members.size() == 36);
+  CHECK(servers.members[1] == std::vector<int>{4, 5, 6, 7});
+  Groups racks = make_groups("rack", 144, level_labels("rack", trn3));
+  CHECK(racks.members.size() == 2);
+  CHECK(racks.columns() == 72);
+  CHECK(make_groups("auto", 144, level_labels("auto", trn3)).members.size() == 36);  // auto = server level
+
+  Topology flat = make_topology("switch:10", {}, {});
+  CHECK_THROWS_AS(level_labels("server", flat), InputError);
+  Groups auto10 = make_groups("auto", 10, level_labels("auto", flat));  // floor(sqrt 10) = 3 per group
+  CHECK(auto10.members == std::vector<std::vector<int>>{{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9}});
+  CHECK(auto10.owner(3, 2) == 9);  // the one-chip group owns every column
+  CHECK(auto10.at(3, 2) == -1);
+}
+
+TEST_CASE("hierarchical all-reduce on 2 groups of 4 moves 2(p-1)/p of the buffer per chip in 8 steps") {
+  auto r = run_on_fake(*hierarchical("allreduce", "4", "ring", "ring"), CollectiveKind::kAllreduce, 8, 8000);
+  CHECK(r.verdict.wrong == 0);
+  CHECK(r.steps() == 3 + 1 + 1 + 3);  // inner ring, outer ring of 2, outer ring of 2, inner ring
+  for (int c = 0; c < 8; ++c) CHECK(r.bytes_sent_by(c) == 14000);  // 3 x 2000 + 1000 + 1000 + 3 x 2000
+  for (const auto& s : r.sent) {
+    bool across = s.src / 4 != s.dst / 4;
+    CHECK(across == (s.bytes == 1000));  // inner blocks carry a column of both groups, outer one part
+  }
+}
+
+TEST_CASE("direct phases take one step each and the same bytes") {
+  auto r =
+      run_on_fake(*hierarchical("allreduce", "4", "direct", "direct"), CollectiveKind::kAllreduce, 8, 8000);
+  CHECK(r.verdict.wrong == 0);
+  CHECK(r.steps() == 4);
+  for (int c = 0; c < 8; ++c) CHECK(r.bytes_sent_by(c) == 14000);
+}
+
+TEST_CASE("unequal groups are verified for every collective and every inner/outer choice") {
+  for (const char* collective : {"allreduce", "allgather", "reducescatter"})
+    for (const char* groups : {"1", "2", "3", "5", "100"})
+      for (const char* inner : {"ring", "direct"})
+        for (const char* outer : {"ring", "direct"})
+          for (int p : {1, 7, 12, 13}) {
+            INFO(collective << " groups=" << groups << " " << inner << "/" << outer << " p=" << p);
+            auto r = run_on_fake(*hierarchical(collective, groups, inner, outer),
+                                 find_collective(collective).kind, p, 1000003);
+            CHECK(r.verdict.wrong == 0);
+          }
+}
+
+TEST_CASE("a hierarchical all-reduce that forgets the phases across groups is caught by the verifier") {
+  auto mutant = make_hierarchical(
+      {{HierarchicalOp::kReduceScatter, true}, {HierarchicalOp::kAllGather, true}}, "4", true, true);
+  auto r = run_on_fake(*mutant, CollectiveKind::kAllreduce, 8, 8000);
+  CHECK(r.verdict.wrong == 8 * 8);  // every chunk of every chip lacks the other group's contributions
+}
