@@ -82,5 +82,6 @@ AlgorithmEntry reducescatter_gather_reduce();
 AlgorithmEntry hierarchical_allreduce();
 AlgorithmEntry hierarchical_allgather();
 AlgorithmEntry hierarchical_reducescatter();
+AlgorithmEntry switch_reduce_allreduce();
 
 }  // namespace ultrasim

@@ -1,5 +1,6 @@
 #include "collectives/chip.hpp"
 
+#include <map>
 #include <stdexcept>
 
 namespace ultrasim {
@@ -41,6 +42,13 @@ RequestPtr Chip::send_to(int dst, int step, int slot, int dst_slot) {
   return transport_.send(dst, std::move(message), step);
 }
 
+Transport::SwitchRequests Chip::switch_reduce(int sw, const std::vector<int>& members, int step,
+                                              const std::vector<int>& slots, const std::vector<int>& wants) {
+  Message message;
+  for (int s : slots) message.pieces.push_back(Piece{s, slot_bytes_.at(s), slots_.at(s)});
+  return transport_.switch_reduce(sw, members, std::move(message), wants, step);
+}
+
 void Chip::reduce(const RequestPtr& received) {
   for (const Piece& piece : received->message.pieces) slots_.at(piece.slot).add(piece.content);
   if (reduce_bandwidth_) {
@@ -51,6 +59,32 @@ void Chip::reduce(const RequestPtr& received) {
 
 void Chip::copy(const RequestPtr& received) {
   for (const Piece& piece : received->message.pieces) slots_.at(piece.slot) = piece.content;
+}
+
+}  // namespace ultrasim
+
+namespace ultrasim {
+
+Message switch_result(const std::vector<int>& members, const std::vector<Message>& contributions, int member,
+                      const std::vector<int>& wants) {
+  std::map<int, Piece> sums;        // slot -> summed piece
+  std::map<int, int> contributors;  // slot -> how many members contributed to it
+  std::map<int, int> only;          // slot -> the member, when just one did
+  for (std::size_t i = 0; i < members.size(); ++i)
+    for (const Piece& piece : contributions[i].pieces) {
+      auto [it, fresh] = sums.emplace(piece.slot, Piece{piece.slot, piece.bytes, {}});
+      it->second.content.add(piece.content);
+      ++contributors[piece.slot];
+      only[piece.slot] = members[i];
+    }
+  Message out;
+  for (int slot : wants) {
+    auto it = sums.find(slot);
+    if (it == sums.end()) continue;
+    if (contributors[slot] == 1 && only[slot] == member) continue;
+    out.pieces.push_back(it->second);
+  }
+  return out;
 }
 
 }  // namespace ultrasim

@@ -38,6 +38,10 @@ class Chip {
   // Sends slot `slot` to `dst`, landing in slot `dst_slot` there.
   RequestPtr send_to(int dst, int step, int slot, int dst_slot);
   RequestPtr recv(int src, int step) { return transport_.recv(src, step); }
+  // Contributes `slots` to the in-switch reduction `step` at switch `sw` among `members` and asks back the
+  // sums of `wants` (Transport::switch_reduce); copy() the result once it has arrived.
+  Transport::SwitchRequests switch_reduce(int sw, const std::vector<int>& members, int step,
+                                          const std::vector<int>& slots, const std::vector<int>& wants);
   void wait(const std::vector<RequestPtr>& requests) { transport_.wait_all(requests); }
 
   // Adds what a completed receive brought into its slots (charging the reduction cost).

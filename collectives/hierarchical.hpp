@@ -7,11 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "collectives/algorithm.hpp"
+#include "collectives/group_exchange.hpp"
 
 namespace ultrasim {
 
-enum class HierarchicalOp { kReduceScatter, kAllGather };
 struct HierarchicalPhase {
   HierarchicalOp op;
   bool inner;  // inside each group (true) or across groups, column by column (false)

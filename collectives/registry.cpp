@@ -15,6 +15,7 @@ const std::vector<AlgorithmEntry>& algorithms() {
       one_shot_allreduce(),
       two_shot_allreduce(),
       hierarchical_allreduce(),
+      switch_reduce_allreduce(),
       ring_allgather(),
       direct_allgather(),
       bruck_allgather(),

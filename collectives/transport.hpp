@@ -49,6 +49,11 @@ struct Request {
 };
 using RequestPtr = std::shared_ptr<Request>;
 
+// What a switch reduction delivers to member `member`: the slot-wise sums of `contributions` (one message
+// per member, in `members` order) over the slots it `wants`, leaving out slots only it contributed.
+Message switch_result(const std::vector<int>& members, const std::vector<Message>& contributions, int member,
+                      const std::vector<int>& wants);
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -64,6 +69,18 @@ class Transport {
   // Blocks until every request completed: a send when its data has left, a receive when its data has
   // arrived (flow end plus path latency).
   virtual void wait_all(const std::vector<RequestPtr>& requests) = 0;
+  // In-switch reduction (NVLS / SHARP-like), one-sided like send. Every chip of `members` calls it once
+  // with the same `step`, contributing `message` to a reduction at switch `sw` (an index into the
+  // topology's switches). The switch adds the contributions slot by slot; once all have arrived (and its
+  // reduction engine, one reduction at a time, has spent bytes / its rate) it sends each member the sums of
+  // the slots that member `wants`, leaving out slots only that member contributed (it holds them already).
+  // `sent` completes when the contribution has left the chip; `result` when the sums have arrived, its
+  // `message` holding them.
+  struct SwitchRequests {
+    RequestPtr sent, result;
+  };
+  virtual SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
+                                       const std::vector<int>& wants, int step) = 0;
   // Keeps the chip busy for `seconds` (reductions, compute), recorded under `what`.
   virtual void compute(double seconds, const std::string& what) = 0;
   virtual double now() const = 0;

@@ -1,6 +1,7 @@
 #include "sim/fabric.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <stdexcept>
 
@@ -18,6 +19,27 @@ struct Fabric::RecvRequest : Request {
   int src = 0, dst = 0, step = 0;
   std::shared_ptr<SendRequest> send;  // set when matched
   bool delivered = false;             // its message (and record) taken from the send, once
+};
+
+// One in-switch reduction: the members' uploads, then (started by the first member to need it) the
+// multicast of the sums back to each member.
+struct Fabric::Reduction {
+  int sw = 0, step = 0;
+  std::vector<int> members;
+  std::vector<Message> contributions;  // in members order, filled as members call
+  std::vector<std::vector<int>> wants;
+  std::vector<Flow> uploads;
+  std::vector<char> arrived;  // which members have contributed
+  int count = 0;
+  std::vector<Flow> downloads;  // per member; empty comm when nothing is sent back
+  std::vector<Message> results;
+};
+
+struct Fabric::ReductionRequest : Request {
+  std::shared_ptr<Reduction> reduction;
+  int index = 0;  // of this chip in members
+  bool result = false;
+  bool delivered = false;
 };
 
 Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool record)
@@ -93,8 +115,21 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
   // 1. Every receive must be matched by a posted send (the sender may not have reached it yet).
   std::vector<sg::CommPtr> flows;
   std::vector<RecvRequest*> receives;
+  std::vector<ReductionRequest*> results;
   for (const auto& request : requests) {
-    if (auto* receive = dynamic_cast<RecvRequest*>(request.get())) {
+    if (auto* reduction = dynamic_cast<ReductionRequest*>(request.get())) {
+      if (!reduction->result) {
+        flows.push_back(reduction->reduction->uploads[reduction->index].comm);
+      } else {
+        Reduction& r = *reduction->reduction;
+        if (r.downloads.empty()) {
+          std::unique_lock lock(*mutex_[self]);
+          arrived_[self]->wait(lock, [&r] { return !r.downloads.empty(); });
+        }
+        flows.push_back(reduction->reduction->downloads[reduction->index].comm);
+        results.push_back(reduction);
+      }
+    } else if (auto* receive = dynamic_cast<RecvRequest*>(request.get())) {
       if (!receive->send) {
         std::unique_lock lock(*mutex_[self]);
         arrived_[self]->wait(lock, [receive] { return receive->send != nullptr; });
@@ -114,6 +149,12 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
     done = std::max(done, receive->send->flow.comm->get_finish_time() + receive->send->flow.latency);
     deliver(*receive);
   }
+  for (ReductionRequest* result : results) {
+    const Flow& down = result->reduction->downloads[result->index];
+    done = std::max(done, down.comm->get_finish_time() + down.latency);
+    if (!result->delivered)
+      result->message = result->reduction->results[result->index], result->delivered = true;
+  }
   if (done > sg::Engine::get_clock()) sg::this_actor::sleep_until(done);
 }
 
@@ -126,6 +167,77 @@ void Fabric::deliver(RecvRequest& receive) {
     transfers_.push_back(TransferRecord{s.src, s.dst, s.bytes, s.step, s.path, s.flow.comm->get_start_time(),
                                         s.flow.comm->get_finish_time() + s.flow.latency});
   }
+}
+
+Transport::SwitchRequests Fabric::switch_reduce(int self, int sw, const std::vector<int>& members,
+                                                Message message, const std::vector<int>& wants, int step) {
+  auto& reduction = reductions_[{sw, step}];
+  if (!reduction) {
+    reduction = std::make_shared<Reduction>();
+    reduction->sw = sw, reduction->step = step, reduction->members = members;
+    reduction->contributions.resize(members.size());
+    reduction->wants.resize(members.size());
+    reduction->uploads.resize(members.size());
+    reduction->arrived.assign(members.size(), 0);
+  }
+  auto at = std::find(members.begin(), members.end(), self);
+  if (at == members.end() || reduction->members != members)
+    throw std::logic_error("switch_reduce: chip " + std::to_string(self) + " is not a member");
+  const int index = static_cast<int>(at - members.begin());
+  sg::Host* from = platform_.chip(self);
+  sg::Host* to = platform_.switch_host(sw);
+  std::uint64_t bytes = message.bytes();
+  reduction->uploads[index] =
+      Flow{sg::Comm::sendto_async(from, to, bytes), platform_.route_latency(from, to) + transfer_overhead_};
+  reduction->contributions[index] = std::move(message);
+  reduction->wants[index] = wants;
+  reduction->arrived[index] = 1;
+  ++transfer_count_;
+  bytes_sent_ += bytes;
+  if (++reduction->count == static_cast<int>(members.size()))
+    sg::Actor::create("reduction", platform_.switch_host(sw), [this, reduction] { finish_reduction(*reduction); });
+  auto sent = std::make_shared<ReductionRequest>();
+  sent->reduction = reduction, sent->index = index;
+  auto result = std::make_shared<ReductionRequest>(*sent);
+  result->result = true;
+  if (reduction->count == static_cast<int>(members.size())) reductions_.erase({sw, step});
+  return {sent, result};
+}
+
+// Runs on the switch, in its own actor, once every member contributed: waits for the uploads to arrive,
+// charges the switch's reduction engine (one reduction at a time) and starts the multicast back.
+void Fabric::finish_reduction(Reduction& r) {
+  double ready = 0;
+  for (const Flow& up : r.uploads) {
+    if (up.comm->get_state() != sg::Activity::State::FINISHED) up.comm->wait();
+    ready = std::max(ready, up.comm->get_finish_time() + up.latency);
+  }
+  if (switch_busy_until_.empty()) switch_busy_until_.assign(platform_.switch_count(), 0.0);
+  std::map<int, std::uint64_t> slots;  // the engine adds every slot some member sent
+  for (const Message& contribution : r.contributions)
+    for (const Piece& piece : contribution.pieces) slots[piece.slot] = piece.bytes;
+  std::uint64_t reduced = 0;
+  for (const auto& [slot, bytes] : slots) reduced += bytes;
+  double start = std::max(ready, switch_busy_until_[r.sw]);
+  double done = start + (std::isinf(switch_reduce_bandwidth_) || switch_reduce_bandwidth_ <= 0
+                             ? 0.0
+                             : static_cast<double>(reduced) / switch_reduce_bandwidth_);
+  switch_busy_until_[r.sw] = done;
+  if (done > sg::Engine::get_clock()) sg::this_actor::sleep_until(done);
+  // Built aside and published at once: starting a flow may let other members run, and they take the
+  // multicast as started when `downloads` is not empty.
+  sg::Host* from = platform_.switch_host(r.sw);
+  std::vector<Message> results;
+  std::vector<Flow> downloads;
+  for (std::size_t i = 0; i < r.members.size(); ++i) {
+    results.push_back(switch_result(r.members, r.contributions, r.members[i], r.wants[i]));
+    sg::Host* to = platform_.chip(r.members[i]);
+    downloads.push_back(Flow{sg::Comm::sendto_async(from, to, results.back().bytes()),
+                             platform_.route_latency(from, to) + transfer_overhead_});
+  }
+  r.results = std::move(results);
+  r.downloads = std::move(downloads);
+  for (int m : r.members) arrived_[m]->notify_all();
 }
 
 void Fabric::compute(int self, double seconds, const std::string& what) {

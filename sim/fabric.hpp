@@ -58,6 +58,10 @@ class Fabric {
   RequestPtr recv(int self, int src, int step);
   void wait_all(int self, const std::vector<RequestPtr>& requests);
   void compute(int self, double seconds, const std::string& what);
+  Transport::SwitchRequests switch_reduce(int self, int sw, const std::vector<int>& members, Message message,
+                                          const std::vector<int>& wants, int step);
+  // The rate of every switch's reduction engine (B/s; infinity: free). Set before run().
+  void set_switch_reduce_bandwidth(double rate) { switch_reduce_bandwidth_ = rate; }
 
   // After the run: what never completed, for a deadlock report ("chip3 waits for chip2 step 5").
   std::vector<std::string> unmatched_receives() const;
@@ -69,6 +73,9 @@ class Fabric {
  private:
   struct SendRequest;
   struct RecvRequest;
+  struct Reduction;
+  struct ReductionRequest;
+  void finish_reduction(Reduction& reduction);
   using Key = std::tuple<int, int, int>;  // src, dst, step
 
   int choose_path(int src, int dst) const { return 0; }  // single path; striping comes with multi-path
@@ -82,6 +89,9 @@ class Fabric {
   std::vector<simgrid::s4u::Mailbox*> inbox_;
   std::vector<simgrid::s4u::MutexPtr> mutex_;
   std::vector<simgrid::s4u::ConditionVariablePtr> arrived_;
+  std::map<std::pair<int, int>, std::shared_ptr<Reduction>> reductions_;  // (switch, step)
+  std::vector<double> switch_busy_until_;                                 // per switch's reduction engine
+  double switch_reduce_bandwidth_ = 0;
   std::vector<TransferRecord> transfers_;
   std::vector<ComputeRecord> computes_;
   std::uint64_t transfer_count_ = 0, bytes_sent_ = 0;
@@ -98,6 +108,10 @@ class SimTransport : public Transport {
   RequestPtr recv(int src, int step) override { return fabric_.recv(rank_, src, step); }
   void wait_all(const std::vector<RequestPtr>& requests) override { fabric_.wait_all(rank_, requests); }
   void compute(double seconds, const std::string& what) override { fabric_.compute(rank_, seconds, what); }
+  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
+                               const std::vector<int>& wants, int step) override {
+    return fabric_.switch_reduce(rank_, sw, members, std::move(message), wants, step);
+  }
   double now() const override { return simgrid::s4u::Engine::get_clock(); }
 
  private:

@@ -26,6 +26,7 @@ class Platform {
 
   simgrid::s4u::Host* chip(int rank) const { return chips_.at(rank); }
   simgrid::s4u::Host* switch_host(int index) const { return switches_.at(index); }
+  int switch_count() const { return static_cast<int>(switches_.size()); }
   // The host of a chip's endpoint for path k (k = 0: the chip host).
   simgrid::s4u::Host* endpoint(int rank, int path_index) const;
   // Sum of the (recorded) latencies of the links on the route from `src` to `dst`, in s.

@@ -19,6 +19,18 @@ struct Shared {
   std::condition_variable arrived;
   std::map<std::tuple<int, int, int>, std::deque<Message>> in_flight;
   std::vector<Sent> sent;
+  struct Reduction {
+    std::vector<Message> contributions;
+    std::vector<std::vector<int>> wants;
+    int count = 0;
+  };
+  std::map<std::pair<int, int>, Reduction> reductions;  // (switch, step)
+};
+
+struct FakeSwitchResult : Request {
+  int sw = 0, step = 0, index = 0;
+  std::vector<int> members;
+  bool received = false;
 };
 
 struct FakeRecv : Request {
@@ -47,6 +59,20 @@ class RecordingTransport : public Transport {
   }
   void wait_all(const std::vector<RequestPtr>& requests) override {
     for (const auto& request : requests) {
+      if (auto* result = dynamic_cast<FakeSwitchResult*>(request.get())) {
+        if (result->received) continue;
+        result->received = true;
+        std::unique_lock lock(shared_.mutex);
+        auto& reduction = shared_.reductions[{result->sw, result->step}];
+        bool ok = shared_.arrived.wait_for(lock, std::chrono::seconds(5), [&] {
+          return reduction.count == static_cast<int>(result->members.size());
+        });
+        if (!ok) throw std::runtime_error("fake transport: a switch reduction never completed (deadlock)");
+        result->message =
+            switch_result(result->members, reduction.contributions, rank_, reduction.wants[result->index]);
+        shared_.sent.push_back(Sent{-1 - result->sw, rank_, result->step, result->message.bytes()});
+        continue;
+      }
       auto* receive = dynamic_cast<FakeRecv*>(request.get());
       if (!receive || receive->received) continue;  // waiting again keeps what arrived
       receive->received = true;
@@ -58,6 +84,24 @@ class RecordingTransport : public Transport {
       receive->message = std::move(shared_.in_flight[key].front());
       shared_.in_flight[key].pop_front();
     }
+  }
+  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
+                               const std::vector<int>& wants, int step) override {
+    auto at = std::find(members.begin(), members.end(), rank_);
+    if (at == members.end()) throw std::logic_error("switch_reduce from a chip that is not a member");
+    auto result = std::make_shared<FakeSwitchResult>();
+    result->sw = sw, result->step = step, result->index = static_cast<int>(at - members.begin());
+    result->members = members;
+    std::lock_guard lock(shared_.mutex);
+    auto& reduction = shared_.reductions[{sw, step}];
+    reduction.contributions.resize(members.size());
+    reduction.wants.resize(members.size());
+    shared_.sent.push_back(Sent{rank_, -1 - sw, step, message.bytes()});
+    reduction.contributions[result->index] = std::move(message);
+    reduction.wants[result->index] = wants;
+    ++reduction.count;
+    shared_.arrived.notify_all();
+    return {std::make_shared<Request>(), result};
   }
   void compute(double seconds, const std::string&) override { compute_ += seconds; }
   double now() const override { return 0; }

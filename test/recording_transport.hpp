@@ -12,7 +12,7 @@
 namespace ultrasim::test {
 
 struct Sent {
-  int src = 0, dst = 0, step = 0;
+  int src = 0, dst = 0, step = 0;  // an in-switch reduction's switch k appears as -1-k
   std::uint64_t bytes = 0;
   bool operator<(const Sent& o) const {
     return std::tie(step, src, dst, bytes) < std::tie(o.step, o.src, o.dst, o.bytes);

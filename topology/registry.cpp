@@ -43,6 +43,10 @@ std::vector<ParamSpec> simple_link_params() {
       {"link_latency", "500ns", Unit::kTime, "latency of every link (chip-switch-chip is two links)",
        "assumption"},
       {"switch_latency", "0", Unit::kTime, "time a flow spends crossing a switch", "assumption"},
+      {"switch_reduction", "false", Unit::kBool, "switches can reduce and multicast (switch-reduce)",
+       "off: a generic switch; on for NVLS/SHARP-like what-ifs"},
+      {"switch_reduce_bandwidth", "inf", Unit::kOptRate, "rate of a switch's reduction engine",
+       "assumption: line rate (free)"},
   };
 }
 

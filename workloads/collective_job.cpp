@@ -64,9 +64,16 @@ PreparedJob prepare(const CollectiveJob& job) {
   prepared.routes = std::make_unique<Routes>(*prepared.topology);
   prepared.entry = candidates.front();
   if (job.algorithm == "auto") {
-    for (const AlgorithmEntry* entry : candidates)
-      prepared.auto_ranking.emplace_back(
-          entry->name, make_placed(*entry, *prepared.topology)->model_s(prepared.cost_input()));
+    // Candidates that cannot run here (switch-reduce without reducing switches) are left out.
+    for (const AlgorithmEntry* entry : candidates) {
+      std::unique_ptr<Algorithm> candidate;
+      try {
+        candidate = make_placed(*entry, *prepared.topology);
+      } catch (const InputError&) {
+        continue;
+      }
+      prepared.auto_ranking.emplace_back(entry->name, candidate->model_s(prepared.cost_input()));
+    }
     std::stable_sort(prepared.auto_ranking.begin(), prepared.auto_ranking.end(),
                      [](const auto& a, const auto& b) { return a.second < b.second; });
     prepared.entry = &find_algorithm(job.collective, prepared.auto_ranking.front().first);

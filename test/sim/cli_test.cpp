@@ -38,6 +38,16 @@ TEST_CASE("bad input is one line on stderr and exit status 2, with did-you-mean 
       {"run", "--topology", "switch:4", "--collective", "allreduce", "--algorithm", "rign", "--size", "1"},
       "did you mean 'ring'");
   expect_input_error(run_args({"--set", "link_bandwith=1GBps"}), "did you mean 'link_bandwidth'");
+  auto algorithm = [](const std::string& name, std::vector<std::string> extra) {
+    std::vector<std::string> args{"run",         "--topology", "switch:4", "--collective", "allreduce",
+                                  "--algorithm", name,         "--size",   "1MiB"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  expect_input_error(algorithm("switch-reduce", {}), "set switch_reduction=true");
+  expect_input_error(algorithm("hierarchical", {"--set", "groups=server"}), "has no server level");
+  expect_input_error(algorithm("hierarchical", {"--set", "outer=drect"}), "did you mean 'direct'");
+  expect_input_error(algorithm("hierarchical", {"--set", "groups=0"}), "groups");
   expect_input_error(run_args({"--set", "link_bandwidth=0"}), "link_bandwidth");
   expect_input_error(run_args({"--set", "link_latency=-1us"}), "link_latency");
   expect_input_error(run_args({"--set", "nonsense"}), "name=value");
@@ -194,7 +204,7 @@ TEST_CASE("golden outputs of tiny scenarios") {
 TEST_CASE("list and topology describe what exists") {
   auto list = nlohmann::json::parse(run_cli({"list", "--format", "json"}).out);
   CHECK(list["topologies"].size() == 4);
-  CHECK(list["algorithms"].size() == 21 + 1);  // and auto
+  CHECK(list["algorithms"].size() == 25 + 1);  // and auto
   auto trn3 = nlohmann::json::parse(run_cli({"topology", "trn3", "--format", "json"}).out);
   CHECK(trn3["chips"] == 144);
   CHECK(trn3["switches"] == 38);

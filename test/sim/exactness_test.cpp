@@ -115,6 +115,29 @@ TEST_CASE("hierarchical collectives with equal groups on a switch match model_s 
         }
 }
 
+TEST_CASE("in-switch all-reduce on switch:N: 2a + n/B + (n/D)(1/B + 1/R) with D slices, exact") {
+  for (int p : {2, 3, 8, 16, 144})
+    for (const char* depth : {"1", "16"})
+      for (const char* size : {"1KiB", "1048579", "64MiB"}) {
+        auto j = run_json({"--topology", "switch:" + std::to_string(p), "--collective", "allreduce",
+                           "--algorithm", "switch-reduce", "--size", size, "--set", "switch_reduction=true",
+                           "--set", std::string("pipeline_chunks=") + depth});
+        INFO("p=" << p << " D=" << depth << " " << size);
+        CHECK(j["verified"] == true);
+        CHECK(std::abs(j["time_s"].get<double>() - j["model_s"].get<double>()) <=
+              1e-3 * j["model_s"].get<double>());
+      }
+  // By hand: 64 MiB in 16 slices of 4 MiB on 100 GB/s links of 500 ns, the engine at 50 GB/s.
+  auto j = run_json({"--topology", "switch:8", "--collective", "allreduce", "--algorithm", "switch-reduce",
+                     "--size", "64MiB", "--set", "switch_reduction=true", "--set",
+                     "switch_reduce_bandwidth=50GBps"});
+  const double n = 67108864, b = n / 16;
+  // Uploads take b/100G each, the engine 2 b/100G each, so the engine paces: it ends at a + b/B + 16 b/R.
+  double expected = 500e-9 + b / 100e9 + 16 * b / 50e9 + b / 100e9 + 500e-9;
+  CHECK(j["time_s"].get<double>() == Approx(expected).epsilon(1e-9));
+  CHECK(j["model_s"].get<double>() == Approx(expected).epsilon(1e-9));
+}
+
 TEST_CASE("with folded chips, recursive doubling contends and model_s is a lower bound") {
   for (int p : {3, 6, 144}) {
     auto j = run_json({"--topology", "switch:" + std::to_string(p), "--collective", "allreduce",
@@ -143,6 +166,16 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
       CHECK(j["verified"] == true);
       CHECK(j["time_s"].get<double>() >= j["bound_s"].get<double>() * (1 - 1e-9));
     }
+}
+
+TEST_CASE("in-switch reduction is a what-if on trn3: rack switches reduce, racks exchange over chip links") {
+  for (const char* size : {"1MiB", "1GiB"}) {
+    auto j = run_json({"--topology", "trn3", "--collective", "allreduce", "--algorithm", "switch-reduce",
+                       "--size", size, "--set", "switch_reduction=true"});
+    INFO(size);
+    CHECK(j["verified"] == true);
+    CHECK(j["time_s"].get<double>() >= j["bound_s"].get<double>() * (1 - 1e-9));
+  }
 }
 
 TEST_CASE("the chain's pipeline depth: (p-1)(a + c/B) + (C-1) c/B with c = ceil(n/C)") {

@@ -47,13 +47,19 @@ TEST_CASE("one chip takes no time and has no bandwidth to report") {
 
 TEST_CASE("auto picks the algorithm with the smallest model_s and keeps the ranking") {
   PreparedJob picked = prepare(job("trn3", "allreduce", "auto", 1 << 20));
-  REQUIRE(picked.auto_ranking.size() == 6);  // every all-reduce algorithm was considered
+  REQUIRE(picked.auto_ranking.size() ==
+          7);  // every all-reduce algorithm but switch-reduce (no reducing switch)
   for (std::size_t i = 1; i < picked.auto_ranking.size(); ++i)
     CHECK(picked.auto_ranking[i - 1].second <= picked.auto_ranking[i].second);
   CHECK(picked.entry->name == picked.auto_ranking.front().first);
   CHECK(picked.algorithm->model_s(picked.cost_input()) == picked.auto_ranking.front().second);
-  for (const auto& [name, model] : picked.auto_ranking)
-    CHECK(model == find_algorithm("allreduce", name).make_with_defaults()->model_s(picked.cost_input()));
+  for (const auto& [name, model] : picked.auto_ranking) {
+    auto algorithm = find_algorithm("allreduce", name).make(picked.topology->params());
+    algorithm->place(*picked.topology);
+    CHECK(model == algorithm->model_s(picked.cost_input()));
+  }
+  CHECK(prepare(job("switch:8", "allreduce", "auto", 1 << 20, "float32", {{"switch_reduction", "true"}}))
+            .auto_ranking.size() == 8);
   CHECK(prepare(job("switch:8", "alltoall", "auto", 1 << 20)).auto_ranking.size() == 2);
   CHECK(prepare(job("switch:8", "allreduce", "ring", 1 << 20)).auto_ranking.empty());
 }
