@@ -75,5 +75,7 @@ AlgorithmEntry recursive_halving_reducescatter();
 AlgorithmEntry recursive_doubling_allgather();
 AlgorithmEntry scatter_allgather_broadcast();
 AlgorithmEntry reducescatter_gather_reduce();
+AlgorithmEntry bruck_alltoall();
+AlgorithmEntry ring_alltoall();
 
 }  // namespace ultrasim
