@@ -9,7 +9,8 @@
 // model_s = the steps on per-chip clocks (rounds_time); on ring:N and switch:N
 //   Σ_{s=1}^{p-1} (α + (p-s) c/β) = (p-1) α + p(p-1)/2 c/β,  c = ceil(n/p)
 // (Grama et al.'s (t_s + t_w m p/2)(p-1)). Contention-free on ring:N — only neighbour links, one flow
-// per link direction per step — and on switch:N, so exact there.
+// per link direction per step — on switch:N and on trn3 (its chip order is a contention-free ring, as
+// for the ring all-reduce), so exact there.
 #include "collectives/cost.hpp"
 
 namespace ultrasim {
