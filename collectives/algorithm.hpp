@@ -83,5 +83,7 @@ AlgorithmEntry hierarchical_allreduce();
 AlgorithmEntry hierarchical_allgather();
 AlgorithmEntry hierarchical_reducescatter();
 AlgorithmEntry switch_reduce_allreduce();
+AlgorithmEntry bruck_alltoall();
+AlgorithmEntry ring_alltoall();
 
 }  // namespace ultrasim

@@ -58,7 +58,10 @@ void Chip::reduce(const RequestPtr& received) {
 }
 
 void Chip::copy(const RequestPtr& received) {
-  for (const Piece& piece : received->message.pieces) slots_.at(piece.slot) = piece.content;
+  for (const Piece& piece : received->message.pieces) {
+    slots_.at(piece.slot) = piece.content;
+    slot_bytes_.at(piece.slot) = piece.bytes;
+  }
 }
 
 }  // namespace ultrasim

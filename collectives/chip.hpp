@@ -46,13 +46,17 @@ class Chip {
 
   // Adds what a completed receive brought into its slots (charging the reduction cost).
   void reduce(const RequestPtr& received);
-  // Overwrites slots with what a completed receive brought.
+  // Overwrites slots with what a completed receive brought, content and size: a slot may hold a piece
+  // in transit whose size differs from the slot's own (Bruck all-to-all parks other chips' parts).
   void copy(const RequestPtr& received);
   void accept(const RequestPtr& received, OnArrival on_arrival) {
     on_arrival == OnArrival::kReduce ? reduce(received) : copy(received);
   }
-  // Local copy between own slots (free: no fabric involved).
-  void copy_local(int from_slot, int to_slot) { slots_.at(to_slot) = slots_.at(from_slot); }
+  // Local copy between own slots, content and size (free: no fabric involved).
+  void copy_local(int from_slot, int to_slot) {
+    slots_.at(to_slot) = slots_.at(from_slot);
+    slot_bytes_.at(to_slot) = slot_bytes_.at(from_slot);
+  }
 
   const std::vector<Contribution>& slots() const { return slots_; }
   std::uint64_t slot_bytes(int slot) const { return slot_bytes_.at(slot); }

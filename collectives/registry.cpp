@@ -33,6 +33,8 @@ const std::vector<AlgorithmEntry>& algorithms() {
       reducescatter_gather_reduce(),
       direct_alltoall(),
       pairwise_alltoall(),
+      bruck_alltoall(),
+      ring_alltoall(),
   };
   // clang-format on
 

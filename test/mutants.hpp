@@ -105,6 +105,47 @@ class WrongSlot : public Algorithm {
   double model_s(const CostInput&) const override { return 0; }
 };
 
+// Bruck all-to-all that skips the inverse rotation: index i (the part from chip r-i) stays in slot p+i.
+class SkipsInverseRotation : public Algorithm {
+ public:
+  void run(Chip& me) const override {
+    const int p = me.size(), r = me.rank();
+    for (int j = 0; j < p; ++j) me.copy_local(j, p + j);
+    for (int i = 0; i < p; ++i) me.copy_local(p + (r + i) % p, i);
+    for (int k = 0; (1 << k) < p; ++k) {
+      std::vector<int> moving;
+      for (int i = 0; i < p; ++i)
+        if (i & (1 << k)) moving.push_back(i);
+      auto out = me.send((r + (1 << k)) % p, k, moving);
+      auto in = me.recv((r + p - (1 << k)) % p, k);
+      me.wait({out, in});
+      me.copy(in);
+    }
+    for (int i = 0; i < p; ++i) me.copy_local(i, p + i);
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
+// Ring-relay all-to-all that stops one step early: nobody receives the part from its right neighbour
+// (chip r-(p-1)), which needs all p-1 hops.
+class RelaysOneStepShort : public Algorithm {
+ public:
+  void run(Chip& me) const override {
+    const int p = me.size(), r = me.rank();
+    me.copy_local(r, p + r);
+    for (int s = 1; s < p - 1; ++s) {
+      std::vector<int> onward;
+      for (int j = 1; j <= p - s; ++j) onward.push_back((r + j) % p);
+      auto out = me.send((r + 1) % p, s, onward);
+      auto in = me.recv((r + p - 1) % p, s);
+      me.wait({out, in});
+      me.copy(in);
+      me.copy_local(r, p + (r + p - s) % p);
+    }
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
 // Binomial broadcast from chip 0 where chip 1 receives the buffer but drops it.
 class ForgetsAChild : public Algorithm {
  public:

@@ -153,3 +153,53 @@ TEST_CASE("scatter-allgather and reducescatter-gather move each part once throug
   CHECK(r.bytes_sent_by(4) == 7000 + 4000);  // ring, then parts 4..7 to the root
   CHECK(r.steps() == 7 + 3);
 }
+
+TEST_CASE("Bruck all-to-all sends the indices with bit k set to chip r+2^k in ceil(log2 p) rounds") {
+  auto r = run("alltoall", "bruck", 6, 6000);
+  CHECK(r.verdict.wrong == 0);
+  CHECK(r.steps() == 3);  // distances 1, 2, 4
+  for (const auto& s : r.sent) CHECK(s.dst == (s.src + (1 << s.step)) % 6);
+  // Indices {1,3,5}, {2,3}, {4,5} of 1000 bytes: each part crosses one link per set bit of its distance.
+  for (int c = 0; c < 6; ++c) CHECK(r.bytes_sent_by(c) == (3 + 2 + 2) * 1000);
+}
+
+TEST_CASE("Bruck all-to-all parts keep their own size while parked at other chips") {
+  // 1003 bytes over 5 chips: parts for chips 0..2 are 201 bytes, for chips 3 and 4 200 bytes.
+  auto r = run("alltoall", "bruck", 5, 1003);
+  CHECK(r.verdict.wrong == 0);
+  auto sent = [&](int src, int step) {
+    for (const auto& s : r.sent)
+      if (s.src == src && s.step == step) return s.bytes;
+    return std::uint64_t{0};
+  };
+  // Round 1 at chip 0 moves indices 2 and 3: its own part for chip 2 and the part chip 4 sent it in
+  // round 0 for chip 2 (4 + 3), 201 bytes each, though chip 0's own index 3 was a 200-byte part.
+  CHECK(sent(0, 1) == 2 * 201);
+  CHECK(sent(0, 0) == 201 + 200);  // indices 1 and 3: parts for chips 1 and 3
+  CHECK(sent(3, 2) == 201);        // index 4: chip 3's own part for chip 2
+  std::uint64_t total = 0;
+  for (const auto& s : r.sent) total += s.bytes;
+  CHECK(total == 1003 * (0 + 1 + 1 + 2 + 1));  // every chip's parts cross popcount(i) links each
+}
+
+TEST_CASE("ring all-to-all relays p-s parts to the right neighbour in step s") {
+  auto r = run("alltoall", "ring", 6, 6000);
+  CHECK(r.verdict.wrong == 0);
+  CHECK(r.steps() == 5);
+  for (const auto& s : r.sent) {
+    CHECK(s.dst == (s.src + 1) % 6);
+    CHECK(s.bytes == std::uint64_t(6 - s.step) * 1000);
+  }
+  for (int c = 0; c < 6; ++c) CHECK(r.bytes_sent_by(c) == 6 * 5 / 2 * 1000);  // p(p-1)/2 parts
+}
+
+TEST_CASE("all-to-all mutants that misplace or miss parts are caught by the verifier") {
+  SECTION("Bruck without the inverse rotation") {
+    auto r = run_on_fake(test::SkipsInverseRotation(), CollectiveKind::kAlltoall, 5, 1000);
+    CHECK(r.verdict.wrong == 5 * 4);  // for odd p only the index i with 2i = r (mod p) lands right
+  }
+  SECTION("ring relay one step short") {
+    auto r = run_on_fake(test::RelaysOneStepShort(), CollectiveKind::kAlltoall, 5, 1000);
+    CHECK(r.verdict.wrong == 5);  // every chip misses its right neighbour's part, p-1 hops away
+  }
+}

@@ -34,7 +34,7 @@ TEST_CASE("ring collectives match 2(p-1)(a + n/pB) and (p-1)(a + n/pB) on switch
 
 TEST_CASE("on trn3 the ring meets no contention, so its step-by-step alpha-beta model is exact too") {
   auto size = GENERATE(as<std::string>{}, "1MiB", "1GiB");
-  for (const char* collective : {"allreduce", "allgather", "reducescatter"})
+  for (const char* collective : {"allreduce", "allgather", "reducescatter", "alltoall"})
     check_exact("trn3", collective, "ring", size);
 }
 
@@ -86,6 +86,9 @@ TEST_CASE(
                          {"allgather", "direct", "switch:", any},
                          {"reducescatter", "direct", "switch:", any},
                          {"alltoall", "pairwise", "switch:", any},
+                         {"alltoall", "bruck", "switch:", any},
+                         {"alltoall", "ring", "switch:", any},
+                         {"alltoall", "ring", "ring:", {3, 5, 8, 16, 144}},
                          {"broadcast", "binomial-tree", "switch:", any},
                          {"reduce", "binomial-tree", "switch:", {2, 4, 8, 16, 128}},
                          {"broadcast", "chain", "switch:", any},
@@ -159,7 +162,9 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
                                                           {"allreduce", "two-shot"},
                                                           {"allreduce", "hierarchical"},
                                                           {"alltoall", "direct"},
-                                                          {"alltoall", "pairwise"}}) {
+                                                          {"alltoall", "pairwise"},
+                                                          {"alltoall", "bruck"},
+                                                          {"alltoall", "ring"}}) {
       auto j = run_json(
           {"--topology", "trn3", "--collective", collective, "--algorithm", algorithm, "--size", size});
       INFO(collective << " " << algorithm << " " << size);

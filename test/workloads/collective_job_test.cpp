@@ -17,7 +17,8 @@ TEST_CASE("prepare checks every name and value before anything is simulated") {
                     Catch::Contains("did you mean 'ring'"));
   CHECK_THROWS_WITH(prepare(job("switch:4", "alltoal", "direct", 64)),
                     Catch::Contains("did you mean 'alltoall'"));
-  CHECK_THROWS_WITH(prepare(job("switch:4", "alltoall", "ring", 64)), Catch::Contains("(for alltoall)"));
+  CHECK_THROWS_WITH(prepare(job("switch:4", "alltoall", "recursive-doubling", 64)),
+                    Catch::Contains("(for alltoall)"));
   CHECK_THROWS_AS(prepare(job("switch:4", "allreduce", "ring", 64, "float33")), InputError);
   CHECK_THROWS_AS(prepare(job("switch:4", "allreduce", "ring", 64, "float32", {{"bogus", "1"}})), InputError);
   PreparedJob ok =
@@ -60,6 +61,6 @@ TEST_CASE("auto picks the algorithm with the smallest model_s and keeps the rank
   }
   CHECK(prepare(job("switch:8", "allreduce", "auto", 1 << 20, "float32", {{"switch_reduction", "true"}}))
             .auto_ranking.size() == 8);
-  CHECK(prepare(job("switch:8", "alltoall", "auto", 1 << 20)).auto_ranking.size() == 2);
+  CHECK(prepare(job("switch:8", "alltoall", "auto", 1 << 20)).auto_ranking.size() == 4);
   CHECK(prepare(job("switch:8", "allreduce", "ring", 1 << 20)).auto_ranking.empty());
 }
