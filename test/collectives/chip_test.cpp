@@ -15,6 +15,9 @@ class NoFabric : public Transport {
   RequestPtr send(int, Message, int) override { return nullptr; }
   RequestPtr recv(int, int) override { return nullptr; }
   void wait_all(const std::vector<RequestPtr>&) override {}
+  SwitchRequests switch_reduce(int, const std::vector<int>&, Message, const std::vector<int>&, int) override {
+    return {};
+  }
   void compute(double, const std::string&) override {}
   double now() const override { return 0; }
 };
