@@ -41,6 +41,13 @@ RequestPtr Chip::send_to(int dst, int step, int slot, int dst_slot) {
   return transport_.send(dst, std::move(message), step);
 }
 
+RequestPtr Chip::send_to(int dst, int step, std::span<const SlotMove> moves) {
+  Message message;
+  for (const SlotMove& m : moves)
+    message.pieces.push_back(Piece{m.to, slot_bytes_.at(m.from), slots_.at(m.from)});
+  return transport_.send(dst, std::move(message), step);
+}
+
 void Chip::reduce(const RequestPtr& received) {
   for (const Piece& piece : received->message.pieces) slots_.at(piece.slot).add(piece.content);
   if (reduce_bandwidth_) {
