@@ -172,3 +172,11 @@ TEST_CASE("bad schedule file: two writes to one slot in one step that are not al
       "step 0, transfer 1: chip 1 slot 2 is also written by transfer 0 of this step; in one step a "
       "slot takes any number of reduces or a single copy");
 }
+
+TEST_CASE("a schedule path with a comma is quoted in CSV, so the row keeps its columns") {
+  std::string file = write_temp("ring,8.json", read_file(kExamples + "ring_allreduce_8.json"));
+  CliResult r = run_cli({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm",
+                         "file:" + file, "--size", "1MiB", "--format", "csv"});
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains(",allreduce,\"file:" + file + "\",1048576,"));
+}
