@@ -49,6 +49,13 @@ Transport::SwitchRequests Chip::switch_reduce(int sw, const std::vector<int>& me
   return transport_.switch_reduce(sw, members, std::move(message), wants, step);
 }
 
+RequestPtr Chip::send_to(int dst, int step, std::span<const SlotMove> moves) {
+  Message message;
+  for (const SlotMove& m : moves)
+    message.pieces.push_back(Piece{m.to, slot_bytes_.at(m.from), slots_.at(m.from)});
+  return transport_.send(dst, std::move(message), step);
+}
+
 void Chip::reduce(const RequestPtr& received) {
   for (const Piece& piece : received->message.pieces) slots_.at(piece.slot).add(piece.content);
   if (reduce_bandwidth_) {

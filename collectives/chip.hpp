@@ -17,6 +17,12 @@ enum class OnArrival { kReduce, kKeep };
 // Slots first, first+1, ..., first+count-1 (a range of chunks to send in one message).
 std::vector<int> slot_range(int first, int count);
 
+// One slot of a message whose pieces land in other slots at the receiver: the sender's `from`, the
+// receiver's `to`.
+struct SlotMove {
+  int from = 0, to = 0;
+};
+
 class Chip {
  public:
   // `slot_bytes[i]` is the size of slot i; `initial` its content (same length). `reduce_bandwidth`
@@ -37,6 +43,8 @@ class Chip {
   RequestPtr send(int dst, int step, std::span<const int> slots);
   // Sends slot `slot` to `dst`, landing in slot `dst_slot` there.
   RequestPtr send_to(int dst, int step, int slot, int dst_slot);
+  // Sends several slots in one message, each landing in its own `to` slot at `dst`.
+  RequestPtr send_to(int dst, int step, std::span<const SlotMove> moves);
   RequestPtr recv(int src, int step) { return transport_.recv(src, step); }
   // Contributes `slots` to the in-switch reduction `step` at switch `sw` among `members` and asks back the
   // sums of `wants` (Transport::switch_reduce); copy() the result once it has arrived.

@@ -178,7 +178,8 @@ int main(int argc, char** argv) {
   run->add_option("--topology", run_args.topology, "topology spec, e.g. trn3, switch:16")->required();
   run->add_option("--collective", run_args.collective, "allreduce|allgather|reducescatter|alltoall")
       ->required();
-  run->add_option("--algorithm", run_args.algorithm, "algorithm name (ultrasim list algorithms), or auto")
+  run->add_option("--algorithm", run_args.algorithm,
+                  "algorithm name (ultrasim list algorithms), auto, or file:PATH (a JSON schedule)")
       ->required();
   run->add_option("--size", run_args.size, "size in bytes, units allowed: 1MiB, 64MB")->required();
   run->add_option("--set", run_args.sets, "override a parameter, name=value (repeatable)");

@@ -21,6 +21,15 @@ std::string csv_number(const nlohmann::json& value) {
   return value.is_null() ? "" : value.dump();
 }
 
+// A text field as RFC 4180 wants it: quoted (quotes doubled) only if it holds a comma, quote or line
+// break, as a schedule's path (`file:PATH` in `algorithm`) may.
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 // (field, json value) in the order table and CSV print them.
 const char* kCsvFields[] = {"topology", "chips",        "collective", "algorithm",  "bytes",      "count",
                             "type",     "redop",        "time_s",     "algbw_GBps", "busbw_GBps", "model_s",
@@ -118,7 +127,7 @@ std::string run_csv(const RunReport& r) {
   first = true;
   for (const char* field : kCsvFields) {
     const auto& v = j[field];
-    out << (first ? "" : ",") << (v.is_string() ? v.get<std::string>() : csv_number(v));
+    out << (first ? "" : ",") << (v.is_string() ? csv_text(v.get<std::string>()) : csv_number(v));
     first = false;
   }
   out << "\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "collectives/cost.hpp"
+#include "collectives/schedule.hpp"
 #include "topology/errors.hpp"
 #include "topology/suggest.hpp"
 
@@ -36,19 +37,40 @@ CostInput PreparedJob::cost_input() const {
                    params.optional_rate("reduce_bandwidth")};
 }
 
+namespace {
+
+// The schedule named by "file:PATH", checked against the job's collective.
+Schedule load_job_schedule(const CollectiveJob& job) {
+  const std::string path = job.algorithm.substr(std::string(kScheduleFilePrefix).size());
+  if (path.empty())
+    throw InputError("--algorithm file: needs a path, e.g. file:collectives/schedules/ring_allreduce_8.json");
+  Schedule schedule = load_schedule(path);
+  if (schedule.collective->name != job.collective)
+    throw InputError(path + ": the schedule's collective is " + schedule.collective->name +
+                     ", but --collective is " + job.collective);
+  return schedule;
+}
+
 // The algorithm built from the parameters in effect and placed on the topology.
-static std::unique_ptr<Algorithm> make_placed(const AlgorithmEntry& entry, const Topology& topology) {
+std::unique_ptr<Algorithm> make_placed(const AlgorithmEntry& entry, const Topology& topology) {
   auto algorithm = entry.make(topology.params());
   algorithm->place(topology);
   return algorithm;
 }
+
+}  // namespace
 
 PreparedJob prepare(const CollectiveJob& job) {
   PreparedJob prepared;
   prepared.job = job;
   prepared.collective = &find_collective(job.collective);
   std::vector<const AlgorithmEntry*> candidates;  // "auto" considers every algorithm of the collective
-  if (job.algorithm == "auto") {
+  std::shared_ptr<const Schedule> schedule;       // "file:PATH" runs the schedule in that file
+  if (job.algorithm.starts_with(kScheduleFilePrefix)) {
+    schedule = std::make_shared<const Schedule>(load_job_schedule(job));
+    prepared.schedule_entry = std::make_unique<AlgorithmEntry>(schedule_entry(schedule));
+    candidates.push_back(prepared.schedule_entry.get());
+  } else if (job.algorithm == "auto") {
     for (const AlgorithmEntry& entry : algorithms())
       if (entry.collective == job.collective) candidates.push_back(&entry);
   } else {
@@ -63,6 +85,9 @@ PreparedJob prepare(const CollectiveJob& job) {
   prepared.topology = std::make_unique<Topology>(make_topology(job.topology, params, job.overrides));
   prepared.routes = std::make_unique<Routes>(*prepared.topology);
   prepared.entry = candidates.front();
+  if (schedule && schedule->chips != prepared.p())
+    throw InputError(schedule->source + ": the schedule is for " + std::to_string(schedule->chips) +
+                     " chips, but topology " + job.topology + " has " + std::to_string(prepared.p()));
   if (job.algorithm == "auto") {
     // Candidates that cannot run here (switch-reduce without reducing switches) are left out.
     for (const AlgorithmEntry* entry : candidates) {

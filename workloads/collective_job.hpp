@@ -37,6 +37,8 @@ struct PreparedJob {
   std::unique_ptr<Routes> routes;
   const CollectiveInfo* collective = nullptr;
   const AlgorithmEntry* entry = nullptr;
+  // With "file:PATH": the entry built from the schedule file (entry points to it); null otherwise.
+  std::unique_ptr<AlgorithmEntry> schedule_entry;
   std::unique_ptr<Algorithm> algorithm;
   // With "auto": every candidate's model_s, smallest first (ties in registry order); empty otherwise.
   std::vector<std::pair<std::string, double>> auto_ranking;
@@ -47,6 +49,8 @@ struct PreparedJob {
 // Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set).
 // With algorithm "auto", evaluates every algorithm of the collective on this topology and size and keeps
 // the one with the smallest model_s (model_s is exact only where the algorithm meets no contention).
+// With algorithm "file:PATH", loads the schedule (collectives/schedule.hpp) and runs it; the file's
+// collective must be the job's and its chip count the topology's ("auto" never considers files).
 PreparedJob prepare(const CollectiveJob& job);
 
 struct Metrics {
