@@ -29,6 +29,8 @@ const std::vector<AlgorithmEntry>& algorithms() {
       reducescatter_gather_reduce(),
       direct_alltoall(),
       pairwise_alltoall(),
+      direct_alltoallv(),
+      pairwise_alltoallv(),
   };
   // clang-format on
 
