@@ -22,6 +22,9 @@ struct CollectiveJob {
   std::string dtype = "float32";
   std::uint64_t seed = 0;  // recorded; nothing in these algorithms is random yet
   std::vector<std::pair<std::string, std::string>> overrides;  // --set name=value
+  // alltoallv only: the file of per-pair bytes (workloads/traffic_matrix_file.hpp); empty = the uniform
+  // matrix of `bytes` (TrafficMatrix::uniform).
+  std::string traffic_matrix = {};
 };
 
 // Parameters of the simulation model itself (not of a topology), settable with --set.
@@ -38,13 +41,16 @@ struct PreparedJob {
   const CollectiveInfo* collective = nullptr;
   const AlgorithmEntry* entry = nullptr;
   std::unique_ptr<Algorithm> algorithm;
+  // alltoallv: the matrix it runs (read from the file or uniform); job.bytes is then its busiest_load().
+  std::unique_ptr<TrafficMatrix> traffic;
   // With "auto": every candidate's model_s, smallest first (ties in registry order); empty otherwise.
   std::vector<std::pair<std::string, double>> auto_ranking;
   CostInput cost_input() const;
   int p() const { return topology->chip_count(); }
 };
 
-// Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set).
+// Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set), a
+// traffic matrix for another collective than alltoallv, or one whose p is not the topology's chip count.
 // With algorithm "auto", evaluates every algorithm of the collective on this topology and size and keeps
 // the one with the smallest model_s (model_s is exact only where the algorithm meets no contention).
 PreparedJob prepare(const CollectiveJob& job);
