@@ -116,7 +116,9 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
                                                           {"allreduce", "one-shot"},
                                                           {"allreduce", "two-shot"},
                                                           {"alltoall", "direct"},
-                                                          {"alltoall", "pairwise"}}) {
+                                                          {"alltoall", "pairwise"},
+                                                          {"alltoallv", "direct"},
+                                                          {"alltoallv", "pairwise"}}) {
       auto j = run_json(
           {"--topology", "trn3", "--collective", collective, "--algorithm", algorithm, "--size", size});
       INFO(collective << " " << algorithm << " " << size);
