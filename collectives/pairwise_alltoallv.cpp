@@ -1,6 +1,7 @@
-// Pairwise-exchange all-to-allv (Thakur, Rabenseifner & Gropp 2005; MPICH's alltoallv pairs ranks the
-// same way): copy the own part; then for k = 1 .. p-1: send bytes(r, r+k) to chip r+k and receive
-// bytes(r-k, r) from chip r-k, skipping either where it is zero.
+// Pairwise-exchange all-to-allv (Thakur, Rabenseifner & Gropp 2005 for all-to-all; Open MPI's
+// ompi_coll_base_alltoallv_intra_pairwise with per-peer counts): copy the own part; then for
+// k = 1 .. p-1: send bytes(r, r+k) to chip r+k and receive bytes(r-k, r) from chip r-k, skipping
+// either where it is zero.
 // One send and one receive per chip per round. model_s = the larger of two lower bounds of this
 // schedule: its rounds on per-chip clocks without contention (rounds_time, with the matrix's bytes), and
 // the busiest link over the whole matrix (concurrent_flows_time). Uniform on switch:N: (p-1)(α + n/(pβ)).

@@ -125,8 +125,8 @@ int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, 
 }
 
 struct RunArgs {
-  std::string topology, collective, algorithm, size, format = "table", trace, dtype = "float32", platform,
-                                                     traffic_matrix;
+  std::string topology, collective, algorithm, size, format = "table", trace, dtype = "float32", platform;
+  std::string traffic_matrix;  // alltoallv: the matrix file, instead of --size
   std::vector<std::string> sets, simgrid_config;
   std::uint64_t seed = 0;
 };
