@@ -23,9 +23,11 @@ struct CostInput {
   std::uint64_t bytes = 0;
   double transfer_overhead = 0;            // s added to every transfer
   std::optional<double> reduce_bandwidth;  // nullopt: reductions are free
+  const TrafficMatrix* traffic = nullptr;  // alltoallv's per-pair bytes; null: the uniform one of `bytes`
   double alpha(int a, int b) const { return routes.between(a, b).latency + transfer_overhead; }
   double bandwidth(int a, int b) const { return routes.between(a, b).bandwidth; }
   double reduce_time(std::uint64_t n) const { return reduce_bandwidth ? n / *reduce_bandwidth : 0.0; }
+  TrafficMatrix traffic_matrix() const { return traffic ? *traffic : TrafficMatrix::uniform(bytes, p); }
 };
 
 class Algorithm {
@@ -85,5 +87,7 @@ AlgorithmEntry hierarchical_reducescatter();
 AlgorithmEntry switch_reduce_allreduce();
 AlgorithmEntry bruck_alltoall();
 AlgorithmEntry ring_alltoall();
+AlgorithmEntry direct_alltoallv();
+AlgorithmEntry pairwise_alltoallv();
 
 }  // namespace ultrasim

@@ -1,5 +1,7 @@
 #include "collectives/collective.hpp"
 
+#include <stdexcept>
+
 #include "topology/errors.hpp"
 #include "topology/suggest.hpp"
 
@@ -29,6 +31,12 @@ std::string describe(int chip, int slot, const Contribution& got, const Contribu
          (got.count == want.count ? " with wrong content" : "") + ", expected " + std::to_string(want.count);
 }
 
+const TrafficMatrix& traffic_of(const TrafficMatrix* traffic, int p) {
+  if (!traffic || traffic->p() != p)
+    throw std::logic_error("alltoallv needs a traffic matrix for its p chips");
+  return *traffic;
+}
+
 }  // namespace
 
 const std::vector<CollectiveInfo>& collectives() {
@@ -45,6 +53,9 @@ const std::vector<CollectiveInfo>& collectives() {
        rooted_factor},
       {CollectiveKind::kReduce, "reduce", "chip 0 ends with the sum of all buffers (size: the buffer)",
        rooted_factor},
+      {CollectiveKind::kAlltoallv, "alltoallv",
+       "chip r sends chip j its own amount, from --traffic-matrix (size: the most-loaded chip's volume)",
+       spread_factor},
   };
   return kTable;
 }
@@ -59,7 +70,8 @@ std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts) {
   return out;
 }
 
-Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank) {
+Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank,
+                   const TrafficMatrix* traffic) {
   Layout layout;
   switch (kind) {
     case CollectiveKind::kBroadcast:
@@ -91,11 +103,20 @@ Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, 
       layout.initial.insert(layout.initial.end(), p, Contribution{});
       break;
     }
+    case CollectiveKind::kAlltoallv: {
+      const TrafficMatrix& m = traffic_of(traffic, p);
+      for (int j = 0; j < p; ++j) layout.slot_bytes.push_back(m.bytes(rank, j));
+      for (int s = 0; s < p; ++s) layout.slot_bytes.push_back(m.bytes(s, rank));
+      for (int j = 0; j < p; ++j) layout.initial.push_back(contribution_of(rank, j));
+      layout.initial.insert(layout.initial.end(), p, Contribution{});
+      break;
+    }
   }
   return layout;
 }
 
-Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::vector<Contribution>>& finals) {
+Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::vector<Contribution>>& finals,
+               const TrafficMatrix* traffic) {
   Verdict verdict;
   auto check = [&](int chip, int slot, const Contribution& want) {
     const Contribution& got = finals[chip][slot];
@@ -121,6 +142,10 @@ Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::ve
         break;
       case CollectiveKind::kAlltoall:
         for (int s = 0; s < p; ++s) check(r, p + s, contribution_of(s, r));
+        break;
+      case CollectiveKind::kAlltoallv:
+        for (int s = 0; s < p; ++s)
+          check(r, p + s, traffic_of(traffic, p).bytes(s, r) > 0 ? contribution_of(s, r) : Contribution{});
         break;
       case CollectiveKind::kBroadcast:
         for (int c = 0; c < chunks; ++c) check(r, c, contribution_of(kRoot, c));

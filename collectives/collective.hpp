@@ -6,11 +6,20 @@
 #include <string>
 #include <vector>
 
+#include "collectives/traffic_matrix.hpp"
 #include "collectives/transport.hpp"
 
 namespace ultrasim {
 
-enum class CollectiveKind { kAllreduce, kAllgather, kReducescatter, kAlltoall, kBroadcast, kReduce };
+enum class CollectiveKind {
+  kAllreduce,
+  kAllgather,
+  kReducescatter,
+  kAlltoall,
+  kBroadcast,
+  kReduce,
+  kAlltoallv
+};
 
 // The root of broadcast and reduce (a root parameter may come later).
 constexpr int kRoot = 0;
@@ -37,18 +46,25 @@ std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts);
 //   broadcast:      chunks slots; the root starts with its data in each, the others empty.
 //   reduce:         chunks slots; every chip starts with its own contribution in each; the root ends
 //                   with the sum.
+//   alltoallv:      as alltoall, with slot j of chip r sized traffic.bytes(r, j) and slot p+s sized
+//                   traffic.bytes(s, r): a chip learns what it sends and receives from its slot sizes.
+// `traffic`: alltoallv's p x p matrix (`bytes` is then unused); required for alltoallv (std::logic_error
+// if null or of another p), ignored by the other collectives.
 struct Layout {
   std::vector<std::uint64_t> slot_bytes;
   std::vector<Contribution> initial;
 };
-Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank);
+Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank,
+                   const TrafficMatrix* traffic = nullptr);
 
 // Checks the final slots of every chip. Returns the number of wrong (chip, chunk) results — the
-// analogue of nccl-tests' #wrong — and describes the first in `first_error`.
+// analogue of nccl-tests' #wrong — and describes the first in `first_error`. For alltoallv a slot whose
+// pair has zero bytes must stay empty (nothing moves for it); `traffic` as for make_layout.
 struct Verdict {
   std::uint64_t wrong = 0;
   std::string first_error;
 };
-Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::vector<Contribution>>& finals);
+Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::vector<Contribution>>& finals,
+               const TrafficMatrix* traffic = nullptr);
 
 }  // namespace ultrasim

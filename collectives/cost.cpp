@@ -57,6 +57,8 @@ double lower_bound_s(CollectiveKind kind, const CostInput& in) {
   const Topology& t = in.routes.topology();
   auto parts = even_chunks(in.bytes, p);
   const double n = static_cast<double>(in.bytes);
+  const TrafficMatrix traffic =
+      kind == CollectiveKind::kAlltoallv ? in.traffic_matrix() : TrafficMatrix::uniform(0, p);
   double slowest = 0;
   for (int r = 0; r < p; ++r) {
     double must = 0;  // bytes chip r must send or receive, whichever is larger
@@ -77,6 +79,10 @@ double lower_bound_s(CollectiveKind kind, const CostInput& in) {
       case CollectiveKind::kAlltoall:
         must = std::max(n - parts[r], static_cast<double>(p - 1) * parts[r]);
         break;
+      // Its row or its column, whichever is larger, own part excluded (it is copied locally).
+      case CollectiveKind::kAlltoallv:
+        must = static_cast<double>(traffic.fabric_load(r));
+        break;
       // The root sends (broadcast) or receives (reduce) at least the buffer; so does every other chip.
       case CollectiveKind::kBroadcast:
       case CollectiveKind::kReduce:
@@ -85,6 +91,7 @@ double lower_bound_s(CollectiveKind kind, const CostInput& in) {
     }
     slowest = std::max(slowest, must / t.injection_bandwidth(r));
   }
+  if (kind == CollectiveKind::kAlltoallv && slowest == 0) return 0;  // nothing crosses the fabric
   return in.routes.min_chip_latency() + in.transfer_overhead + slowest;
 }
 

@@ -35,6 +35,8 @@ const std::vector<AlgorithmEntry>& algorithms() {
       pairwise_alltoall(),
       bruck_alltoall(),
       ring_alltoall(),
+      direct_alltoallv(),
+      pairwise_alltoallv(),
   };
   // clang-format on
 

@@ -126,14 +126,23 @@ int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, 
 
 struct RunArgs {
   std::string topology, collective, algorithm, size, format = "table", trace, dtype = "float32", platform;
+  std::string traffic_matrix;  // alltoallv: the matrix file, instead of --size
   std::vector<std::string> sets, simgrid_config;
   std::uint64_t seed = 0;
 };
 
 int cmd_run(const RunArgs& args, const std::string& command) {
   check_choice("format", args.format, {"table", "json", "csv"});
-  CollectiveJob job{args.topology, args.collective, args.algorithm,       parse_bytes(args.size),
-                    args.dtype,    args.seed,       parse_sets(args.sets)};
+  // alltoallv's size comes from its matrix; --size alone makes the uniform one of that size.
+  if (!args.traffic_matrix.empty() && !args.size.empty())
+    throw InputError("give --size or --traffic-matrix, not both: an alltoallv's size is its matrix's");
+  if (args.size.empty() && args.traffic_matrix.empty())
+    throw InputError(args.collective == "alltoallv"
+                         ? "alltoallv needs --traffic-matrix FILE (or --size for a uniform one)"
+                         : "--size is required");
+  CollectiveJob job{
+      args.topology, args.collective, args.algorithm,        args.size.empty() ? 0 : parse_bytes(args.size),
+      args.dtype,    args.seed,       parse_sets(args.sets), args.traffic_matrix};
   PreparedJob prepared = prepare(job);
   std::unique_ptr<std::ofstream> trace;
   if (!args.trace.empty()) trace = open_output(args.trace, "trace");
@@ -176,12 +185,14 @@ int main(int argc, char** argv) {
   RunArgs run_args;
   auto* run = app.add_subcommand("run", "simulate one collective at one size");
   run->add_option("--topology", run_args.topology, "topology spec, e.g. trn3, switch:16")->required();
-  run->add_option("--collective", run_args.collective, "allreduce|allgather|reducescatter|alltoall")
+  run->add_option("--collective", run_args.collective, "collective name (ultrasim list collectives)")
       ->required();
   run->add_option("--algorithm", run_args.algorithm,
                   "algorithm name (ultrasim list algorithms), auto, or file:PATH (a JSON schedule)")
       ->required();
-  run->add_option("--size", run_args.size, "size in bytes, units allowed: 1MiB, 64MB")->required();
+  run->add_option("--size", run_args.size, "size in bytes, units allowed: 1MiB, 64MB (alltoallv: uniform)");
+  run->add_option("--traffic-matrix", run_args.traffic_matrix,
+                  "alltoallv: per-pair bytes, JSON or CSV, row = sender (instead of --size)");
   run->add_option("--set", run_args.sets, "override a parameter, name=value (repeatable)");
   run->add_option("--format", run_args.format, "table|json|csv");
   run->add_option("--trace", run_args.trace, "write a Chrome/Perfetto trace to FILE");

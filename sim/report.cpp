@@ -70,6 +70,13 @@ nlohmann::json run_json(const RunReport& r) {
       {"seed", r.job.job.seed},
       {"parameters", r.job.topology->params().to_json()},
   };
+  if (r.job.traffic) {  // alltoallv: where its size came from
+    const TrafficMatrix& traffic = *r.job.traffic;
+    out["traffic_matrix"] =
+        r.job.job.traffic_matrix.empty() ? nlohmann::json() : nlohmann::json(r.job.job.traffic_matrix);
+    out["traffic_total_bytes"] = traffic.total();
+    out["busiest_chip"] = traffic.busiest_chip();
+  }
   if (!r.result.verdict.first_error.empty()) out["first_error"] = r.result.verdict.first_error;
   if (!r.job.auto_ranking.empty()) {
     nlohmann::json ranking = nlohmann::json::array();

@@ -64,7 +64,7 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
     sg::Actor::create(topology.node(topology.chip(r)).name, platform.chip(r), [&, r] {
       try {
         SimTransport transport(fabric, r, p);
-        Layout layout = make_layout(kind, job.job.bytes, p, chunks, r);
+        Layout layout = make_layout(kind, job.job.bytes, p, chunks, r, job.traffic.get());
         Chip chip(transport, std::move(layout.slot_bytes), std::move(layout.initial), reduce_bandwidth);
         job.algorithm->run(chip);
         finals[r] = chip.slots();
@@ -95,7 +95,7 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
 
   SimResult result;
   result.time_s = p > 0 ? *std::max_element(finish.begin(), finish.end()) : 0.0;
-  result.verdict = verify(kind, p, chunks, finals);
+  result.verdict = verify(kind, p, chunks, finals, job.traffic.get());
   result.transfers = fabric.transfer_count();
   result.bytes_sent = fabric.bytes_sent();
   result.transfer_records = fabric.transfers();

@@ -165,4 +165,21 @@ class ForgetsAChild : public Algorithm {
   double model_s(const CostInput&) const override { return 0; }
 };
 
+// Direct all-to-allv that sends and receives every non-zero part but never copies its own (the diagonal).
+class ForgetsOwnPart : public Algorithm {
+ public:
+  void run(Chip& me) const override {
+    const int p = me.size(), r = me.rank();
+    std::vector<RequestPtr> received, all;
+    for (int s = 0; s < p; ++s)
+      if (s != r && me.slot_bytes(p + s) > 0) received.push_back(me.recv(s, 0));
+    all = received;
+    for (int d = 0; d < p; ++d)
+      if (d != r && me.slot_bytes(d) > 0) all.push_back(me.send_to(d, 0, d, p + r));
+    me.wait(all);
+    for (const auto& in : received) me.copy(in);
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
 }  // namespace ultrasim::test

@@ -127,8 +127,10 @@ int FakeRun::steps() const {
   return static_cast<int>(labels.size());
 }
 
-FakeRun run_on_fake(const Algorithm& algorithm, CollectiveKind kind, int p, std::uint64_t bytes,
-                    std::optional<double> reduce_bandwidth) {
+namespace {
+
+FakeRun run_threads(const Algorithm& algorithm, CollectiveKind kind, int p, std::uint64_t bytes,
+                    std::optional<double> reduce_bandwidth, const TrafficMatrix* traffic) {
   Shared shared;
   FakeRun run;
   run.finals.resize(p);
@@ -140,7 +142,7 @@ FakeRun run_on_fake(const Algorithm& algorithm, CollectiveKind kind, int p, std:
     threads.emplace_back([&, r] {
       try {
         RecordingTransport transport(shared, r, p, run.compute_seconds[r]);
-        Layout layout = make_layout(kind, bytes, p, chunks, r);
+        Layout layout = make_layout(kind, bytes, p, chunks, r, traffic);
         Chip chip(transport, layout.slot_bytes, layout.initial, reduce_bandwidth);
         algorithm.run(chip);
         run.finals[r] = chip.slots();
@@ -154,8 +156,21 @@ FakeRun run_on_fake(const Algorithm& algorithm, CollectiveKind kind, int p, std:
     if (!e.empty()) throw std::runtime_error(e);
   run.sent = shared.sent;
   std::sort(run.sent.begin(), run.sent.end());
-  run.verdict = verify(kind, p, chunks, run.finals);
+  run.verdict = verify(kind, p, chunks, run.finals, traffic);
   return run;
+}
+
+}  // namespace
+
+FakeRun run_on_fake(const Algorithm& algorithm, CollectiveKind kind, int p, std::uint64_t bytes,
+                    std::optional<double> reduce_bandwidth) {
+  const TrafficMatrix uniform = TrafficMatrix::uniform(bytes, p);
+  return run_threads(algorithm, kind, p, bytes, reduce_bandwidth, &uniform);
+}
+
+FakeRun run_on_fake(const Algorithm& algorithm, const TrafficMatrix& traffic) {
+  return run_threads(algorithm, CollectiveKind::kAlltoallv, traffic.p(), traffic.busiest_load(), std::nullopt,
+                     &traffic);
 }
 
 }  // namespace ultrasim::test

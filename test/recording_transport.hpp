@@ -29,8 +29,10 @@ struct FakeRun {
 };
 
 // Runs `algorithm` for `kind` over p chips and `bytes`; fails the test if a receive waits more than a
-// few seconds (a deadlocked schedule).
+// few seconds (a deadlocked schedule). An alltoallv runs the uniform matrix of `bytes`.
 FakeRun run_on_fake(const Algorithm& algorithm, CollectiveKind kind, int p, std::uint64_t bytes,
                     std::optional<double> reduce_bandwidth = std::nullopt);
+// Runs `algorithm` as an alltoallv of `traffic` over traffic.p() chips.
+FakeRun run_on_fake(const Algorithm& algorithm, const TrafficMatrix& traffic);
 
 }  // namespace ultrasim::test

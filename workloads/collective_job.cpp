@@ -6,6 +6,7 @@
 #include "collectives/schedule.hpp"
 #include "topology/errors.hpp"
 #include "topology/suggest.hpp"
+#include "workloads/traffic_matrix_file.hpp"
 
 namespace ultrasim {
 
@@ -33,8 +34,12 @@ int dtype_size(const std::string& dtype) {
 
 CostInput PreparedJob::cost_input() const {
   const ParamSet& params = topology->params();
-  return CostInput{*routes, p(), job.bytes, params.number("transfer_overhead"),
-                   params.optional_rate("reduce_bandwidth")};
+  return CostInput{*routes,
+                   p(),
+                   job.bytes,
+                   params.number("transfer_overhead"),
+                   params.optional_rate("reduce_bandwidth"),
+                   traffic.get()};
 }
 
 namespace {
@@ -77,6 +82,11 @@ PreparedJob prepare(const CollectiveJob& job) {
     candidates.push_back(&find_algorithm(job.collective, job.algorithm));
   }
   dtype_size(job.dtype);
+  const bool alltoallv = prepared.collective->kind == CollectiveKind::kAlltoallv;
+  if (!job.traffic_matrix.empty()) {
+    if (!alltoallv) throw InputError("--traffic-matrix applies to alltoallv only, not to " + job.collective);
+    prepared.traffic = std::make_unique<TrafficMatrix>(read_traffic_matrix(job.traffic_matrix));
+  }
   std::vector<ParamSpec> params = model_params();  // plus the candidates' own, each name once
   for (const AlgorithmEntry* entry : candidates)
     for (const ParamSpec& spec : entry->params)
@@ -84,6 +94,15 @@ PreparedJob prepare(const CollectiveJob& job) {
         params.push_back(spec);
   prepared.topology = std::make_unique<Topology>(make_topology(job.topology, params, job.overrides));
   prepared.routes = std::make_unique<Routes>(*prepared.topology);
+  if (alltoallv) {
+    if (!prepared.traffic)
+      prepared.traffic = std::make_unique<TrafficMatrix>(TrafficMatrix::uniform(job.bytes, prepared.p()));
+    if (prepared.traffic->p() != prepared.p())
+      throw InputError("traffic matrix '" + job.traffic_matrix + "' is " +
+                       std::to_string(prepared.traffic->p()) + " x " + std::to_string(prepared.traffic->p()) +
+                       " but topology '" + job.topology + "' has " + std::to_string(prepared.p()) + " chips");
+    prepared.job.bytes = prepared.traffic->busiest_load();  // all-to-allv's size
+  }
   prepared.entry = candidates.front();
   if (schedule && schedule->chips != prepared.p())
     throw InputError(schedule->source + ": the schedule is for " + std::to_string(schedule->chips) +

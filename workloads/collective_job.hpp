@@ -22,6 +22,9 @@ struct CollectiveJob {
   std::string dtype = "float32";
   std::uint64_t seed = 0;  // recorded; nothing in these algorithms is random yet
   std::vector<std::pair<std::string, std::string>> overrides;  // --set name=value
+  // alltoallv only: the file of per-pair bytes (workloads/traffic_matrix_file.hpp); empty = the uniform
+  // matrix of `bytes` (TrafficMatrix::uniform).
+  std::string traffic_matrix = {};
 };
 
 // Parameters of the simulation model itself (not of a topology), settable with --set.
@@ -40,13 +43,16 @@ struct PreparedJob {
   // With "file:PATH": the entry built from the schedule file (entry points to it); null otherwise.
   std::unique_ptr<AlgorithmEntry> schedule_entry;
   std::unique_ptr<Algorithm> algorithm;
+  // alltoallv: the matrix it runs (read from the file or uniform); job.bytes is then its busiest_load().
+  std::unique_ptr<TrafficMatrix> traffic;
   // With "auto": every candidate's model_s, smallest first (ties in registry order); empty otherwise.
   std::vector<std::pair<std::string, double>> auto_ranking;
   CostInput cost_input() const;
   int p() const { return topology->chip_count(); }
 };
 
-// Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set).
+// Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set), a
+// traffic matrix for another collective than alltoallv, or one whose p is not the topology's chip count.
 // With algorithm "auto", evaluates every algorithm of the collective on this topology and size and keeps
 // the one with the smallest model_s (model_s is exact only where the algorithm meets no contention).
 // With algorithm "file:PATH", loads the schedule (collectives/schedule.hpp) and runs it; the file's

@@ -164,7 +164,10 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
                                                           {"alltoall", "direct"},
                                                           {"alltoall", "pairwise"},
                                                           {"alltoall", "bruck"},
-                                                          {"alltoall", "ring"}}) {
+                                                          {"alltoall", "ring"},
+
+                                                          {"alltoallv", "direct"},
+                                                          {"alltoallv", "pairwise"}}) {
       auto j = run_json(
           {"--topology", "trn3", "--collective", collective, "--algorithm", algorithm, "--size", size});
       INFO(collective << " " << algorithm << " " << size);
