@@ -87,6 +87,7 @@ AlgorithmEntry hierarchical_reducescatter();
 AlgorithmEntry switch_reduce_allreduce();
 AlgorithmEntry bruck_alltoall();
 AlgorithmEntry ring_alltoall();
+AlgorithmEntry hierarchical_alltoall();
 AlgorithmEntry direct_alltoallv();
 AlgorithmEntry pairwise_alltoallv();
 

@@ -101,6 +101,10 @@ Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, 
       layout.slot_bytes.insert(layout.slot_bytes.end(), p, parts[rank]);
       for (int j = 0; j < p; ++j) layout.initial.push_back(contribution_of(rank, j));
       layout.initial.insert(layout.initial.end(), p, Contribution{});
+      if (chunks > p) {
+        layout.slot_bytes.insert(layout.slot_bytes.end(), chunks - p, 0);
+        layout.initial.insert(layout.initial.end(), chunks - p, Contribution{});
+      }
       break;
     }
     case CollectiveKind::kAlltoallv: {

@@ -42,7 +42,8 @@ std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts);
 //   allreduce:      chunks slots; every chip starts with its own contribution in each.
 //   reducescatter:  p slots (chunk c = the part chip c ends with); every chip starts full.
 //   allgather:      p slots; chip r starts with only slot r (its contribution).
-//   alltoall:       2p slots: 0..p-1 what r sends to each chip, p..2p-1 what r receives from each.
+//   alltoall:       2p slots: 0..p-1 what r sends to each chip, p..2p-1 what r receives from each; then
+//                   chunks - p empty scratch slots (parts in transit) when an algorithm asks for more.
 //   broadcast:      chunks slots; the root starts with its data in each, the others empty.
 //   reduce:         chunks slots; every chip starts with its own contribution in each; the root ends
 //                   with the sum.

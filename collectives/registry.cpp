@@ -35,6 +35,7 @@ const std::vector<AlgorithmEntry>& algorithms() {
       pairwise_alltoall(),
       bruck_alltoall(),
       ring_alltoall(),
+      hierarchical_alltoall(),
       direct_alltoallv(),
       pairwise_alltoallv(),
   };

@@ -79,3 +79,27 @@ TEST_CASE("a hierarchical all-reduce that forgets the phases across groups is ca
   auto r = run_on_fake(*mutant, CollectiveKind::kAllreduce, 8, 8000);
   CHECK(r.verdict.wrong == 8 * 8);  // every chunk of every chip lacks the other group's contributions
 }
+
+TEST_CASE(
+    "hierarchical all-to-all: parts go to the column owner inside the group, then across in one message") {
+  const AlgorithmEntry& entry = find_algorithm("alltoall", "hierarchical");
+  ParamSet params(entry.params);
+  params.apply({{"groups", "4"}});
+  auto r = run_on_fake(*entry.make(params), CollectiveKind::kAlltoall, 8, 8000);
+  CHECK(r.verdict.wrong == 0);
+  CHECK(r.steps() == 2);
+  for (int c = 0; c < 8; ++c)
+    CHECK(r.bytes_sent_by(c) == 3 * 2000 + 4000);  // 3 peers x 2 parts; 4 parts across
+  for (const auto& s : r.sent) {
+    bool across = s.src / 4 != s.dst / 4;
+    CHECK(across == (s.step == 1));
+    if (across) CHECK(s.dst % 4 == s.src % 4);  // only between chips of the same column
+  }
+  for (const char* groups : {"1", "2", "3", "5", "100"})
+    for (int p : {1, 7, 12, 13}) {
+      ParamSet uneven(entry.params);
+      uneven.apply({{"groups", groups}});
+      INFO("groups=" << groups << " p=" << p);
+      CHECK(run_on_fake(*entry.make(uneven), CollectiveKind::kAlltoall, p, 1000003).verdict.wrong == 0);
+    }
+}

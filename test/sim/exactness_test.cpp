@@ -118,6 +118,23 @@ TEST_CASE("hierarchical collectives with equal groups on a switch match model_s 
         }
 }
 
+TEST_CASE("hierarchical all-to-all with equal groups on a switch: 2a + ((g-1)G + (G-1)g) c/B, exact") {
+  for (const auto& [topology, groups] : std::vector<std::pair<std::string, std::string>>{
+           {"switch:16", "4"}, {"switch:12", "3"}, {"switch:144", "12"}})
+    for (const char* size : {"1KiB", "1048579", "64MiB"}) {
+      auto j = run_json({"--topology", topology, "--collective", "alltoall", "--algorithm", "hierarchical",
+                         "--size", size, "--set", "groups=" + groups});
+      INFO(topology << " " << size);
+      CHECK(j["verified"] == true);
+      CHECK(std::abs(j["time_s"].get<double>() - j["model_s"].get<double>()) <=
+            1e-3 * j["model_s"].get<double>());
+    }
+  // By hand on switch:16, 4 groups of 4, 64 MiB: c = 4 MiB; 12 parts out in each step.
+  auto j = run_json({"--topology", "switch:16", "--collective", "alltoall", "--algorithm", "hierarchical",
+                     "--size", "64MiB", "--set", "groups=4"});
+  CHECK(j["time_s"].get<double>() == Approx(2 * 1e-6 + 24 * 4194304 / 100e9).epsilon(1e-9));
+}
+
 TEST_CASE("in-switch all-reduce on switch:N: 2a + n/B + (n/D)(1/B + 1/R) with D slices, exact") {
   for (int p : {2, 3, 8, 16, 144})
     for (const char* depth : {"1", "16"})
@@ -165,6 +182,7 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
                                                           {"alltoall", "pairwise"},
                                                           {"alltoall", "bruck"},
                                                           {"alltoall", "ring"},
+                                                          {"alltoall", "hierarchical"},
 
                                                           {"alltoallv", "direct"},
                                                           {"alltoallv", "pairwise"}}) {
