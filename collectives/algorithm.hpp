@@ -75,5 +75,6 @@ AlgorithmEntry recursive_halving_reducescatter();
 AlgorithmEntry recursive_doubling_allgather();
 AlgorithmEntry scatter_allgather_broadcast();
 AlgorithmEntry reducescatter_gather_reduce();
+AlgorithmEntry double_binary_tree_allreduce();
 
 }  // namespace ultrasim

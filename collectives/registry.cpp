@@ -14,6 +14,7 @@ const std::vector<AlgorithmEntry>& algorithms() {
       rabenseifner_allreduce(),
       one_shot_allreduce(),
       two_shot_allreduce(),
+      double_binary_tree_allreduce(),
       ring_allgather(),
       direct_allgather(),
       bruck_allgather(),
