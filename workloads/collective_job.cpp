@@ -36,6 +36,21 @@ CostInput PreparedJob::cost_input() const {
                    params.optional_rate("reduce_bandwidth")};
 }
 
+namespace {
+
+// The parameters a run declares: the model's, then each candidate algorithm's own. A name declared twice
+// (pipeline_chunks) keeps its first declaration, so the first candidate's default is the one in effect.
+std::vector<ParamSpec> declared_params(const std::vector<const AlgorithmEntry*>& candidates) {
+  std::vector<ParamSpec> params = model_params();
+  for (const AlgorithmEntry* entry : candidates)
+    for (const ParamSpec& spec : entry->params)
+      if (std::none_of(params.begin(), params.end(), [&](const ParamSpec& s) { return s.name == spec.name; }))
+        params.push_back(spec);
+  return params;
+}
+
+}  // namespace
+
 PreparedJob prepare(const CollectiveJob& job) {
   PreparedJob prepared;
   prepared.job = job;
@@ -48,21 +63,27 @@ PreparedJob prepare(const CollectiveJob& job) {
     candidates.push_back(&find_algorithm(job.collective, job.algorithm));
   }
   dtype_size(job.dtype);
-  std::vector<ParamSpec> params = model_params();  // plus the candidates' own, each name once
-  for (const AlgorithmEntry* entry : candidates)
-    for (const ParamSpec& spec : entry->params)
-      if (std::none_of(params.begin(), params.end(), [&](const ParamSpec& s) { return s.name == spec.name; }))
-        params.push_back(spec);
-  prepared.topology = std::make_unique<Topology>(make_topology(job.topology, params, job.overrides));
-  prepared.routes = std::make_unique<Routes>(*prepared.topology);
+  auto build = [&] {
+    prepared.routes.reset();
+    prepared.topology =
+        std::make_unique<Topology>(make_topology(job.topology, declared_params(candidates), job.overrides));
+    prepared.routes = std::make_unique<Routes>(*prepared.topology);
+  };
+  build();
   prepared.entry = candidates.front();
   if (job.algorithm == "auto") {
-    for (const AlgorithmEntry* entry : candidates)
-      prepared.auto_ranking.emplace_back(
-          entry->name, entry->make(prepared.topology->params())->model_s(prepared.cost_input()));
+    for (const AlgorithmEntry* entry : candidates) {
+      ParamSet own(entry->params);  // each candidate with its own defaults, unless the user set them
+      own.apply_known(job.overrides);
+      prepared.auto_ranking.emplace_back(entry->name, entry->make(own)->model_s(prepared.cost_input()));
+    }
     std::stable_sort(prepared.auto_ranking.begin(), prepared.auto_ranking.end(),
                      [](const auto& a, const auto& b) { return a.second < b.second; });
     prepared.entry = &find_algorithm(job.collective, prepared.auto_ranking.front().first);
+    // Declare the picked algorithm's parameters first, so that they are the ones in effect and reported.
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [&](const AlgorithmEntry* entry) { return entry == prepared.entry; });
+    build();
   }
   prepared.algorithm = prepared.entry->make(prepared.topology->params());
   return prepared;

@@ -81,6 +81,8 @@ TEST_CASE(
                          {"reducescatter", "recursive-halving", "switch:", {2, 4, 8, 16, 128}},
                          {"allreduce", "one-shot", "switch:", any},
                          {"allreduce", "two-shot", "switch:", any},
+                         {"allreduce", "double-binary-tree", "switch:", {2}},
+                         {"allreduce", "double-binary-tree", "ring:", {2}},
                          {"allgather", "direct", "switch:", any},
                          {"reducescatter", "direct", "switch:", any},
                          {"alltoall", "pairwise", "switch:", any},
@@ -106,6 +108,23 @@ TEST_CASE("with folded chips, recursive doubling contends and model_s is a lower
   }
 }
 
+TEST_CASE(
+    "the double binary tree's children and parents do not wait for each other: model_s is a lower bound") {
+  // On 2 chips each chip has one peer: it sends its half up, then the summed other half down, n/B in
+  // all, and the peer's first chunk arrives while it still sends: n/B + a.
+  auto two = run_json({"--topology", "switch:2", "--collective", "allreduce", "--algorithm",
+                       "double-binary-tree", "--size", "64MiB"});
+  CHECK(two["time_s"].get<double>() == Approx(67108864 / 100e9 + 1e-6).epsilon(1e-9));
+  // From 3 chips on, a chip's two children (reduce) or two parents (broadcast) can send to it at once.
+  for (const char* topology : {"switch:3", "switch:8", "switch:144", "ring:8", "trn3"}) {
+    auto j = run_json({"--topology", topology, "--collective", "allreduce", "--algorithm",
+                       "double-binary-tree", "--size", "64MiB"});
+    INFO(topology << ": time " << j["time_s"] << " model " << j["model_s"]);
+    CHECK(j["verified"] == true);
+    CHECK(j["time_s"].get<double>() >= j["model_s"].get<double>() * (1 - 1e-9));
+  }
+}
+
 TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 MiB and 1 GiB") {
   for (const char* size : {"1MiB", "1GiB"})
     for (const auto& [collective, algorithm] :
@@ -115,6 +134,7 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
                                                           {"allreduce", "rabenseifner"},
                                                           {"allreduce", "one-shot"},
                                                           {"allreduce", "two-shot"},
+                                                          {"allreduce", "double-binary-tree"},
                                                           {"alltoall", "direct"},
                                                           {"alltoall", "pairwise"}}) {
       auto j = run_json(
