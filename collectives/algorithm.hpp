@@ -31,7 +31,8 @@ struct CostInput {
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
-  // How many chunks the buffer is cut into (all-reduce); the other collectives use p.
+  // How many chunks (slots) the buffer is cut into: any number for all-reduce, broadcast and reduce, a
+  // multiple of p for all-gather and reduce-scatter (each chip's part cut into chunks/p); all-to-all uses p.
   virtual int chunks(int p) const { return p; }
   // The per-chip program: runs on every chip's actor with that chip's view.
   virtual void run(Chip& me) const = 0;
