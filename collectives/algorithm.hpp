@@ -33,7 +33,8 @@ struct CostInput {
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
-  // How many chunks the buffer is cut into (all-reduce); the other collectives use p.
+  // How many chunks (slots) the buffer is cut into: any number for all-reduce, broadcast and reduce, a
+  // multiple of p for all-gather and reduce-scatter (each chip's part cut into chunks/p); all-to-all uses p.
   virtual int chunks(int p) const { return p; }
   // Called once with the topology the algorithm will run on, before chunks, run and model_s (not on the
   // recording fake). Algorithms that follow the topology's structure (hierarchical groups) read it here;
@@ -90,5 +91,6 @@ AlgorithmEntry ring_alltoall();
 AlgorithmEntry hierarchical_alltoall();
 AlgorithmEntry direct_alltoallv();
 AlgorithmEntry pairwise_alltoallv();
+AlgorithmEntry double_binary_tree_allreduce();
 
 }  // namespace ultrasim

@@ -70,6 +70,18 @@ std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts) {
   return out;
 }
 
+std::vector<std::uint64_t> part_slots(std::uint64_t bytes, int p, int chunks) {
+  if (p < 1 || chunks < p || chunks % p != 0)
+    throw std::logic_error("part_slots: " + std::to_string(chunks) + " slots do not cut " +
+                           std::to_string(p) + " parts evenly");
+  std::vector<std::uint64_t> slots;
+  for (std::uint64_t part : even_chunks(bytes, p)) {
+    auto pieces = even_chunks(part, chunks / p);
+    slots.insert(slots.end(), pieces.begin(), pieces.end());
+  }
+  return slots;
+}
+
 Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank,
                    const TrafficMatrix* traffic) {
   Layout layout;
@@ -85,13 +97,14 @@ Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, 
       for (int c = 0; c < chunks; ++c) layout.initial.push_back(contribution_of(rank, c));
       break;
     case CollectiveKind::kReducescatter:
-      layout.slot_bytes = even_chunks(bytes, p);
-      for (int c = 0; c < p; ++c) layout.initial.push_back(contribution_of(rank, c));
+      layout.slot_bytes = part_slots(bytes, p, chunks);
+      for (int s = 0; s < chunks; ++s) layout.initial.push_back(contribution_of(rank, s));
       break;
     case CollectiveKind::kAllgather:
-      layout.slot_bytes = even_chunks(bytes, p);
-      layout.initial.assign(p, Contribution{});
-      layout.initial[rank] = contribution_of(rank, rank);
+      layout.slot_bytes = part_slots(bytes, p, chunks);
+      layout.initial.assign(chunks, Contribution{});
+      for (int s = rank * (chunks / p); s < (rank + 1) * (chunks / p); ++s)
+        layout.initial[s] = contribution_of(rank, s);
       break;
     case CollectiveKind::kAlltoall: {
       // Chunk j of every sender is the part destined to chip j, so chip r receives p chunks of size
@@ -131,18 +144,18 @@ Verdict verify(CollectiveKind kind, int p, int chunks, const std::vector<std::ve
   std::vector<Contribution> totals;
   if (kind == CollectiveKind::kAllreduce || kind == CollectiveKind::kReduce ||
       kind == CollectiveKind::kReducescatter)
-    for (int c = 0; c < (kind == CollectiveKind::kReducescatter ? p : chunks); ++c)
-      totals.push_back(full(p, c));
+    for (int c = 0; c < chunks; ++c) totals.push_back(full(p, c));
+  const int per_part = chunks / p;  // all-gather and reduce-scatter: slots per chip's part
   for (int r = 0; r < p; ++r) {
     switch (kind) {
       case CollectiveKind::kAllreduce:
         for (int c = 0; c < chunks; ++c) check(r, c, totals[c]);
         break;
       case CollectiveKind::kReducescatter:
-        check(r, r, totals[r]);
+        for (int s = r * per_part; s < (r + 1) * per_part; ++s) check(r, s, totals[s]);
         break;
       case CollectiveKind::kAllgather:
-        for (int c = 0; c < p; ++c) check(r, c, contribution_of(c, c));
+        for (int s = 0; s < chunks; ++s) check(r, s, contribution_of(s / per_part, s));
         break;
       case CollectiveKind::kAlltoall:
         for (int s = 0; s < p; ++s) check(r, p + s, contribution_of(s, r));

@@ -38,10 +38,15 @@ const CollectiveInfo& find_collective(const std::string& name);
 // Splits `bytes` into `parts` chunks, the first bytes mod parts one byte larger (never truncates).
 std::vector<std::uint64_t> even_chunks(std::uint64_t bytes, int parts);
 
+// The p parts of `bytes` (even_chunks), each cut into chunks/p slots: part c is slots c*m .. c*m+m-1 with
+// m = chunks/p. Throws std::logic_error unless chunks is a positive multiple of p.
+std::vector<std::uint64_t> part_slots(std::uint64_t bytes, int p, int chunks);
+
 // The buffer of one chip for a collective of `bytes` over p chips, cut in `chunks` chunks:
 //   allreduce:      chunks slots; every chip starts with its own contribution in each.
-//   reducescatter:  p slots (chunk c = the part chip c ends with); every chip starts full.
-//   allgather:      p slots; chip r starts with only slot r (its contribution).
+//   reducescatter:  chunks slots, a multiple of p (part_slots: part c = what chip c ends with, usually one
+//                   slot); every chip starts full.
+//   allgather:      chunks slots, a multiple of p (part_slots); chip r starts with only its part.
 //   alltoall:       2p slots: 0..p-1 what r sends to each chip, p..2p-1 what r receives from each; then
 //                   chunks - p empty scratch slots (parts in transit) when an algorithm asks for more.
 //   broadcast:      chunks slots; the root starts with its data in each, the others empty.

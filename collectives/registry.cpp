@@ -12,6 +12,7 @@ const std::vector<AlgorithmEntry>& algorithms() {
       bidir_ring_allreduce(),
       recursive_doubling_allreduce(),
       rabenseifner_allreduce(),
+      double_binary_tree_allreduce(),
       one_shot_allreduce(),
       two_shot_allreduce(),
       hierarchical_allreduce(),

@@ -1,7 +1,8 @@
 // Ring all-gather (the second half of the ring all-reduce; Patarasuk & Yuan 2009).
 //   p-1 steps: send the chunk last received (first, one's own) right, receive the next from the left.
 // model_s: the pass evaluated step by step under α-β (ring_passes_time); on a homogeneous ring
-// (p-1)(α + ceil(n/p)/β).
+// (p-1)(α + ceil(n/p)/β). pipeline_chunks = k > 1 sends each chunk as k pieces (each chip's part is k
+// slots), each forwarded as soon as it arrives: about (p-1) max(c/β, α + c/(kβ)) + (k-1)c/(kβ).
 #include "collectives/algorithm.hpp"
 
 #include "collectives/ring_pass.hpp"
@@ -11,15 +12,27 @@ namespace {
 
 class RingAllgather : public Algorithm {
  public:
-  void run(Chip& me) const override { ring_pass(me, 0, 0, OnArrival::kKeep); }
-  double model_s(const CostInput& in) const override { return ring_passes_time(in, {{0, OnArrival::kKeep}}); }
+  explicit RingAllgather(int pieces) : pieces_(pieces) {}
+  int chunks(int p) const override { return p * pieces_; }
+  void run(Chip& me) const override { ring_passes(me, 0, {{0, OnArrival::kKeep}}, pieces_); }
+  double model_s(const CostInput& in) const override {
+    return ring_passes_time(in, {{0, OnArrival::kKeep}}, pieces_, part_slots(in.bytes, in.p, chunks(in.p)));
+  }
+
+ private:
+  int pieces_;
 };
 
 }  // namespace
 
 AlgorithmEntry ring_allgather() {
-  return {"allgather", "ring", "p-1 steps around a ring, forwarding each chunk",
-          [](const ParamSet&) { return std::make_unique<RingAllgather>(); }};
+  return {"allgather",
+          "ring",
+          "p-1 steps around a ring, forwarding each chunk",
+          [](const ParamSet& p) {
+            return std::make_unique<RingAllgather>(static_cast<int>(p.number("pipeline_chunks")));
+          },
+          {ring_pipeline_param()}};
 }
 
 }  // namespace ultrasim

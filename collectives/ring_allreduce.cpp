@@ -7,6 +7,10 @@
 // textbook 2(p-1)(α + n/(pβ)) + (p-1) n/(pR) with R the reduce bandwidth (ceil(n/p) when p does not divide
 // n: every step some chip sends a larger chunk). On a heterogeneous ring a chip's next send starts as its
 // previous flow ends, so latency on a slow hop is paid once per chain, not once per step.
+// pipeline_chunks = k > 1 sends each step's chunk as k pieces (NCCL's slices; chunks(p) = kp slots), a
+// chip forwarding piece i as soon as it has reduced it: a step then costs about max(n/(pβ), n/(pR),
+// α + n/(kpβ) + n/(kpR)) instead of α + n/(pβ) + n/(pR). Still one flow per link direction at a time, so
+// still exact where the unpipelined ring is.
 #include "collectives/algorithm.hpp"
 
 #include "collectives/ring_pass.hpp"
@@ -14,23 +18,32 @@
 namespace ultrasim {
 namespace {
 
+// Reduce-scatter (chip r ends holding the sum of chunk r+1), then all-gather of the finished chunks.
+const std::vector<RingPass> kPasses{{0, OnArrival::kReduce}, {1, OnArrival::kKeep}};
+
 class RingAllreduce : public Algorithm {
  public:
-  void run(Chip& me) const override {
-    const int p = me.size();
-    ring_pass(me, 0, 0, OnArrival::kReduce);    // chip r now holds the sum of chunk r+1
-    ring_pass(me, p - 1, 1, OnArrival::kKeep);  // every chip receives every finished chunk
-  }
+  explicit RingAllreduce(int pieces) : pieces_(pieces) {}
+  int chunks(int p) const override { return p * pieces_; }
+  void run(Chip& me) const override { ring_passes(me, 0, kPasses, pieces_); }
   double model_s(const CostInput& in) const override {
-    return ring_passes_time(in, {{0, OnArrival::kReduce}, {1, OnArrival::kKeep}});
+    return ring_passes_time(in, kPasses, pieces_, even_chunks(in.bytes, chunks(in.p)));
   }
+
+ private:
+  int pieces_;
 };
 
 }  // namespace
 
 AlgorithmEntry ring_allreduce() {
-  return {"allreduce", "ring", "reduce-scatter then all-gather around a ring, 2(p-1) steps",
-          [](const ParamSet&) { return std::make_unique<RingAllreduce>(); }};
+  return {"allreduce",
+          "ring",
+          "reduce-scatter then all-gather around a ring, 2(p-1) steps",
+          [](const ParamSet& p) {
+            return std::make_unique<RingAllreduce>(static_cast<int>(p.number("pipeline_chunks")));
+          },
+          {ring_pipeline_param()}};
 }
 
 }  // namespace ultrasim

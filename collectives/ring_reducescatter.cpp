@@ -1,7 +1,9 @@
 // Ring reduce-scatter (the first half of the ring all-reduce; Patarasuk & Yuan 2009).
 //   p-1 steps: send a chunk right, receive one from the left, add it; chip r ends owning chunk r.
 // model_s: the pass evaluated step by step under α-β (ring_passes_time); on a homogeneous ring
-// (p-1)(α + ceil(n/p)/β + ceil(n/p)/R).
+// (p-1)(α + ceil(n/p)/β + ceil(n/p)/R). pipeline_chunks = k > 1 sends each chunk as k pieces (each
+// part is k slots), a chip reducing piece i while piece i-1 leaves: a step costs about
+// max(c/β, c/R, α + c/(kβ) + c/(kR)) once the pipeline is full.
 #include "collectives/algorithm.hpp"
 
 #include "collectives/ring_pass.hpp"
@@ -11,17 +13,28 @@ namespace {
 
 class RingReducescatter : public Algorithm {
  public:
-  void run(Chip& me) const override { ring_pass(me, 0, -1, OnArrival::kReduce); }
+  explicit RingReducescatter(int pieces) : pieces_(pieces) {}
+  int chunks(int p) const override { return p * pieces_; }
+  void run(Chip& me) const override { ring_passes(me, 0, {{-1, OnArrival::kReduce}}, pieces_); }
   double model_s(const CostInput& in) const override {
-    return ring_passes_time(in, {{-1, OnArrival::kReduce}});
+    return ring_passes_time(in, {{-1, OnArrival::kReduce}}, pieces_,
+                            part_slots(in.bytes, in.p, chunks(in.p)));
   }
+
+ private:
+  int pieces_;
 };
 
 }  // namespace
 
 AlgorithmEntry ring_reducescatter() {
-  return {"reducescatter", "ring", "p-1 steps around a ring, reducing as chunks pass",
-          [](const ParamSet&) { return std::make_unique<RingReducescatter>(); }};
+  return {"reducescatter",
+          "ring",
+          "p-1 steps around a ring, reducing as chunks pass",
+          [](const ParamSet& p) {
+            return std::make_unique<RingReducescatter>(static_cast<int>(p.number("pipeline_chunks")));
+          },
+          {ring_pipeline_param()}};
 }
 
 }  // namespace ultrasim

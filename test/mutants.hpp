@@ -4,6 +4,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "collectives/direct_phases.hpp"
+#include "collectives/double_binary_tree.hpp"
 #include "collectives/ring_pass.hpp"
 
 namespace ultrasim::test {
@@ -178,6 +179,33 @@ class ForgetsOwnPart : public Algorithm {
       if (d != r && me.slot_bytes(d) > 0) all.push_back(me.send_to(d, 0, d, p + r));
     me.wait(all);
     for (const auto& in : received) me.copy(in);
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
+// Double binary tree whose chips pass a chunk up as soon as it holds its first child's part, without
+// waiting for the second child's (the pipelining bug of a missing dependency). 4 chunks per tree.
+class SendsBeforeSecondChild : public Algorithm {
+ public:
+  int chunks(int) const override { return 2 * 4; }
+  void run(Chip& me) const override {
+    const auto transfers = two_tree_schedule(me.size(), 4);
+    std::vector<char> taken(transfers.size(), 0);
+    auto take = [&](int i) {
+      if (taken[i]++) return;
+      auto in = me.recv(transfers[i].src, transfers[i].round);
+      me.wait({in});
+      me.accept(in, transfers[i].reduce ? OnArrival::kReduce : OnArrival::kKeep);
+    };
+    for (const TreeTransfer& t : transfers) {
+      if (t.src != me.rank()) continue;
+      if (!t.needs.empty()) take(t.reduce ? t.needs.front() : t.needs.back());  // the bug: one of two
+      for (int i : t.needs)
+        if (!t.reduce) take(i);
+      me.wait({me.send(t.dst, t.round, {t.slot})});
+    }
+    for (std::size_t i = 0; i < transfers.size(); ++i)
+      if (transfers[i].dst == me.rank()) take(static_cast<int>(i));
   }
   double model_s(const CostInput&) const override { return 0; }
 };

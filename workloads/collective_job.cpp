@@ -63,6 +63,17 @@ std::unique_ptr<Algorithm> make_placed(const AlgorithmEntry& entry, const Topolo
   return algorithm;
 }
 
+// The parameters a run declares: the model's, then each candidate algorithm's own. A name declared twice
+// (pipeline_chunks) keeps its first declaration, so the first candidate's default is the one in effect.
+std::vector<ParamSpec> declared_params(const std::vector<const AlgorithmEntry*>& candidates) {
+  std::vector<ParamSpec> params = model_params();
+  for (const AlgorithmEntry* entry : candidates)
+    for (const ParamSpec& spec : entry->params)
+      if (std::none_of(params.begin(), params.end(), [&](const ParamSpec& s) { return s.name == spec.name; }))
+        params.push_back(spec);
+  return params;
+}
+
 }  // namespace
 
 PreparedJob prepare(const CollectiveJob& job) {
@@ -87,13 +98,13 @@ PreparedJob prepare(const CollectiveJob& job) {
     if (!alltoallv) throw InputError("--traffic-matrix applies to alltoallv only, not to " + job.collective);
     prepared.traffic = std::make_unique<TrafficMatrix>(read_traffic_matrix(job.traffic_matrix));
   }
-  std::vector<ParamSpec> params = model_params();  // plus the candidates' own, each name once
-  for (const AlgorithmEntry* entry : candidates)
-    for (const ParamSpec& spec : entry->params)
-      if (std::none_of(params.begin(), params.end(), [&](const ParamSpec& s) { return s.name == spec.name; }))
-        params.push_back(spec);
-  prepared.topology = std::make_unique<Topology>(make_topology(job.topology, params, job.overrides));
-  prepared.routes = std::make_unique<Routes>(*prepared.topology);
+  auto build = [&] {
+    prepared.routes.reset();
+    prepared.topology =
+        std::make_unique<Topology>(make_topology(job.topology, declared_params(candidates), job.overrides));
+    prepared.routes = std::make_unique<Routes>(*prepared.topology);
+  };
+  build();
   if (alltoallv) {
     if (!prepared.traffic)
       prepared.traffic = std::make_unique<TrafficMatrix>(TrafficMatrix::uniform(job.bytes, prepared.p()));
@@ -108,19 +119,32 @@ PreparedJob prepare(const CollectiveJob& job) {
     throw InputError(schedule->source + ": the schedule is for " + std::to_string(schedule->chips) +
                      " chips, but topology " + job.topology + " has " + std::to_string(prepared.p()));
   if (job.algorithm == "auto") {
-    // Candidates that cannot run here (switch-reduce without reducing switches) are left out.
+    // Each candidate with its own defaults unless the user set them; candidates that cannot run here
+    // (switch-reduce without reducing switches) are left out.
     for (const AlgorithmEntry* entry : candidates) {
+      ParamSet own = prepared.topology->params();
+      for (const ParamSpec& spec : entry->params)
+        if (std::none_of(job.overrides.begin(), job.overrides.end(),
+                         [&](const auto& o) { return o.first == spec.name; }))
+          own.apply({{spec.name, spec.default_value}});
       std::unique_ptr<Algorithm> candidate;
       try {
-        candidate = make_placed(*entry, *prepared.topology);
+        candidate = entry->make(own);
+        candidate->place(*prepared.topology);
       } catch (const InputError&) {
         continue;
       }
       prepared.auto_ranking.emplace_back(entry->name, candidate->model_s(prepared.cost_input()));
     }
+    if (prepared.auto_ranking.empty())
+      throw InputError("no " + job.collective + " algorithm can run on topology " + job.topology);
     std::stable_sort(prepared.auto_ranking.begin(), prepared.auto_ranking.end(),
                      [](const auto& a, const auto& b) { return a.second < b.second; });
     prepared.entry = &find_algorithm(job.collective, prepared.auto_ranking.front().first);
+    // Declare the picked algorithm's parameters first, so that they are the ones in effect and reported.
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [&](const AlgorithmEntry* entry) { return entry == prepared.entry; });
+    build();
   }
   prepared.algorithm = make_placed(*prepared.entry, *prepared.topology);
   return prepared;

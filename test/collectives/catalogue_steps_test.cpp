@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "collectives/chain.hpp"
+#include "collectives/cost.hpp"
+#include "collectives/double_binary_tree.hpp"
 #include "mutants.hpp"
 #include "recording_transport.hpp"
 
@@ -202,4 +204,38 @@ TEST_CASE("all-to-all mutants that misplace or miss parts are caught by the veri
     auto r = run_on_fake(test::RelaysOneStepShort(), CollectiveKind::kAlltoall, 5, 1000);
     CHECK(r.verdict.wrong == 5);  // every chip misses its right neighbour's part, p-1 hops away
   }
+}
+
+TEST_CASE("the double binary tree sends each half up both trees and passes it down to each child") {
+  ParamSet params(find_algorithm("allreduce", "double-binary-tree").params);
+  params.apply({{"pipeline_chunks", "4"}});
+  auto algorithm = find_algorithm("allreduce", "double-binary-tree").make(params);
+  for (int p : {8, 7}) {
+    INFO("p=" << p);
+    auto r = run_on_fake(*algorithm, CollectiveKind::kAllreduce, p, 8000);  // 8 chunks of 1000 bytes
+    CHECK(r.verdict.wrong == 0);
+    CHECK(r.sent.size() == std::size_t(4 * (p - 1) * 4));  // 2 trees x (p-1) edges x 4 chunks, up and down
+    CHECK(r.steps() <= 2 * 2 * (ceil_log2(p) + 4));        // Sanders et al.: 2 ceil(log2 p) + 2C per phase
+    for (int c = 0; c < p; ++c) {
+      int non_root = 0, children = 0;
+      for (int tree = 0; tree < 2; ++tree)
+        for (int x = 0; x < p; ++x) {
+          non_root += x == c && two_tree_parent(p, tree, x) >= 0;
+          children += two_tree_parent(p, tree, x) == c;
+        }
+      CHECK(r.bytes_sent_by(c) == std::uint64_t(non_root + children) * 4000);  // half the buffer per edge
+    }
+  }
+  auto r = run_on_fake(*algorithm, CollectiveKind::kAllreduce, 8, 8000);
+  CHECK(r.bytes_sent_by(0) == 8000);      // roots tree 0 with one child, a leaf of tree 1
+  CHECK(r.bytes_sent_by(7) == 8000);      // the mirror image
+  CHECK(r.bytes_sent_by(3) == 2 * 8000);  // up both trees, down to its two children in tree 1
+  for (const auto& s : r.sent) CHECK(s.bytes == 1000);
+}
+
+TEST_CASE("a double binary tree that sends before its second child's chunk arrived is caught") {
+  // On 8 chips every tree has interior chips with two children below the root, so every chunk's sum
+  // misses a subtree on every chip.
+  auto r = run_on_fake(test::SendsBeforeSecondChild(), CollectiveKind::kAllreduce, 8, 8000);
+  CHECK(r.verdict.wrong == 8 * 8);
 }

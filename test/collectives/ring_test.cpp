@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "collectives/algorithm.hpp"
+#include "collectives/ring_pass.hpp"
 #include "recording_transport.hpp"
 #include "topology/registry.hpp"
 
@@ -9,8 +10,10 @@ using ultrasim::test::run_on_fake;
 
 namespace {
 
-std::unique_ptr<Algorithm> make(const std::string& collective) {
-  return find_algorithm(collective, "ring").make_with_defaults();
+std::unique_ptr<Algorithm> make(const std::string& collective, int pieces = 1) {
+  ParamSet params({ring_pipeline_param()});
+  params.apply({{"pipeline_chunks", std::to_string(pieces)}});
+  return find_algorithm(collective, "ring").make(params);
 }
 
 double model_on(const std::string& collective, const std::string& spec, std::uint64_t bytes,
@@ -90,5 +93,25 @@ TEST_CASE("ring model_s is 2(p-1)(a + ceil(n/p)/B) on a switch") {
     double model = model_on("allreduce", "trn3", 1 << 30);
     CHECK(model >= 2 * 143 * 7456540 / 120e9 + 2e-6);
     CHECK(model <= 2 * 143 * 7456541 / 120e9 + 2e-6);
+  }
+}
+
+TEST_CASE("with pipeline_chunks = k each ring step's chunk travels as k pieces: same steps, same bytes") {
+  for (const char* collective : {"allreduce", "reducescatter", "allgather"}) {
+    INFO(collective);
+    auto kind = find_collective(collective).kind;
+    const int steps = std::string(collective) == "allreduce" ? 14 : 7;
+    auto whole = run_on_fake(*make(collective), kind, 8, 8 << 20);
+    auto pieces = run_on_fake(*make(collective, 4), kind, 8, 8 << 20);
+    CHECK(pieces.verdict.wrong == 0);
+    CHECK(pieces.steps() == steps);
+    CHECK(pieces.sent.size() == 4 * whole.sent.size());
+    for (int r = 0; r < 8; ++r) CHECK(pieces.bytes_sent_by(r) == whole.bytes_sent_by(r));
+    for (const auto& s : pieces.sent) CHECK(s.bytes == (1 << 20) / 4);
+    for (int p : {1, 2, 3, 5, 13})
+      for (std::uint64_t bytes : {1ULL, 7ULL, 1000003ULL}) {
+        INFO("p=" << p << " bytes=" << bytes);
+        CHECK(run_on_fake(*make(collective, 3), kind, p, bytes).verdict.wrong == 0);
+      }
   }
 }

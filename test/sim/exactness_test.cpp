@@ -10,16 +10,20 @@ using ultrasim::test::run_json;
 
 namespace {
 
-void check_exact(const std::string& topology, const std::string& collective, const std::string& algorithm,
-                 const std::string& size) {
-  auto j = run_json(
-      {"--topology", topology, "--collective", collective, "--algorithm", algorithm, "--size", size});
+nlohmann::json check_exact(const std::string& topology, const std::string& collective,
+                           const std::string& algorithm, const std::string& size,
+                           const std::vector<std::string>& sets = {}) {
+  std::vector<std::string> args{"--topology",  topology,  "--collective", collective,
+                                "--algorithm", algorithm, "--size",       size};
+  for (const auto& set : sets) args.insert(args.end(), {"--set", set});
+  auto j = run_json(args);
   INFO(topology << " " << collective << " " << algorithm << " " << size << ": time " << j["time_s"]
                 << " model " << j["model_s"]);
   CHECK(j["verified"] == true);
   double time = j["time_s"], model = j["model_s"], bound = j["bound_s"];
   CHECK(std::abs(time - model) <= 1e-3 * model);
   CHECK(time >= bound * (1 - 1e-9));
+  return j;
 }
 
 }  // namespace
@@ -36,6 +40,39 @@ TEST_CASE("on trn3 the ring meets no contention, so its step-by-step alpha-beta 
   auto size = GENERATE(as<std::string>{}, "1MiB", "1GiB");
   for (const char* collective : {"allreduce", "allgather", "reducescatter", "alltoall"})
     check_exact("trn3", collective, "ring", size);
+}
+
+TEST_CASE("pipelined rings (pipeline_chunks = 4) stay exact on switch:8 and ring:8, reductions included") {
+  for (const char* shape : {"switch:8", "ring:8"})
+    for (const char* collective : {"allreduce", "allgather", "reducescatter"})
+      for (const char* size : {"1KiB", "1048579", "64MiB"})
+        for (const char* chunks : {"pipeline_chunks=1", "pipeline_chunks=4"}) {
+          check_exact(shape, collective, "ring", size, {chunks});
+          check_exact(shape, collective, "ring", size, {chunks, "reduce_bandwidth=50GBps"});
+        }
+}
+
+TEST_CASE("ring pieces hide the reduction and a, at the price of a fill; the p-1 hop latency stays") {
+  const double a = 1e-6, B = 100e9, R = 50e9;  // switch:8: two 500 ns links per route
+  auto time_of = [](const char* collective, const char* size, int chunks) {
+    auto j = check_exact("switch:8", collective, "ring", size,
+                         {"pipeline_chunks=" + std::to_string(chunks), "reduce_bandwidth=50GBps"});
+    CHECK(j["parameters"]["pipeline_chunks"] == chunks);
+    return j["model_s"].get<double>();
+  };
+  // 64 MiB reduce-scatter, c = 8 MiB per chunk: whole chunks pay a, sending and adding one after another;
+  // k pieces overlap them, so adding paces it, after a fill of k-1 pieces sent before any arrived.
+  const double c = 8 << 20;
+  const double whole = time_of("reducescatter", "64MiB", 1), four = time_of("reducescatter", "64MiB", 4),
+               sixteen = time_of("reducescatter", "64MiB", 16);
+  CHECK(whole == Approx(7 * (a + c / B + c / R)).epsilon(1e-12));        // 1768.6 us
+  CHECK(four == Approx(3 * c / 4 / B + 7 * c / R).epsilon(1e-12));       // 1237.3 us
+  CHECK(sixteen == Approx(15 * c / 16 / B + 7 * c / R).epsilon(1e-12));  // 1253.0 us: a longer fill
+  // The all-reduce gains as much in its reduce-scatter half: 2362.8 us -> 1762.6 us.
+  CHECK(time_of("allreduce", "64MiB", 4) < 0.75 * time_of("allreduce", "64MiB", 1));
+  // 1 KiB: 32-byte pieces cannot hide a; both pay 2(p-1) a, pieces only save bandwidth time.
+  CHECK(time_of("allreduce", "1KiB", 1) == Approx(14 * (a + 128 / B) + 7 * 128 / R).epsilon(1e-12));
+  CHECK(time_of("allreduce", "1KiB", 4) >= 14 * a);
 }
 
 TEST_CASE("sizes smaller than the chip count still agree (empty chunks cost latency only)") {
@@ -83,6 +120,8 @@ TEST_CASE(
                          {"reducescatter", "recursive-halving", "switch:", {2, 4, 8, 16, 128}},
                          {"allreduce", "one-shot", "switch:", any},
                          {"allreduce", "two-shot", "switch:", any},
+                         {"allreduce", "double-binary-tree", "switch:", {2}},
+                         {"allreduce", "double-binary-tree", "ring:", {2}},
                          {"allgather", "direct", "switch:", any},
                          {"reducescatter", "direct", "switch:", any},
                          {"alltoall", "pairwise", "switch:", any},
@@ -168,6 +207,23 @@ TEST_CASE("with folded chips, recursive doubling contends and model_s is a lower
   }
 }
 
+TEST_CASE(
+    "the double binary tree's children and parents do not wait for each other: model_s is a lower bound") {
+  // On 2 chips each chip has one peer: it sends its half up, then the summed other half down, n/B in
+  // all, and the peer's first chunk arrives while it still sends: n/B + a.
+  auto two = run_json({"--topology", "switch:2", "--collective", "allreduce", "--algorithm",
+                       "double-binary-tree", "--size", "64MiB"});
+  CHECK(two["time_s"].get<double>() == Approx(67108864 / 100e9 + 1e-6).epsilon(1e-9));
+  // From 3 chips on, a chip's two children (reduce) or two parents (broadcast) can send to it at once.
+  for (const char* topology : {"switch:3", "switch:8", "switch:144", "ring:8", "trn3"}) {
+    auto j = run_json({"--topology", topology, "--collective", "allreduce", "--algorithm",
+                       "double-binary-tree", "--size", "64MiB"});
+    INFO(topology << ": time " << j["time_s"] << " model " << j["model_s"]);
+    CHECK(j["verified"] == true);
+    CHECK(j["time_s"].get<double>() >= j["model_s"].get<double>() * (1 - 1e-9));
+  }
+}
+
 TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 MiB and 1 GiB") {
   for (const char* size : {"1MiB", "1GiB"})
     for (const auto& [collective, algorithm] :
@@ -178,6 +234,7 @@ TEST_CASE("on trn3 every all-reduce and all-to-all algorithm runs verified at 1 
                                                           {"allreduce", "one-shot"},
                                                           {"allreduce", "two-shot"},
                                                           {"allreduce", "hierarchical"},
+                                                          {"allreduce", "double-binary-tree"},
                                                           {"alltoall", "direct"},
                                                           {"alltoall", "pairwise"},
                                                           {"alltoall", "bruck"},

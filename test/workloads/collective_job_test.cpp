@@ -49,18 +49,48 @@ TEST_CASE("one chip takes no time and has no bandwidth to report") {
 TEST_CASE("auto picks the algorithm with the smallest model_s and keeps the ranking") {
   PreparedJob picked = prepare(job("trn3", "allreduce", "auto", 1 << 20));
   REQUIRE(picked.auto_ranking.size() ==
-          7);  // every all-reduce algorithm but switch-reduce (no reducing switch)
+          8);  // every all-reduce algorithm but switch-reduce (no reducing switch)
   for (std::size_t i = 1; i < picked.auto_ranking.size(); ++i)
     CHECK(picked.auto_ranking[i - 1].second <= picked.auto_ranking[i].second);
   CHECK(picked.entry->name == picked.auto_ranking.front().first);
   CHECK(picked.algorithm->model_s(picked.cost_input()) == picked.auto_ranking.front().second);
   for (const auto& [name, model] : picked.auto_ranking) {
-    auto algorithm = find_algorithm("allreduce", name).make(picked.topology->params());
+    const AlgorithmEntry& entry = find_algorithm("allreduce", name);
+    ParamSet own = picked.topology->params();  // with the candidate's own defaults (pipeline_chunks differs)
+    for (const ParamSpec& spec : entry.params) own.apply({{spec.name, spec.default_value}});
+    auto algorithm = entry.make(own);
     algorithm->place(*picked.topology);
     CHECK(model == algorithm->model_s(picked.cost_input()));
   }
   CHECK(prepare(job("switch:8", "allreduce", "auto", 1 << 20, "float32", {{"switch_reduction", "true"}}))
-            .auto_ranking.size() == 8);
-  CHECK(prepare(job("switch:8", "alltoall", "auto", 1 << 20)).auto_ranking.size() == 4);
+            .auto_ranking.size() == 9);
+  CHECK(prepare(job("switch:8", "alltoall", "auto", 1 << 20)).auto_ranking.size() == 5);
   CHECK(prepare(job("switch:8", "allreduce", "ring", 1 << 20)).auto_ranking.empty());
+}
+
+TEST_CASE("auto ranks each candidate with its own parameter defaults, or the values the user set") {
+  // ring (pipeline_chunks 1) and double-binary-tree (16) share the parameter's name, not its default.
+  auto model_of = [](const PreparedJob& job, const std::string& name) {
+    for (const auto& [candidate, model] : job.auto_ranking)
+      if (candidate == name) return model;
+    return -1.0;
+  };
+  auto with = [](const PreparedJob& job, const std::string& name, const std::string& chunks) {
+    const AlgorithmEntry& entry = find_algorithm("allreduce", name);
+    ParamSet params(entry.params);
+    params.apply({{"pipeline_chunks", chunks}});
+    return entry.make(params)->model_s(job.cost_input());
+  };
+  PreparedJob defaults = prepare(job("switch:16", "allreduce", "auto", 1 << 24));
+  CHECK(model_of(defaults, "ring") == with(defaults, "ring", "1"));
+  CHECK(model_of(defaults, "double-binary-tree") == with(defaults, "double-binary-tree", "16"));
+  PreparedJob set =
+      prepare(job("switch:16", "allreduce", "auto", 1 << 24, "float32", {{"pipeline_chunks", "4"}}));
+  CHECK(model_of(set, "ring") == with(set, "ring", "4"));
+  CHECK(model_of(set, "double-binary-tree") == with(set, "double-binary-tree", "4"));
+  // Named algorithms run with, and report, their own defaults.
+  CHECK(prepare(job("switch:16", "allreduce", "ring", 64)).topology->params().number("pipeline_chunks") == 1);
+  CHECK(prepare(job("switch:16", "allreduce", "double-binary-tree", 64))
+            .topology->params()
+            .number("pipeline_chunks") == 16);
 }

@@ -1,0 +1,110 @@
+// Double-binary-tree all-reduce (Sanders, Speck & Träff, "Two-tree algorithms for full bandwidth
+// broadcast, reduction and scan", Parallel Computing 35(12), 2009; NCCL 2.4's double binary tree,
+// Jeaugey 2019). The trees, their colouring and the rounds are in double_binary_tree.hpp.
+//   tree t carries half t of the buffer in C = pipeline_chunks chunks (slots tC .. tC+C-1);
+//   1. reduce: each chip adds chunk c of its children in the tree and sends the sum to its parent;
+//   2. broadcast: from the roots back down, each chip keeping what arrives and passing it on.
+//   A chip makes its sends in the schedule's round order, each as soon as it holds what it carries and
+//   its previous send has left: one flow at a time on its uplink, no barrier between rounds.
+// model_s: that program on per-chip clocks (a send takes bytes/β and arrives α later; adding a chunk
+// costs bytes/R). Textbook (Sanders et al.: 2⌈log2 p⌉ + 2C rounds per phase, each α + n/(2Cβ)):
+//   T ≈ 2n/β + 2⌈log2 p⌉ n/(Cβ) + 4(C + ⌈log2 p⌉)α,
+// twice a ring's bandwidth term n/β (each chip sends the buffer up and down once) in exchange for
+// logarithmic depth. model_s is lower than the textbook at small sizes (a chip does not wait a round's α
+// for data it does not carry). It is a lower bound of the simulation, exact only for p <= 2: a chip's two
+// children (reduce) and its two parents (broadcast) do not wait for each other, so their chunks meet on
+// the chip's downlink (on switch:144 at 64 MiB the simulation takes 1.5x model_s; see the README).
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "collectives/cost.hpp"
+#include "collectives/double_binary_tree.hpp"
+
+namespace ultrasim {
+namespace {
+
+class DoubleBinaryTreeAllreduce : public Algorithm {
+ public:
+  explicit DoubleBinaryTreeAllreduce(int chunks) : chunks_(chunks) {}
+  int chunks(int) const override { return 2 * chunks_; }
+  // Each send waits only for what it carries and for the chip's previous send to have left (one flow
+  // at a time on the chip's uplink); the chip adds or keeps each chunk when it first needs it.
+  void run(Chip& me) const override {
+    const auto shared = schedule(me.size());
+    const auto& transfers = *shared;
+    std::vector<char> taken(transfers.size(), 0);
+    auto take = [&](int i) {
+      if (taken[i]++) return;
+      auto in = me.recv(transfers[i].src, transfers[i].round);
+      me.wait({in});
+      me.accept(in, transfers[i].reduce ? OnArrival::kReduce : OnArrival::kKeep);
+    };
+    RequestPtr previous;
+    for (const TreeTransfer& t : transfers) {
+      if (t.src != me.rank()) continue;
+      for (int i : t.needs) take(i);
+      if (previous) me.wait({previous});
+      previous = me.send(t.dst, t.round, {t.slot});
+    }
+    for (std::size_t i = 0; i < transfers.size(); ++i)
+      if (transfers[i].dst == me.rank()) take(static_cast<int>(i));
+    if (previous) me.wait({previous});
+  }
+  // The same program on per-chip clocks: a send starts when the chip has taken what it needs and its
+  // previous send has left, takes bytes/β, and arrives α later; taking a chunk waits for its arrival and
+  // adds its reduction time.
+  double model_s(const CostInput& in) const override {
+    const auto shared = schedule(in.p);
+    const auto& transfers = *shared;
+    const auto bytes = even_chunks(in.bytes, 2 * chunks_);
+    std::vector<double> clock(in.p, 0.0), uplink_free(in.p, 0.0), arrival(transfers.size());
+    std::vector<char> taken(transfers.size(), 0);
+    auto take = [&](int i) {
+      if (taken[i]++) return;
+      const TreeTransfer& t = transfers[i];
+      clock[t.dst] = std::max(clock[t.dst], arrival[i]) + (t.reduce ? in.reduce_time(bytes[t.slot]) : 0.0);
+    };
+    for (std::size_t i = 0; i < transfers.size(); ++i) {
+      const TreeTransfer& t = transfers[i];
+      for (int n : t.needs) take(n);
+      clock[t.src] = std::max(clock[t.src], uplink_free[t.src]);
+      uplink_free[t.src] = clock[t.src] + static_cast<double>(bytes[t.slot]) / in.bandwidth(t.src, t.dst);
+      arrival[i] = uplink_free[t.src] + in.alpha(t.src, t.dst);
+    }
+    for (std::size_t i = 0; i < transfers.size(); ++i) take(static_cast<int>(i));
+    double end = 0;
+    for (int x = 0; x < in.p; ++x) end = std::max({end, clock[x], uplink_free[x]});
+    return end;
+  }
+
+ private:
+  // The schedule for p chips, computed once and shared by every chip's program (a copy per chip would
+  // hold 144 x 147k transfers at 256 chunks per tree).
+  std::shared_ptr<const std::vector<TreeTransfer>> schedule(int p) const {
+    std::lock_guard lock(mutex_);
+    auto& cached = schedules_[p];
+    if (!cached) cached = std::make_shared<const std::vector<TreeTransfer>>(two_tree_schedule(p, chunks_));
+    return cached;
+  }
+  int chunks_;
+  mutable std::mutex mutex_;  // the recording fake runs chips on threads
+  mutable std::map<int, std::shared_ptr<const std::vector<TreeTransfer>>> schedules_;
+};
+
+}  // namespace
+
+AlgorithmEntry double_binary_tree_allreduce() {
+  return {"allreduce",
+          "double-binary-tree",
+          "two binary trees, each reducing then broadcasting half the buffer in pipeline_chunks chunks",
+          [](const ParamSet& p) {
+            return std::make_unique<DoubleBinaryTreeAllreduce>(static_cast<int>(p.number("pipeline_chunks")));
+          },
+          {{"pipeline_chunks", "16", Unit::kCount, "chunks each tree's half of the buffer is cut into",
+            "assumption: on trn3, 16 keeps 1 MiB near the 4-chunk latency (61 vs 52 us) and 1 GiB near 64 "
+            "chunks' bandwidth (19.5 vs 17.4 ms)"}}};
+}
+
+}  // namespace ultrasim
