@@ -79,6 +79,11 @@ int cmd_list(const std::string& what, const std::string& format) {
                     {"name", "auto"},
                     {"description", "the algorithm with the smallest model_s for the topology and size"},
                     {"parameters", nlohmann::ordered_json::array()}});
+    list.push_back(
+        {{"collective", "any"},
+         {"name", "file:PATH"},
+         {"description", "a JSON schedule, run and verified like a built-in (README: algorithms as data)"},
+         {"parameters", nlohmann::ordered_json::array()}});
   }
   if (what == "all" || what == "workloads") {
     out["workloads"] = nlohmann::ordered_json::array(

@@ -185,6 +185,7 @@ TEST_CASE("in-switch all-reduce on switch:N: 2a + n/B + (n/D)(1/B + 1/R) with D 
         CHECK(j["verified"] == true);
         CHECK(std::abs(j["time_s"].get<double>() - j["model_s"].get<double>()) <=
               1e-3 * j["model_s"].get<double>());
+        CHECK(j["time_s"].get<double>() >= j["bound_s"].get<double>() * (1 - 1e-9));  // n up and n down
       }
   // By hand: 64 MiB in 16 slices of 4 MiB on 100 GB/s links of 500 ns, the engine at 50 GB/s.
   auto j = run_json({"--topology", "switch:8", "--collective", "allreduce", "--algorithm", "switch-reduce",
