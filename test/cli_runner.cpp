@@ -4,6 +4,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -12,6 +13,16 @@
 extern char** environ;
 
 namespace ultrasim::test {
+
+void expect_input_error(const std::vector<std::string>& args, const std::string& fragment) {
+  CliResult r = run_cli(args);
+  INFO("args: " << nlohmann::json(args).dump() << "\nstderr: " << r.err);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("ultrasim: error: ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+  CHECK_THAT(r.err, Catch::Contains(fragment));
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -18,6 +18,9 @@ struct CliResult {
 CliResult run_cli(const std::vector<std::string>& args);
 // Runs `run ... --format json` and parses the object; fails the test if the run did not exit 0.
 nlohmann::json run_json(std::vector<std::string> args);
+// Checks that `args` fail as bad input: exit status 2, nothing on stdout, one "ultrasim: error: " line on
+// stderr containing `fragment`.
+void expect_input_error(const std::vector<std::string>& args, const std::string& fragment);
 std::string read_file(const std::string& path);
 std::string temp_path(const std::string& name);  // a fresh path under a per-process temp directory
 

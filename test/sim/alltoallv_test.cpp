@@ -43,16 +43,6 @@ std::uint64_t max_off_diagonal(const Rows& rows) {
   return most;
 }
 
-void expect_input_error(const std::vector<std::string>& args, const std::string& fragment) {
-  CliResult r = run_cli(args);
-  INFO("args: " << nlohmann::json(args).dump() << "\nstderr: " << r.err);
-  CHECK(r.status == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.rfind("ultrasim: error: ", 0) == 0);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK_THAT(r.err, Catch::Contains(fragment));
-}
-
 }  // namespace
 
 TEST_CASE("on switch:N both algorithms match model_s for circulant matrices (every round equal)") {

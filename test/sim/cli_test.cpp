@@ -15,16 +15,6 @@ std::vector<std::string> run_args(std::vector<std::string> extra = {}) {
   return args;
 }
 
-void expect_input_error(const std::vector<std::string>& args, const std::string& fragment) {
-  CliResult r = run_cli(args);
-  INFO("args: " << nlohmann::json(args).dump() << "\nstderr: " << r.err);
-  CHECK(r.status == 2);
-  CHECK(r.out.empty());
-  CHECK(r.err.rfind("ultrasim: error: ", 0) == 0);
-  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
-  CHECK_THAT(r.err, Catch::Contains(fragment));
-}
-
 }  // namespace
 
 TEST_CASE("bad input is one line on stderr and exit status 2, with did-you-mean for names") {
