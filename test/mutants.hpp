@@ -210,4 +210,18 @@ class SendsBeforeSecondChild : public Algorithm {
   double model_s(const CostInput&) const override { return 0; }
 };
 
+// In-switch all-reduce (one switch, one slice) that asks the switch for every slot but the last: every
+// chip keeps only its own contribution there.
+class ForgetsLastSlot : public Algorithm {
+ public:
+  void run(Chip& me) const override {
+    std::vector<int> members = slot_range(0, me.size()), all = slot_range(0, me.size()), wants = all;
+    wants.pop_back();
+    auto requests = me.switch_reduce(0, members, 0, all, wants);
+    me.wait({requests.sent, requests.result});
+    me.copy(requests.result);
+  }
+  double model_s(const CostInput&) const override { return 0; }
+};
+
 }  // namespace ultrasim::test

@@ -103,3 +103,15 @@ TEST_CASE(
       CHECK(run_on_fake(*entry.make(uneven), CollectiveKind::kAlltoall, p, 1000003).verdict.wrong == 0);
     }
 }
+
+TEST_CASE(
+    "hierarchical all-gather and reduce-scatter move (p-1)/p of the buffer per chip, 4 steps on 2 x 4") {
+  for (const char* collective : {"allgather", "reducescatter"}) {
+    INFO(collective);
+    auto r = run_on_fake(*hierarchical(collective, "4", "ring", "ring"), find_collective(collective).kind, 8,
+                         8000);
+    CHECK(r.verdict.wrong == 0);
+    CHECK(r.steps() == 1 + 3);  // one outer ring of 2, one inner ring of 4
+    for (int c = 0; c < 8; ++c) CHECK(r.bytes_sent_by(c) == 7000);  // 1000 across, 3 x 2000 inside
+  }
+}

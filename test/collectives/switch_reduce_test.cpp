@@ -1,6 +1,7 @@
 // In-switch all-reduce: each chip pushes the buffer once and gets the sum once; the switch does the adding.
 #include <catch2/catch.hpp>
 
+#include "mutants.hpp"
 #include "recording_transport.hpp"
 
 using namespace ultrasim;
@@ -24,4 +25,9 @@ TEST_CASE("switch-reduce sends the buffer up once and receives the sum once, in 
       }
     CHECK(received == 8000);
   }
+}
+
+TEST_CASE("an in-switch all-reduce that does not ask for one slot back is caught by the verifier") {
+  auto r = run_on_fake(test::ForgetsLastSlot(), CollectiveKind::kAllreduce, 6, 6000);
+  CHECK(r.verdict.wrong == 6);  // the last chunk of every chip holds only its own contribution
 }
