@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -15,6 +17,7 @@
 #include "topology/export.hpp"
 #include "topology/suggest.hpp"
 #include "topology/units.hpp"
+#include "workloads/sweep.hpp"
 
 namespace {
 
@@ -164,6 +167,64 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   return result.verdict.wrong == 0 ? 0 : 3;
 }
 
+struct SweepArgs {
+  std::string topologies, collectives, algorithms = "all", sizes, seeds = "0", file, out, format = "jsonl";
+  std::string shard, timing;
+  std::vector<std::string> sets;
+  int jobs = 0;  // 0: one per core
+  bool resume = false;
+};
+
+int cmd_sweep(const SweepArgs& args) {
+  check_choice("format", args.format, {"jsonl", "csv"});
+  SweepSpec spec;
+  if (!args.file.empty()) spec = read_sweep_file(args.file);
+  auto list = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+      if (!item.empty()) out.push_back(item);
+    return out;
+  };
+  if (!args.topologies.empty()) spec.topologies = list(args.topologies);
+  if (!args.collectives.empty()) spec.collectives = list(args.collectives);
+  if (args.file.empty() || args.algorithms != "all") spec.algorithms = list(args.algorithms);
+  if (!args.sizes.empty()) spec.sizes = parse_sizes(args.sizes);
+  if (args.file.empty() || args.seeds != "0") spec.seeds = parse_seeds(args.seeds);
+  for (const auto& set : args.sets) {
+    auto [name, values] = split_assignment(set);
+    spec.sets.emplace_back(name, list(values));
+  }
+  SweepOptions options;
+  options.jobs =
+      args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.out = args.out, options.format = args.format, options.resume = args.resume;
+  options.timing = args.timing, options.binary = "/proc/self/exe";
+  if (!args.shard.empty()) {
+    auto slash = args.shard.find('/');
+    int k = -1, n = 0;
+    try {
+      k = std::stoi(args.shard.substr(0, slash)), n = std::stoi(args.shard.substr(slash + 1));
+    } catch (const std::exception&) {
+    }
+    if (slash == std::string::npos || n < 1 || k < 0 || k >= n)
+      throw InputError("invalid --shard '" + args.shard + "'; expected K/N with 0 <= K < N, e.g. 0/4");
+    options.shard = {k, n};
+  }
+  auto grid = expand(spec);
+  auto rows = run_sweep(grid, options);
+  std::string summary = sweep_summary(rows);
+  if (args.out.empty()) {
+    if (args.format == "csv") std::cout << sweep_csv_header();
+    for (const auto& row : rows)
+      std::cout << (args.format == "csv" ? sweep_csv_line(row) : row.dump() + "\n");
+    std::cerr << summary;
+  } else {
+    std::cout << summary;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,8 +269,26 @@ int main(int argc, char** argv) {
   run->add_option("--simgrid-cfg", run_args.simgrid_config,
                   "extra SimGrid setting name:value after ultrasim's own (advanced; may break exactness)");
 
+  SweepArgs sweep_args;
+  auto* sweep = app.add_subcommand("sweep", "run a grid of points, each in its own process, as JSON Lines");
+  sweep->add_option("--topology", sweep_args.topologies, "topology specs, comma-separated");
+  sweep->add_option("--collective", sweep_args.collectives, "collectives, comma-separated");
+  sweep->add_option("--algorithm", sweep_args.algorithms,
+                    "algorithms, comma-separated, all or auto (default all)");
+  sweep->add_option("--sizes", sweep_args.sizes,
+                    "FROM:TO:xFACTOR, FROM:TO:+STEP or a list, e.g. 1KiB:4GiB:x2");
+  sweep->add_option("--set", sweep_args.sets, "parameter values, name=v1,v2 (repeatable; crossed)");
+  sweep->add_option("--seeds", sweep_args.seeds, "seeds, e.g. 0,1,2 or 0:3 (default 0)");
+  sweep->add_option("--file", sweep_args.file, "a JSON sweep file (flags given too override its keys)");
+  sweep->add_option("--jobs", sweep_args.jobs, "points run at once (default: one per core)");
+  sweep->add_option("--out", sweep_args.out, "write rows to FILE as they finish (sorted at the end)");
+  sweep->add_option("--format", sweep_args.format, "jsonl|csv");
+  sweep->add_flag("--resume", sweep_args.resume, "skip the points FILE already has");
+  sweep->add_option("--shard", sweep_args.shard, "run the points with id mod N == K, as K/N");
+  sweep->add_option("--timing", sweep_args.timing, "append per-point wall seconds to FILE");
+
   if (argc > 1 && argv[1][0] != '-') {
-    const std::vector<std::string> commands{"list", "topology", "run"};
+    const std::vector<std::string> commands{"list", "topology", "run", "sweep"};
     if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
       std::cerr << "ultrasim: error: " << unknown_name_message("command", argv[1], commands) << "\n";
       return 2;
@@ -232,6 +311,7 @@ int main(int argc, char** argv) {
     if (*list) return cmd_list(list_what, list_format);
     if (*topo) return cmd_topology(topo_spec, topo_sets, topo_format, topo_output);
     if (*run) return cmd_run(run_args, command);
+    if (*sweep) return cmd_sweep(sweep_args);
   } catch (const InputError& e) {
     std::cerr << "ultrasim: error: " << e.what() << "\n";
     return 2;

@@ -1,0 +1,134 @@
+// ultrasim sweep end to end: failures recorded, determinism, shards, and a killed sweep resumed.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cli_runner.hpp"
+
+extern char** environ;
+
+using namespace ultrasim::test;
+
+namespace {
+
+std::vector<nlohmann::json> rows_of(const std::string& path) {
+  std::vector<nlohmann::json> rows;
+  std::istringstream in(read_file(path));
+  for (std::string line; std::getline(in, line);) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+std::vector<std::string> sweep_args(const std::string& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"sweep",
+                                "--topology",
+                                "switch:4,ring:5",
+                                "--collective",
+                                "allreduce,alltoall",
+                                "--algorithm",
+                                "ring,direct,switch-reduce",
+                                "--sizes",
+                                "1KiB:1MiB:x32",
+                                "--out",
+                                out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep records a failed point with its error and completes every other, sorted by point") {
+  std::string out = temp_path("sweep_fail.jsonl");
+  CliResult r = run_cli(sweep_args(out, {"--jobs", "2"}));
+  REQUIRE(r.status == 0);
+  auto rows = rows_of(out);
+  REQUIRE(rows.size() == 2 * (2 + 2) * 3);  // all-reduce: ring, switch-reduce; all-to-all: ring, direct
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CHECK(rows[i]["point"] == i);
+    bool failing = rows[i]["requested_algorithm"] == "switch-reduce";  // no reducing switches
+    CHECK(rows[i]["status"] == (failing ? "error" : "ok"));
+    if (failing) {
+      CHECK(rows[i]["exit_status"] == 2);
+      CHECK_THAT(rows[i]["error"].get<std::string>(), Catch::Contains("switch_reduction=false"));
+    } else {
+      CHECK(rows[i]["verified"] == true);
+      CHECK(rows[i]["time_s"].get<double>() > 0);
+    }
+  }
+  CHECK_THAT(r.out, Catch::Contains("24 points, 6 failed"));
+  // By hand: switch:4 ring all-reduce 1 MiB = 6 steps of (1 us + 262144 B / 100 GB/s).
+  CHECK(rows[2]["time_s"].get<double>() == Approx(6 * (1e-6 + 262144 / 100e9)).epsilon(1e-9));
+}
+
+TEST_CASE("a sweep's output is byte-identical run to run, and its shards add up to it") {
+  std::string a = temp_path("sweep_a.jsonl"), b = temp_path("sweep_b.jsonl");
+  REQUIRE(run_cli(sweep_args(a, {"--jobs", "2"})).status == 0);
+  REQUIRE(run_cli(sweep_args(b, {"--jobs", "1"})).status == 0);
+  CHECK(read_file(a) == read_file(b));
+  std::vector<nlohmann::json> merged;
+  for (int k = 0; k < 3; ++k) {
+    std::string shard = temp_path("sweep_shard" + std::to_string(k) + ".jsonl");
+    REQUIRE(run_cli(sweep_args(shard, {"--shard", std::to_string(k) + "/3"})).status == 0);
+    for (auto& row : rows_of(shard)) {
+      CHECK(row["point"].get<int>() % 3 == k);
+      merged.push_back(row);
+    }
+  }
+  std::sort(merged.begin(), merged.end(), [](auto& x, auto& y) { return x["point"] < y["point"]; });
+  CHECK(merged == rows_of(a));
+}
+
+TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point once, as if never killed") {
+  std::vector<std::string> args{ULTRASIM_BINARY, "sweep",       "--topology", "switch:64", "--collective",
+                                "allreduce",     "--algorithm", "ring",       "--sizes",   "1MiB:64MiB:+1MiB",
+                                "--jobs",        "1",           "--out"};
+  std::string killed = temp_path("sweep_killed.jsonl"), whole = temp_path("sweep_whole.jsonl");
+  args.push_back(killed);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) == 0);
+  for (int waited = 0; waited < 600 && rows_of(killed).size() < 5; ++waited)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  auto partial = rows_of(killed);
+  INFO("rows before the kill: " << partial.size());
+  CHECK(partial.size() >= 5);
+  CHECK(partial.size() < 64);
+
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  rest.push_back("--resume");
+  REQUIRE(run_cli(rest).status == 0);
+  std::vector<std::string> fresh(args.begin() + 1, args.end() - 1);
+  fresh.push_back(whole);
+  REQUIRE(run_cli(fresh).status == 0);
+  auto rows = rows_of(killed);
+  std::set<int> points;
+  for (auto& row : rows) points.insert(row["point"].get<int>());
+  CHECK(rows.size() == 64);
+  CHECK(points.size() == 64);
+  CHECK(read_file(killed) == read_file(whole));
+}
+
+TEST_CASE("bad sweep input is one line and exit status 2") {
+  expect_input_error(
+      {"sweep", "--topology", "switch:4", "--collective", "allreduce", "--sizes", "1KiB:1MiB:x1"},
+      "factor >= 2");
+  expect_input_error({"sweep", "--topology", "switch:4", "--collective", "allreduce", "--sizes", "1KiB",
+                      "--set", "cross_rack_bandwidth=1GBps"},
+                     "no topology, model or algorithm of this sweep has that parameter");
+  expect_input_error(
+      {"sweep", "--topology", "switch:4", "--collective", "allreduce", "--sizes", "1KiB", "--shard", "3/3"},
+      "invalid --shard");
+  expect_input_error(
+      {"sweep", "--topology", "switch:4", "--collective", "allreduce", "--sizes", "1KiB", "--resume"},
+      "--resume needs --out");
+}

@@ -1,0 +1,86 @@
+// The sweep grid: sizes, seeds, the order of points, which --set applies where, and bad specs.
+#include <catch2/catch.hpp>
+
+#include "topology/errors.hpp"
+#include "workloads/sweep.hpp"
+
+using namespace ultrasim;
+
+TEST_CASE("sizes: FROM:TO:xF doubles like nccl-tests' -b -e -f, +STEP adds, commas list") {
+  auto sizes = parse_sizes("1KiB:4GiB:x2");
+  CHECK(sizes.size() == 23);
+  CHECK(sizes.front() == 1024);
+  CHECK(sizes.back() == 4ull << 30);
+  CHECK(parse_sizes("1KiB:5KiB:x4") == std::vector<std::uint64_t>{1024, 4096});
+  CHECK(parse_sizes("0:3MiB:+1MiB") == std::vector<std::uint64_t>{0, 1 << 20, 2 << 20, 3 << 20});
+  CHECK(parse_sizes("1KiB,1000") == std::vector<std::uint64_t>{1024, 1000});
+  CHECK(parse_seeds("0:3") == std::vector<std::uint64_t>{0, 1, 2});
+  CHECK(parse_seeds("7,9") == std::vector<std::uint64_t>{7, 9});
+  CHECK_THROWS_AS(parse_sizes("1MiB:1KiB:x2"), InputError);
+  CHECK_THROWS_AS(parse_sizes("1KiB:1MiB:x1"), InputError);
+  CHECK_THROWS_AS(parse_sizes("1KiB:1MiB"), InputError);
+  CHECK_THROWS_AS(parse_seeds("a"), InputError);
+}
+
+TEST_CASE("points nest topology, collective, algorithm, size, parameter values, seed, in that order") {
+  SweepSpec spec;
+  spec.topologies = {"switch:4", "ring:4"};
+  spec.collectives = {"allreduce", "alltoall"};
+  spec.algorithms = {"ring", "direct"};  // ring: all-reduce and all-to-all; direct: all-to-all only
+  spec.sizes = {1024, 2048};
+  spec.seeds = {0, 1};
+  auto grid = expand(spec);
+  REQUIRE(grid.size() == 2 * (1 + 2) * 2 * 2);
+  for (std::size_t i = 0; i < grid.size(); ++i) CHECK(grid[i].id == static_cast<int>(i));
+  CHECK(grid[0].topology == "switch:4");
+  CHECK(grid[0].algorithm == "ring");
+  CHECK(grid[1].seed == 1);
+  CHECK(grid[2].bytes == 2048);
+  CHECK(grid[4].collective == "alltoall");
+  CHECK(grid[8].algorithm == "direct");
+  CHECK(grid[12].topology == "ring:4");
+  CHECK(grid[3].run_args() == std::vector<std::string>{"run", "--topology", "switch:4", "--collective",
+                                                       "allreduce", "--algorithm", "ring", "--size", "2048",
+                                                       "--seed", "1", "--format", "json"});
+}
+
+TEST_CASE("a --set applies only where a topology, the model or the algorithm declares it") {
+  SweepSpec spec;
+  spec.topologies = {"switch:4", "trn3"};
+  spec.collectives = {"allreduce"};
+  spec.algorithms = {"ring", "two-shot"};
+  spec.sizes = {1024};
+  spec.sets = {{"pipeline_chunks", {"1", "4"}}, {"link_bandwidth", {"100GBps", "200GBps", "400GBps"}}};
+  auto grid = expand(spec);
+  // switch:4 ring: 2 x 3; switch:4 two-shot: 3; trn3 ring: 2 (no link_bandwidth); trn3 two-shot: 1.
+  REQUIRE(grid.size() == 6 + 3 + 2 + 1);
+  CHECK(grid[0].sets == std::vector<std::pair<std::string, std::string>>{{"pipeline_chunks", "1"},
+                                                                         {"link_bandwidth", "100GBps"}});
+  CHECK(grid[1].sets[1].second == "200GBps");
+  CHECK(grid[3].sets[0].second == "4");
+  CHECK(grid[6].sets == std::vector<std::pair<std::string, std::string>>{{"link_bandwidth", "100GBps"}});
+  CHECK(grid[11].sets.empty());
+}
+
+TEST_CASE("bad sweeps fail before anything runs") {
+  SweepSpec spec;
+  spec.topologies = {"switch:4"};
+  spec.collectives = {"allreduce"};
+  spec.algorithms = {"ring"};
+  spec.sizes = {1024};
+  auto with = [&](auto change) {
+    SweepSpec s = spec;
+    change(s);
+    return s;
+  };
+  CHECK_THROWS_WITH(expand(with([](SweepSpec& s) { s.topologies = {"swich:4"}; })),
+                    Catch::Contains("did you mean"));
+  CHECK_THROWS_WITH(expand(with([](SweepSpec& s) { s.algorithms = {"rign"}; })),
+                    Catch::Contains("did you mean 'ring'"));
+  CHECK_THROWS_WITH(expand(with([](SweepSpec& s) {
+                      s.sets = {{"cross_rack_bandwidth", {"1GBps"}}};
+                    })),
+                    Catch::Contains("no topology, model or algorithm of this sweep has that parameter"));
+  CHECK_THROWS_AS(expand(with([](SweepSpec& s) { s.sets = {{"link_bandwidth", {"fast"}}}; })), InputError);
+  CHECK_THROWS_AS(expand(with([](SweepSpec& s) { s.collectives = {"allreduc"}; })), InputError);
+}

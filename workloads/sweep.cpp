@@ -1,0 +1,498 @@
+#include "workloads/sweep.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "collectives/algorithm.hpp"
+#include "topology/errors.hpp"
+#include "topology/registry.hpp"
+#include "topology/suggest.hpp"
+#include "topology/units.hpp"
+#include "workloads/collective_job.hpp"
+
+extern char** environ;
+
+namespace ultrasim {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, separator);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// Every parameter a point may set: its topology's, the model's and its algorithm's (all of the
+// collective's for "auto").
+std::vector<ParamSpec> declared(const std::string& topology, const std::string& collective,
+                                const std::string& algorithm) {
+  std::vector<ParamSpec> specs = find_generator(split_topology_spec(topology).first).params;
+  for (const ParamSpec& s : model_params()) specs.push_back(s);
+  for (const AlgorithmEntry& entry : algorithms())
+    if (entry.collective == collective && (algorithm == "auto" || entry.name == algorithm))
+      for (const ParamSpec& s : entry.params) specs.push_back(s);
+  return specs;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> parse_sizes(const std::string& text) {
+  auto parts = split(text, ':');
+  if (text.find(':') == std::string::npos) {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& item : split(text, ',')) sizes.push_back(parse_bytes(item));
+    if (sizes.empty()) throw InputError("--sizes is empty");
+    return sizes;
+  }
+  if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+'))
+    throw InputError("invalid --sizes '" + text + "'; expected FROM:TO:xFACTOR, FROM:TO:+STEP or a list");
+  std::uint64_t from = parse_bytes(parts[0]), to = parse_bytes(parts[1]);
+  if (from > to) throw InputError("invalid --sizes '" + text + "': FROM is larger than TO");
+  std::vector<std::uint64_t> sizes;
+  if (parts[2][0] == 'x') {
+    std::uint64_t factor = parse_count(parts[2].substr(1));
+    if (factor < 2 || from == 0)
+      throw InputError("invalid --sizes '" + text + "': needs FROM > 0 and a factor >= 2");
+    for (std::uint64_t n = from; n <= to; n *= factor) {
+      sizes.push_back(n);
+      if (n > to / factor) break;
+    }
+  } else {
+    std::uint64_t step = parse_bytes(parts[2].substr(1));
+    if (step == 0) throw InputError("invalid --sizes '" + text + "': the step is 0");
+    for (std::uint64_t n = from; n <= to; n += step) sizes.push_back(n);
+  }
+  if (sizes.size() > 100000) throw InputError("--sizes '" + text + "' has more than 100000 sizes");
+  return sizes;
+}
+
+std::vector<std::uint64_t> parse_seeds(const std::string& text) {
+  auto seed = [](const std::string& item) -> std::uint64_t {
+    if (item.empty() || item.size() > 19 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError("invalid seed '" + item + "'; expected a non-negative integer");
+    return std::stoull(item);
+  };
+  std::vector<std::uint64_t> seeds;
+  if (text.find(':') != std::string::npos) {
+    auto range = split(text, ':');
+    if (range.size() != 2) throw InputError("invalid --seeds '" + text + "'; expected A:B or a list");
+    for (std::uint64_t s = seed(range[0]); s < seed(range[1]); ++s) seeds.push_back(s);
+  } else {
+    for (const auto& item : split(text, ',')) seeds.push_back(seed(item));
+  }
+  if (seeds.empty()) throw InputError("--seeds '" + text + "' gives no seed");
+  if (seeds.size() > 100000) throw InputError("--seeds '" + text + "' gives more than 100000 seeds");
+  return seeds;
+}
+
+SweepSpec read_sweep_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read sweep file '" + path + "'");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw InputError("sweep file '" + path + "' is not JSON: " + e.what());
+  }
+  if (!j.is_object()) throw InputError("sweep file '" + path + "': expected an object");
+  SweepSpec spec;
+  auto strings = [&](const char* key, std::vector<std::string>& out, bool required) {
+    if (!j.contains(key)) {
+      if (required) throw InputError("sweep file '" + path + "' has no \"" + key + "\"");
+      return;
+    }
+    out.clear();
+    for (const auto& v : j[key]) {
+      if (!v.is_string()) throw InputError("sweep file '" + path + "': \"" + key + "\" must list strings");
+      out.push_back(v.get<std::string>());
+    }
+  };
+  for (const auto& [key, value] : j.items()) {
+    static const std::set<std::string> known{"topologies", "collectives", "algorithms",
+                                             "sizes",      "sets",        "seeds"};
+    if (!known.count(key))
+      throw InputError("sweep file '" + path +
+                       "': " + unknown_name_message("key", key, {known.begin(), known.end()}));
+  }
+  strings("topologies", spec.topologies, true);
+  strings("collectives", spec.collectives, true);
+  spec.algorithms = {"all"};
+  strings("algorithms", spec.algorithms, false);
+  if (!j.contains("sizes")) throw InputError("sweep file '" + path + "' has no \"sizes\"");
+  if (j["sizes"].is_string()) {
+    spec.sizes = parse_sizes(j["sizes"].get<std::string>());
+  } else {
+    for (const auto& v : j["sizes"])
+      spec.sizes.push_back(v.is_string() ? parse_bytes(v.get<std::string>()) : v.get<std::uint64_t>());
+  }
+  if (j.contains("sets"))
+    for (const auto& [name, values] : j["sets"].items()) {
+      std::vector<std::string> list;
+      for (const auto& v : values) list.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      spec.sets.emplace_back(name, list);
+    }
+  if (j.contains("seeds")) {
+    spec.seeds.clear();
+    for (const auto& v : j["seeds"]) spec.seeds.push_back(v.get<std::uint64_t>());
+  }
+  return spec;
+}
+
+std::vector<SweepPoint> expand(const SweepSpec& spec) {
+  if (spec.topologies.empty() || spec.collectives.empty() || spec.algorithms.empty() || spec.sizes.empty())
+    throw InputError("a sweep needs --topology, --collective, --algorithm and --sizes");
+  for (const auto& t : spec.topologies) make_topology(t, model_params(), {});   // unknown or bad: InputError
+  std::vector<std::pair<std::string, std::vector<std::string>>> algorithms_of;  // collective -> algorithms
+  std::set<std::string> used;
+  for (const auto& c : spec.collectives) {
+    find_collective(c);
+    std::vector<std::string> names;
+    for (const auto& a : spec.algorithms) {
+      if (a == "all") {
+        for (const AlgorithmEntry& entry : algorithms())
+          if (entry.collective == c) names.push_back(entry.name);
+        used.insert(a);
+        continue;
+      }
+      if (a == "auto") {
+        names.push_back(a), used.insert(a);
+        continue;
+      }
+      for (const AlgorithmEntry& entry : algorithms())
+        if (entry.collective == c && entry.name == a) names.push_back(a), used.insert(a);
+    }
+    algorithms_of.emplace_back(c, names);
+  }
+  for (const auto& a : spec.algorithms)
+    if (!used.count(a)) find_algorithm(spec.collectives.front(), a);  // no collective has it: did you mean
+  std::set<std::string> applied;
+  std::vector<SweepPoint> grid;
+  for (const auto& t : spec.topologies)
+    for (const auto& [c, names] : algorithms_of)
+      for (const auto& a : names) {
+        auto specs = declared(t, c, a);
+        // The parameter lists that apply here, each value checked in its unit.
+        std::vector<std::pair<std::string, std::vector<std::string>>> sets;
+        for (const auto& [name, values] : spec.sets) {
+          auto it =
+              std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
+          if (it == specs.end()) continue;
+          ParamSet check({*it});
+          for (const auto& v : values) check.apply({{name, v}});
+          sets.emplace_back(name, values), applied.insert(name);
+        }
+        for (std::uint64_t bytes : spec.sizes) {
+          std::vector<std::size_t> index(sets.size(), 0);  // odometer over the value lists
+          for (bool more = true; more;) {
+            for (std::uint64_t seed : spec.seeds) {
+              SweepPoint point{static_cast<int>(grid.size()), t, c, a, bytes, seed, {}};
+              for (std::size_t k = 0; k < sets.size(); ++k)
+                point.sets.emplace_back(sets[k].first, sets[k].second[index[k]]);
+              grid.push_back(point);
+            }
+            more = false;
+            for (std::size_t k = sets.size(); k-- > 0;) {
+              if (++index[k] < sets[k].second.size()) {
+                more = true;
+                break;
+              }
+              index[k] = 0;
+            }
+          }
+        }
+      }
+  for (const auto& [name, values] : spec.sets)
+    if (!applied.count(name))
+      throw InputError("--set " + name +
+                       ": no topology, model or algorithm of this sweep has that parameter");
+  return grid;
+}
+
+std::vector<std::string> SweepPoint::run_args() const {
+  std::vector<std::string> args{
+      "run",    "--topology",          topology, "--collective",      collective, "--algorithm", algorithm,
+      "--size", std::to_string(bytes), "--seed", std::to_string(seed)};
+  for (const auto& [name, value] : sets) args.insert(args.end(), {"--set", name + "=" + value});
+  args.insert(args.end(), {"--format", "json"});
+  return args;
+}
+
+nlohmann::ordered_json SweepPoint::inputs() const {
+  nlohmann::ordered_json sets_json = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : sets) sets_json[name] = value;
+  return {{"topology", topology},
+          {"collective", collective},
+          {"requested_algorithm", algorithm},
+          {"bytes", bytes},
+          {"seed", seed},
+          {"sets", sets_json}};
+}
+
+nlohmann::ordered_json sweep_row(const SweepPoint& point, int exit_status, const std::string& out,
+                                 const std::string& err) {
+  nlohmann::ordered_json row{{"point", point.id}, {"status", exit_status == 0 ? "ok" : "error"}};
+  const nlohmann::ordered_json inputs = point.inputs();
+  for (const auto& [key, value] : inputs.items()) row[key] = value;
+  nlohmann::ordered_json result;
+  try {
+    result = nlohmann::ordered_json::parse(out);
+  } catch (const std::exception&) {
+  }
+  if (result.is_object())
+    for (const auto& [key, value] : result.items())
+      if (!row.contains(key)) row[key] = value;
+  if (exit_status != 0) {
+    std::string message = err.substr(0, err.find('\n'));
+    const std::string prefix = "ultrasim: error: ";
+    if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
+    if (message.empty())
+      message = exit_status == 3 ? "verification failed" : "exit status " + std::to_string(exit_status);
+    row["error"] = message;
+    row["exit_status"] = exit_status;
+  }
+  return row;
+}
+
+std::map<int, nlohmann::ordered_json> read_finished(const std::string& path,
+                                                    const std::vector<SweepPoint>& grid) {
+  std::map<int, nlohmann::ordered_json> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::ordered_json row;
+    try {
+      row = nlohmann::ordered_json::parse(line);
+    } catch (const std::exception&) {
+      continue;  // a line torn by a killed sweep: that point runs again
+    }
+    if (!row.is_object() || !row.contains("point")) continue;
+    int id = row["point"].get<int>();
+    if (id < 0 || id >= static_cast<int>(grid.size()))
+      throw InputError("--resume: '" + path + "' has point " + std::to_string(id) + ", outside this sweep");
+    const nlohmann::ordered_json inputs = grid[id].inputs();
+    for (const auto& [key, value] : inputs.items())
+      if (row[key] != value)
+        throw InputError("--resume: '" + path + "' point " + std::to_string(id) + " has " + key + " " +
+                         row[key].dump() + ", this sweep " + value.dump() + " (another sweep's file?)");
+    rows[id] = row;
+  }
+  return rows;
+}
+
+namespace {
+
+struct Child {
+  pid_t pid = -1;
+  int point = 0;
+  std::string out, err;
+  std::chrono::steady_clock::time_point start;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Child spawn(const std::string& binary, const SweepPoint& point, const std::string& dir) {
+  Child child;
+  child.point = point.id;
+  child.out = dir + "/" + std::to_string(point.id) + ".out";
+  child.err = dir + "/" + std::to_string(point.id) + ".err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, child.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, child.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> args = point.run_args();
+  args.insert(args.begin(), binary);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  child.start = std::chrono::steady_clock::now();
+  if (posix_spawn(&child.pid, binary.c_str(), &actions, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error("cannot start " + binary);
+  posix_spawn_file_actions_destroy(&actions);
+  return child;
+}
+
+std::string clock_text(double seconds) {
+  char text[32];
+  int s = static_cast<int>(seconds);
+  std::snprintf(text, sizeof text, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+  return text;
+}
+
+void write_rows(const std::string& path, const std::string& format,
+                const std::vector<nlohmann::ordered_json>& rows) {
+  std::string temp = path + ".sorting";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    if (format == "csv") out << sweep_csv_header();
+    for (const auto& row : rows) out << (format == "csv" ? sweep_csv_line(row) : row.dump() + "\n");
+    if (!out) throw InputError("cannot write '" + path + "'");
+  }
+  std::filesystem::rename(temp, path);
+}
+
+}  // namespace
+
+std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& grid,
+                                              const SweepOptions& options) {
+  std::vector<const SweepPoint*> todo;
+  for (const auto& point : grid)
+    if (!options.shard || point.id % options.shard->second == options.shard->first) todo.push_back(&point);
+  std::map<int, nlohmann::ordered_json> done;
+  if (options.resume) {
+    if (options.out.empty() || options.format != "jsonl")
+      throw InputError("--resume needs --out FILE in the jsonl format");
+    done = read_finished(options.out, grid);
+    std::vector<nlohmann::ordered_json> kept;
+    for (auto& [id, row] : done) kept.push_back(row);
+    write_rows(options.out, options.format, kept);  // drops a torn last line
+  }
+  std::unique_ptr<std::ofstream> out, timing;
+  if (!options.out.empty()) {
+    if (!options.resume && options.format == "csv")
+      std::ofstream(options.out, std::ios::trunc) << sweep_csv_header();
+    out = std::make_unique<std::ofstream>(
+        options.out, options.resume || options.format == "csv" ? std::ios::app : std::ios::trunc);
+    if (!*out) throw InputError("cannot write '" + options.out + "'");
+  }
+  if (!options.timing.empty()) timing = std::make_unique<std::ofstream>(options.timing, std::ios::app);
+  std::string dir =
+      (std::filesystem::temp_directory_path() / ("ultrasim-sweep-" + std::to_string(getpid()))).string();
+  std::filesystem::create_directories(dir);
+
+  std::vector<const SweepPoint*> pending;
+  for (const SweepPoint* p : todo)
+    if (!done.count(p->id)) pending.push_back(p);
+  const std::size_t total = todo.size();
+  std::size_t finished = todo.size() - pending.size();
+  const bool interactive = isatty(2);
+  const auto start = std::chrono::steady_clock::now();
+  std::map<pid_t, Child> running;
+  std::size_t next = 0;
+  while (next < pending.size() || !running.empty()) {
+    while (next < pending.size() && static_cast<int>(running.size()) < std::max(1, options.jobs)) {
+      Child child = spawn(options.binary, *pending[next++], dir);
+      running[child.pid] = child;
+    }
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) break;
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    Child child = it->second;
+    running.erase(it);
+    int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    nlohmann::ordered_json row =
+        sweep_row(grid[child.point], exit_status, slurp(child.out), slurp(child.err));
+    std::filesystem::remove(child.out), std::filesystem::remove(child.err);
+    if (out) *out << (options.format == "csv" ? sweep_csv_line(row) : row.dump() + "\n") << std::flush;
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
+    if (timing) *timing << nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() << "\n";
+    done[child.point] = row;
+    ++finished;
+    if (interactive) {
+      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::size_t ran = finished - (todo.size() - pending.size());
+      double eta = ran ? elapsed / ran * (total - finished) : 0;
+      std::cerr << "\r[" << finished << "/" << total << "] " << clock_text(elapsed) << " elapsed, ETA "
+                << clock_text(eta) << "   " << std::flush;
+    }
+  }
+  if (interactive) std::cerr << "\n";
+  std::filesystem::remove_all(dir);
+  std::vector<nlohmann::ordered_json> rows;
+  for (const SweepPoint* p : todo)
+    if (done.count(p->id)) rows.push_back(done[p->id]);
+  if (out) {
+    out.reset();
+    write_rows(options.out, options.format, rows);  // a finished sweep's file is sorted by point
+  }
+  return rows;
+}
+
+std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows) {
+  std::map<std::string, std::map<std::uint64_t, std::vector<const nlohmann::ordered_json*>>> groups;
+  std::vector<std::string> order;
+  int failed = 0;
+  for (const auto& row : rows) {
+    if (row["status"] != "ok") {
+      ++failed;
+      continue;
+    }
+    std::string key = row["topology"].get<std::string>() + " " + row["collective"].get<std::string>();
+    if (!row["sets"].empty()) key += " " + row["sets"].dump();
+    if (!groups.count(key)) order.push_back(key);
+    groups[key][row["bytes"].get<std::uint64_t>()].push_back(&row);
+  }
+  std::ostringstream s;
+  char line[256];
+  for (const auto& key : order) {
+    s << "# best per size: " << key << "\n";
+    std::snprintf(line, sizeof line, "%14s  %-20s %12s %12s  %-20s %12s\n", "size", "best", "time(us)",
+                  "busbw(GB/s)", "runner-up", "time(us)");
+    s << line;
+    for (auto& [bytes, candidates] : groups[key]) {
+      auto list = candidates;
+      std::stable_sort(list.begin(), list.end(),
+                       [](auto* a, auto* b) { return (*a)["time_s"] < (*b)["time_s"]; });
+      const auto& best = *list.front();
+      auto fixed = [](const nlohmann::ordered_json& value, double scale) {
+        if (value.is_null()) return std::string("-");
+        char text[32];
+        std::snprintf(text, sizeof text, "%.2f", value.get<double>() * scale);
+        return std::string(text);
+      };
+      std::snprintf(line, sizeof line, "%14llu  %-20s %12s %12s  %-20s %12s\n",
+                    static_cast<unsigned long long>(bytes), best["algorithm"].get<std::string>().c_str(),
+                    fixed(best["time_s"], 1e6).c_str(), fixed(best["busbw_GBps"], 1).c_str(),
+                    list.size() > 1 ? (*list[1])["algorithm"].get<std::string>().c_str() : "-",
+                    list.size() > 1 ? fixed((*list[1])["time_s"], 1e6).c_str() : "-");
+      s << line;
+    }
+  }
+  s << rows.size() << " points, " << failed << " failed\n";
+  return s.str();
+}
+
+std::string sweep_csv_header() {
+  return "point,status,topology,collective,requested_algorithm,algorithm,bytes,seed,sets,time_s,algbw_GBps,"
+         "busbw_GBps,model_s,bound_s,pct_of_bound,verified,wrong,error\n";
+}
+
+std::string sweep_csv_line(const nlohmann::ordered_json& row) {
+  auto field = [&](const char* key) -> std::string {
+    if (!row.contains(key) || row[key].is_null()) return "";
+    if (row[key].is_string()) return row[key].get<std::string>();
+    return row[key].dump();
+  };
+  auto quoted = [](std::string text) {
+    if (text.find_first_of(",\"\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+  };
+  std::string line;
+  for (const char* key : {"point", "status", "topology", "collective", "requested_algorithm", "algorithm",
+                          "bytes", "seed", "sets", "time_s", "algbw_GBps", "busbw_GBps", "model_s", "bound_s",
+                          "pct_of_bound", "verified", "wrong", "error"})
+    line += (line.empty() ? "" : ",") + quoted(field(key));
+  return line + "\n";
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,76 @@
+// A sweep: the cross product of topologies x collectives x algorithms x sizes x parameter values x seeds,
+// each point one `ultrasim run` in its own process (SimGrid keeps one simulation per process), results as
+// JSON Lines written as points finish, resumable, shardable. The row format: README "ultrasim sweep".
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ultrasim {
+
+struct SweepSpec {
+  std::vector<std::string> topologies, collectives;
+  std::vector<std::string> algorithms;  // names, "all" (every one of the collective) or "auto"
+  std::vector<std::uint64_t> sizes;
+  std::vector<std::pair<std::string, std::vector<std::string>>> sets;  // name -> values, in given order
+  std::vector<std::uint64_t> seeds{0};
+};
+
+// One point of the grid: the inputs of one `ultrasim run`.
+struct SweepPoint {
+  int id = 0;
+  std::string topology, collective, algorithm;
+  std::uint64_t bytes = 0, seed = 0;
+  std::vector<std::pair<std::string, std::string>> sets;  // only those that apply to this point
+  std::vector<std::string> run_args() const;              // "run --topology ... --format json"
+  nlohmann::ordered_json inputs() const;                  // the row's input fields
+};
+
+// "1KiB:4GiB:x2" (geometric), "0:1MiB:+64KiB" (arithmetic) or "1KiB,1MiB" (a list); throws InputError.
+std::vector<std::uint64_t> parse_sizes(const std::string& text);
+// "0,1,2" or "0:3" (0, 1, 2); throws InputError.
+std::vector<std::uint64_t> parse_seeds(const std::string& text);
+// The spec of a JSON sweep file ({"topologies": [...], "collectives": [...], "algorithms": [...],
+// "sizes": "1KiB:1GiB:x2" or [...], "sets": {"name": ["v1", "v2"]}, "seeds": [...]}); throws InputError.
+SweepSpec read_sweep_file(const std::string& path);
+
+// Expands the grid in the order topology, collective, algorithm, size, parameter values, seed. A --set
+// applies to a point whose topology, model or algorithm declares the name; a name no point declares is an
+// InputError, as are unknown topologies, collectives and algorithms (checked before anything runs).
+std::vector<SweepPoint> expand(const SweepSpec& spec);
+
+// The row of a finished point from the run's exit status, standard output and standard error.
+nlohmann::ordered_json sweep_row(const SweepPoint& point, int exit_status, const std::string& out,
+                                 const std::string& err);
+
+// Rows of an earlier (possibly killed) sweep in `path`, by point id; a torn last line is dropped. Throws
+// InputError when a row's inputs differ from the grid's point of the same id (another sweep's file).
+std::map<int, nlohmann::ordered_json> read_finished(const std::string& path,
+                                                    const std::vector<SweepPoint>& grid);
+
+struct SweepOptions {
+  int jobs = 1;
+  std::optional<std::pair<int, int>> shard;  // (K, N): points with id mod N == K
+  std::string out;                           // empty: rows to standard output at the end
+  std::string format = "jsonl";              // jsonl | csv
+  bool resume = false;
+  std::string timing;  // a file for per-point wall times (kept out of the results)
+  std::string binary;  // the ultrasim program that runs each point
+};
+// Runs the sweep; returns the rows of every point of this shard, sorted by id. Prints progress on stderr
+// when it is a terminal.
+std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& grid,
+                                              const SweepOptions& options);
+
+// The summary: per topology, collective and parameter values, the best verified algorithm per size.
+std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows);
+// A row as CSV (fixed columns; csv_header() names them).
+std::string sweep_csv_header();
+std::string sweep_csv_line(const nlohmann::ordered_json& row);
+
+}  // namespace ultrasim
