@@ -403,7 +403,9 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
     std::filesystem::remove(child.out), std::filesystem::remove(child.err);
     if (out) *out << (options.format == "csv" ? sweep_csv_line(row) : row.dump() + "\n") << std::flush;
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
-    if (timing) *timing << nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() << "\n";
+    if (timing)
+      *timing << nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() << "\n"
+              << std::flush;
     done[child.point] = row;
     ++finished;
     if (interactive) {

@@ -1,5 +1,7 @@
 // The sweep grid: sizes, seeds, the order of points, which --set applies where, and bad specs.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "topology/errors.hpp"
 #include "workloads/sweep.hpp"
@@ -83,4 +85,21 @@ TEST_CASE("bad sweeps fail before anything runs") {
                     Catch::Contains("no topology, model or algorithm of this sweep has that parameter"));
   CHECK_THROWS_AS(expand(with([](SweepSpec& s) { s.sets = {{"link_bandwidth", {"fast"}}}; })), InputError);
   CHECK_THROWS_AS(expand(with([](SweepSpec& s) { s.collectives = {"allreduc"}; })), InputError);
+}
+
+TEST_CASE("a JSON sweep file gives the same grid as the flags") {
+  std::string path = std::filesystem::temp_directory_path() / "ultrasim_sweep_file_test.json";
+  std::ofstream(path) << R"({"topologies": ["switch:4"], "collectives": ["allreduce"], "algorithms": ["ring"],
+                             "sizes": "1KiB:4KiB:x2", "sets": {"link_bandwidth": ["100GBps", "200GBps"]},
+                             "seeds": [3]})";
+  SweepSpec spec = read_sweep_file(path);
+  auto grid = expand(spec);
+  REQUIRE(grid.size() == 3 * 2);
+  CHECK(grid[1].bytes == 1024);
+  CHECK(grid[1].sets.front().second == "200GBps");
+  CHECK(grid[1].seed == 3);
+  std::ofstream(path) << R"({"topologies": ["switch:4"], "collectives": ["allreduce"], "size": "1KiB"})";
+  CHECK_THROWS_WITH(read_sweep_file(path), Catch::Contains("did you mean 'sizes'"));
+  std::ofstream(path) << "{not json";
+  CHECK_THROWS_WITH(read_sweep_file(path), Catch::Contains("is not JSON"));
 }
