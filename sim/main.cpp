@@ -18,6 +18,7 @@
 #include "topology/suggest.hpp"
 #include "topology/units.hpp"
 #include "workloads/sweep.hpp"
+#include "workloads/tune.hpp"
 
 namespace {
 
@@ -225,6 +226,24 @@ int cmd_sweep(const SweepArgs& args) {
   return 0;
 }
 
+// Tuning tables from sweep rows (workloads/tune.hpp has the rules).
+int cmd_tune(const std::vector<std::string>& from, const std::string& format, const std::string& output,
+             const std::string& command) {
+  check_choice("format", format, {"text", "json"});
+  std::unique_ptr<std::ofstream> file;
+  if (!output.empty()) file = open_output(output, "output");
+  std::vector<SweepRow> rows;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    auto more = read_sweep_rows(from[i], static_cast<int>(i));
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  auto tables = build_tuning_tables(rows);
+  std::string text = format == "json" ? tuning_json(tables, ultrasim_version(), command).dump(2) + "\n"
+                                      : tuning_text(tables);
+  (file ? *file : std::cout) << text;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -287,8 +306,15 @@ int main(int argc, char** argv) {
   sweep->add_option("--shard", sweep_args.shard, "run the points with id mod N == K, as K/N");
   sweep->add_option("--timing", sweep_args.timing, "append per-point wall seconds to FILE");
 
+  std::vector<std::string> tune_from;
+  std::string tune_format = "text", tune_output;
+  auto* tune = app.add_subcommand("tune", "best algorithm per size range from sweep rows (JSON Lines)");
+  tune->add_option("--from", tune_from, "sweep rows, JSON Lines (repeatable)")->required();
+  tune->add_option("--format", tune_format, "text|json");
+  tune->add_option("-o,--output", tune_output, "write to FILE instead of standard output");
+
   if (argc > 1 && argv[1][0] != '-') {
-    const std::vector<std::string> commands{"list", "topology", "run", "sweep"};
+    const std::vector<std::string> commands{"list", "topology", "run", "sweep", "tune"};
     if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
       std::cerr << "ultrasim: error: " << unknown_name_message("command", argv[1], commands) << "\n";
       return 2;
@@ -312,6 +338,7 @@ int main(int argc, char** argv) {
     if (*topo) return cmd_topology(topo_spec, topo_sets, topo_format, topo_output);
     if (*run) return cmd_run(run_args, command);
     if (*sweep) return cmd_sweep(sweep_args);
+    if (*tune) return cmd_tune(tune_from, tune_format, tune_output, command);
   } catch (const InputError& e) {
     std::cerr << "ultrasim: error: " << e.what() << "\n";
     return 2;
