@@ -213,5 +213,29 @@ class Plots(unittest.TestCase):
         self.assertEqual([t.get_text() for t in ax.get_yticklabels()], ["chip0", "chip1", "chip2", "chip3"])
 
 
+class SweepParallel(unittest.TestCase):
+    def test_shards_run_in_the_background_and_merge_into_the_whole(self):
+        # A stand-in for `ultrasim sweep --shard K/N --out F`: writes the fixture's points with point % N == K.
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = Path(tmp) / "ultrasim"
+            fake.write_text(f"""#!/usr/bin/python3
+import sys, json
+args = sys.argv[1:]
+assert args[0] == "sweep" and "--resume" in args
+k, n = map(int, args[args.index("--shard") + 1].split("/"))
+rows = [l for l in open("{WHOLE}") if json.loads(l)["point"] % n == k]
+open(args[args.index("--out") + 1], "w").writelines(reversed(rows))
+""")
+            fake.chmod(0o755)
+            out = Path(tmp) / "sweep.jsonl"
+            env = dict(os.environ, ULTRASIM=str(fake))
+            done = subprocess.run(["bash", str(ROOT / "scripts" / "sweep-parallel.sh"), "3", str(out),
+                                   "--topology", "switch:4"], env=env, capture_output=True, text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertEqual(sorted(p.name for p in (Path(tmp) / "sweep.jsonl.shards").iterdir()),
+                             ["shard_0.jsonl", "shard_1.jsonl", "shard_2.jsonl"])
+            self.assertEqual(out.read_bytes(), WHOLE.read_bytes())
+
+
 if __name__ == "__main__":
     unittest.main()
