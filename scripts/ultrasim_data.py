@@ -1,0 +1,376 @@
+#!/usr/bin/python3
+"""Load ultrasim sweeps and traces into pandas, merge sweep shards, and plot them.
+
+Only Debian's python3-pandas and python3-matplotlib are needed (no pip).
+
+    import ultrasim_data as ud
+    df = ud.load_sweep("sweep.jsonl")            # or a list of shard files
+    ud.plot_busbw(df).savefig("busbw.png")
+    trace = ud.load_trace("trace.json")          # from `ultrasim run --trace trace.json`
+    ud.plot_timeline(trace.events)
+
+From a shell, shards written with `ultrasim sweep --shard K/N --out shard_K.jsonl` are merged with
+
+    python3 scripts/ultrasim_data.py merge sweep.jsonl shard_*.jsonl
+
+The sweep rows follow the contract of `ultrasim sweep` (one JSON object per point; "point", "status",
+the point's inputs, and every field of `ultrasim run --format json` for an "ok" row, "error" and
+"exit_status" for an "error" row).
+"""
+
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+
+# Headless unless something (a display, Jupyter's inline backend, MPLBACKEND) says otherwise.
+if "MPLBACKEND" not in os.environ and "ipykernel" not in sys.modules and not os.environ.get("DISPLAY"):
+    matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+ERROR_PREFIX = "ultrasim: error: "
+
+# ---------------------------------------------------------------------------------------------- sweeps
+
+
+def _paths(path_or_paths):
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        return [Path(path_or_paths)]
+    return [Path(p) for p in path_or_paths]
+
+
+def _read_rows(paths):
+    """(row, line) for every non-blank line of every file, in file order."""
+    rows = []
+    for path in _paths(paths):
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    rows.append((json.loads(line), line))
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"{path}:{number}: not JSON: {e}") from None
+    return rows
+
+
+def _dedup_sorted(rows):
+    """One row per point (an "ok" row wins over an "error" row, else the first seen), sorted by point.
+
+    Rows without a "point" (e.g. plain `ultrasim run --format json` output) are kept in order, last."""
+    best = {}
+    unnumbered = []
+    for row, line in rows:
+        point = row.get("point")
+        if point is None:
+            unnumbered.append((row, line))
+            continue
+        kept = best.get(point)
+        if kept is None or (kept[0].get("status") != "ok" and row.get("status") == "ok"):
+            best[point] = (row, line)
+    return [best[p] for p in sorted(best)] + unnumbered
+
+
+def _flatten(row):
+    flat = {}
+    for key, value in row.items():
+        if key == "parameters" and isinstance(value, dict):
+            flat.update({f"param.{k}": v for k, v in value.items()})
+        elif key == "sets" and isinstance(value, dict):
+            flat.update({f"set.{k}": v for k, v in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
+def load_sweep(path_or_paths):
+    """A sweep's JSON Lines (one file or several shards) as a DataFrame, one row per point, sorted.
+
+    "parameters" and "sets" become columns "param.NAME" and "set.NAME"; error rows are kept (columns
+    "status", "error", "exit_status"; their result columns are NaN); a point present several times
+    (shards overlapping, a resumed sweep) keeps its "ok" row. Null busbw (one chip) is NaN."""
+    rows = [_flatten(row) for row, _ in _dedup_sorted(_read_rows(path_or_paths))]
+    df = pd.DataFrame(rows)
+    for column in ("point", "status", "error", "exit_status"):
+        if column not in df.columns:
+            df[column] = None
+    if "status" in df.columns and "time_s" in df.columns:
+        df.loc[df["status"].isna() & df["time_s"].notna(), "status"] = "ok"  # plain `run` rows
+    for column in ("time_s", "algbw_GBps", "busbw_GBps", "model_s", "bound_s", "pct_of_bound"):
+        if column in df.columns:
+            df[column] = pd.to_numeric(df[column], errors="coerce")
+    return df.reset_index(drop=True)
+
+
+def merge_shards(paths, out_path):
+    """Writes the rows of every shard to out_path, one per point, sorted by point; returns the count.
+
+    Lines are copied byte for byte, so merging the shards of a sweep gives the unsharded file."""
+    merged = _dedup_sorted(_read_rows(paths))
+    with open(out_path, "w", encoding="utf-8") as out:
+        for _, line in merged:
+            out.write(line + "\n")
+    return len(merged)
+
+
+# ------------------------------------------------------------------------------- running a small sweep
+
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+
+
+def parse_size(text):
+    """'1KiB' -> 1024, '64MB' -> 64000000, '4096' -> 4096 (the units `ultrasim` accepts)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", str(text))
+    if not m or m.group(2).upper() not in _UNITS:
+        raise ValueError(f"bad size '{text}'")
+    return int(m.group(1)) * _UNITS[m.group(2).upper()]
+
+
+def parse_sizes(text):
+    """'1KiB:1MiB:x4' (from, to, times) or '1KiB,64KiB' -> list of bytes."""
+    if ":" in text:
+        start, stop, step = text.split(":")
+        lo, hi, factor = parse_size(start), parse_size(stop), int(step.lstrip("x"))
+        if factor < 2:
+            raise ValueError(f"bad size step '{step}'")
+        sizes = []
+        while lo <= hi:
+            sizes.append(lo)
+            lo *= factor
+        return sizes
+    return [parse_size(s) for s in text.split(",")]
+
+
+def has_sweep(binary):
+    """True when this ultrasim has the `sweep` command."""
+    return subprocess.run([str(binary), "sweep", "--help"], capture_output=True).returncode == 0
+
+
+def _algorithms(binary, collective, requested):
+    if requested != ["all"]:
+        return requested
+    listed = json.loads(subprocess.run([str(binary), "list", "algorithms", "--format", "json"],
+                                       capture_output=True, check=True, text=True).stdout)
+    return [a["name"] for a in listed["algorithms"] if a["collective"] == collective]
+
+
+def run_points(binary, topologies, collectives, algorithms, sizes, sets=None, seeds=(0,)):
+    """The rows `ultrasim sweep` would write, made by one `ultrasim run --format json` per point.
+
+    For an ultrasim without `sweep`; points are numbered in the sweep's order (topology, collective,
+    algorithm, size, set combination, seed)."""
+    sets = sets or {}
+    names = list(sets)
+    rows = []
+    for topology, collective in itertools.product(topologies, collectives):
+        for algorithm in _algorithms(binary, collective, list(algorithms)):
+            for size in parse_sizes(sizes) if isinstance(sizes, str) else sizes:
+                for combination in itertools.product(*(sets[n] for n in names)):
+                    for seed in seeds:
+                        given = {n: str(v) for n, v in zip(names, combination)}
+                        command = [str(binary), "run", "--topology", topology, "--collective", collective,
+                                   "--algorithm", algorithm, "--size", str(size), "--seed", str(seed),
+                                   "--format", "json"]
+                        for n, v in given.items():
+                            command += ["--set", f"{n}={v}"]
+                        done = subprocess.run(command, capture_output=True, text=True)
+                        row = {"point": len(rows), "topology": topology, "collective": collective,
+                               "requested_algorithm": algorithm, "bytes": size, "seed": seed,
+                               "sets": given}
+                        if done.returncode == 0:
+                            row.update(json.loads(done.stdout), status="ok")
+                        else:
+                            message = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
+                            row.update(status="error", error=message.removeprefix(ERROR_PREFIX),
+                                       exit_status=done.returncode)
+                        rows.append(row)
+    return rows
+
+
+def run_sweep(binary, out, topologies, collectives, algorithms, sizes, sets=None, seeds=(0,), jobs=None):
+    """Runs a sweep into the JSON Lines file `out` and loads it: `ultrasim sweep` when the binary has
+    it, else `run_points`. Returns (DataFrame, "sweep" or "run")."""
+    sets = sets or {}
+    if has_sweep(binary):
+        command = [str(binary), "sweep", "--topology", ",".join(topologies),
+                   "--collective", ",".join(collectives), "--algorithm", ",".join(algorithms),
+                   "--sizes", sizes if isinstance(sizes, str) else ",".join(map(str, sizes)),
+                   "--seeds", ",".join(map(str, seeds)), "--out", str(out)]
+        for n, values in sets.items():
+            command += ["--set", f"{n}=" + ",".join(map(str, values))]
+        if jobs:
+            command += ["--jobs", str(jobs)]
+        subprocess.run(command, check=True)
+        return load_sweep(out), "sweep"
+    rows = run_points(binary, topologies, collectives, algorithms, sizes, sets, seeds)
+    with open(out, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, sort_keys=True, separators=(",", ":")) + "\n")
+    return load_sweep(out), "run"
+
+
+# ---------------------------------------------------------------------------------------------- traces
+
+
+@dataclass
+class Trace:
+    """A Chrome trace from `ultrasim run --trace FILE`.
+
+    events: one row per complete ("X") event: pid, chip (the process name), tid, track (the thread
+        name), cat ("transfer" or "compute"), name, ts_us, dur_us, end_us, and for transfers src, dst,
+        bytes, step, path (NaN for compute events).
+    counters: one row per counter ("C") event and series: pid, name, ts_us, series, value (empty if none).
+    processes: pid -> name (chips, then switches); run: the run's JSON result (trace "otherData")."""
+
+    events: pd.DataFrame
+    counters: pd.DataFrame
+    processes: dict = field(default_factory=dict)
+    run: dict = field(default_factory=dict)
+
+
+def load_trace(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    raw = data["traceEvents"] if isinstance(data, dict) else data
+    processes, threads = {}, {}
+    for e in raw:
+        if e.get("ph") == "M" and e.get("name") == "process_name":
+            processes[e["pid"]] = e["args"]["name"]
+        elif e.get("ph") == "M" and e.get("name") == "thread_name":
+            threads[(e["pid"], e["tid"])] = e["args"]["name"]
+    events, counters = [], []
+    for e in raw:
+        if e.get("ph") == "X":
+            args = e.get("args", {})
+            events.append({"pid": e["pid"], "chip": processes.get(e["pid"], str(e["pid"])),
+                           "tid": e.get("tid"), "track": threads.get((e["pid"], e.get("tid"))),
+                           "cat": e.get("cat"), "name": e.get("name"), "ts_us": float(e["ts"]),
+                           "dur_us": float(e.get("dur", 0.0)), "src": args.get("src"),
+                           "dst": args.get("dst"), "bytes": args.get("bytes"), "step": args.get("step"),
+                           "path": args.get("path")})
+        elif e.get("ph") == "C":
+            for series, value in e.get("args", {}).items():
+                counters.append({"pid": e["pid"], "name": e.get("name"), "ts_us": float(e["ts"]),
+                                 "series": series, "value": value})
+    event_columns = ["pid", "chip", "tid", "track", "cat", "name", "ts_us", "dur_us", "end_us", "src",
+                     "dst", "bytes", "step", "path"]
+    ev = pd.DataFrame(events, columns=[c for c in event_columns if c != "end_us"])
+    ev["end_us"] = ev["ts_us"] + ev["dur_us"]
+    for column in ("src", "dst", "bytes", "step", "path"):
+        ev[column] = pd.to_numeric(ev[column]).astype("Int64")
+    ev = ev[event_columns].sort_values(["pid", "ts_us", "tid"], kind="stable").reset_index(drop=True)
+    cn = pd.DataFrame(counters, columns=["pid", "name", "ts_us", "series", "value"])
+    return Trace(ev, cn, processes, data.get("otherData", {}) if isinstance(data, dict) else {})
+
+
+# ----------------------------------------------------------------------------------------------- plots
+
+
+def _hue_columns(df, hue):
+    if hue is not None:
+        return [hue] if isinstance(hue, str) else list(hue)
+    varying = [c for c in df.columns if c.startswith("set.") and df[c].nunique(dropna=True) > 1]
+    return ["algorithm"] + varying
+
+
+def _plot_vs_size(df, y, ylabel, panels, hue, model, logy, title):
+    ok = df[(df["status"] == "ok") & df[y].notna()] if "status" in df.columns else df[df[y].notna()]
+    hue = _hue_columns(ok, hue)
+    panel_keys = sorted(ok.groupby(list(panels)).groups) if len(ok) else []
+    panel_keys = [k if isinstance(k, tuple) else (k,) for k in panel_keys]
+    n = max(len(panel_keys), 1)
+    cols = min(n, 3)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5.5 * cols, 4 * rows), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    for ax, key in zip(axes.flat, panel_keys):
+        part = ok[(ok[list(panels)] == pd.Series(key, index=list(panels))).all(axis=1)]
+        for label, line in part.groupby(hue[0] if len(hue) == 1 else hue, sort=True):
+            label = label if isinstance(label, tuple) else (label,)
+            # several seeds per size: their mean
+            mean = line.groupby("bytes")[[y] + (["model_s"] if model else [])].mean()
+            drawn = ax.plot(mean.index, mean[y], marker="o", markersize=3,
+                            label=" ".join(str(v) for v in label))
+            if model:
+                ax.plot(mean.index, mean["model_s"], linestyle="--", color=drawn[0].get_color(), linewidth=1)
+        ax.set_xscale("log", base=2)
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel("size (bytes)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(" / ".join(str(k) for k in key))
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="small")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_busbw(df, panels=("topology", "collective"), hue=None, title=None):
+    """Bus bandwidth (GB/s) vs size, log-log, one line per algorithm (and per swept --set value), one
+    panel per (topology, collective). Only "ok" rows; several seeds are averaged."""
+    return _plot_vs_size(df, "busbw_GBps", "busbw (GB/s)", panels, hue, False, True, title)
+
+
+def plot_time(df, panels=("topology", "collective"), hue=None, model=True, title=None):
+    """Simulated time (s) vs size, log-log, like plot_busbw; model=True adds model_s dashed."""
+    return _plot_vs_size(df, "time_s", "time (s)", panels, hue, model, True, title)
+
+
+def plot_timeline(events, color_by="step", title=None):
+    """Per-chip timeline: one band per chip, one lane per track (compute, "to chipD"), a bar per event
+    from ts to ts+dur, transfers coloured by step (or any events column), compute in grey."""
+    lanes = events[["pid", "chip", "tid"]].drop_duplicates().sort_values(["pid", "tid"])
+    lane_of = {(r.pid, r.tid): i for i, r in enumerate(lanes.itertuples())}
+    fig, ax = plt.subplots(figsize=(10, max(2.0, 0.25 * len(lane_of) + 1)))
+    cmap = plt.get_cmap("tab20")
+    keys = sorted(events.loc[events["cat"] == "transfer", color_by].dropna().unique())
+    colour = {k: cmap(i % 20) for i, k in enumerate(keys)}
+    for e in events.itertuples():
+        y = lane_of[(e.pid, e.tid)]
+        value = getattr(e, color_by)
+        c = colour.get(value, "0.6") if e.cat == "transfer" else "0.6"
+        ax.broken_barh([(e.ts_us, e.dur_us)], (y - 0.4, 0.8), facecolors=c, edgecolors="black", linewidth=0.3)
+    ticks = lanes.groupby("pid").apply(lambda g: (lane_of[(g.pid.iloc[0], g.tid.min())] +
+                                                  lane_of[(g.pid.iloc[0], g.tid.max())]) / 2)
+    ax.set_yticks(list(ticks.values))
+    ax.set_yticklabels([lanes[lanes.pid == p].chip.iloc[0] for p in ticks.index])
+    for p in lanes.pid.unique()[1:]:
+        first = min(i for (pid, _), i in lane_of.items() if pid == p)
+        ax.axhline(first - 0.5, color="0.8", linewidth=0.5)
+    ax.invert_yaxis()
+    ax.set_xlabel("time (µs)")
+    if keys and len(keys) <= 20:
+        handles = [plt.Rectangle((0, 0), 1, 1, color=colour[k]) for k in keys]
+        ax.legend(handles, [f"{color_by} {k}" for k in keys], fontsize="x-small", ncol=2,
+                  loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(title or "transfers per chip")
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------------------------------------- cli
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "merge":
+        count = merge_shards(argv[2:], argv[1])
+        print(f"ultrasim_data: {count} rows -> {argv[1]}", file=sys.stderr)
+        return 0
+    print("usage: python3 ultrasim_data.py merge OUT.jsonl SHARD.jsonl...", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
