@@ -368,7 +368,15 @@ def main(argv):
         count = merge_shards(argv[2:], argv[1])
         print(f"ultrasim_data: {count} rows -> {argv[1]}", file=sys.stderr)
         return 0
-    print("usage: python3 ultrasim_data.py merge OUT.jsonl SHARD.jsonl...", file=sys.stderr)
+    if len(argv) == 3 and argv[0] == "plot":
+        # busbw and time against size, one panel per topology and collective: PREFIX_busbw.png, _time.png
+        df = load_sweep(argv[1])
+        for name, fig in (("busbw", plot_busbw(df)), ("time", plot_time(df))):
+            fig.savefig(f"{argv[2]}_{name}.png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+            print(f"ultrasim_data: {argv[2]}_{name}.png", file=sys.stderr)
+        return 0
+    print("usage: python3 ultrasim_data.py merge OUT.jsonl SHARD.jsonl...\n"
+          "       python3 ultrasim_data.py plot SWEEP.jsonl PREFIX", file=sys.stderr)
     return 2
 
 
