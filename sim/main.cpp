@@ -251,7 +251,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
 
   CLI::App app{"ultrasim: a discrete-event simulator of AI scale-up fabrics and their collectives"};
-  app.set_version_flag("--version", ULTRASIM_VERSION);
+  app.set_version_flag("--version", ultrasim_version());
   app.require_subcommand(1);
 
   std::string list_what = "all", list_format = "text";

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "ultrasim_version.hpp"  // generated at every build: ULTRASIM_VERSION
+
 namespace ultrasim {
 namespace {
 
