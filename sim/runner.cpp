@@ -9,9 +9,9 @@ namespace sg = simgrid::s4u;
 namespace ultrasim {
 namespace {
 
-// The switch's agent: serves switch-side requests (in-network reduction, multicast, port counters,
-// faults in later issues). No request kind exists yet, so it only waits; daemonized so that it never
-// keeps the simulation alive.
+// The switch's agent: will serve switch-side requests (port counters, faults in later issues); in-switch
+// reductions run in their own actors on the switch host (Fabric::switch_reduce). It only waits;
+// daemonized so that it never keeps the simulation alive.
 void switch_agent(const std::string& mailbox) {
   sg::Actor::self()->daemonize();
   sg::Mailbox* inbox = sg::Mailbox::by_name(mailbox);
