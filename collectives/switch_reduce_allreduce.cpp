@@ -91,7 +91,8 @@ class SwitchReduce : public Algorithm {
 
   double model_s(const CostInput& in) const override {
     if (in.p < 2) return 0;
-    if (static_cast<int>(ports_.size()) != in.p) throw std::logic_error("switch-reduce: model_s before place()");
+    if (static_cast<int>(ports_.size()) != in.p)
+      throw std::logic_error("switch-reduce: model_s before place()");
     Groups g = groups(in.p);
     auto slots = even_chunks(in.bytes, in.p * depth_);
     std::vector<std::vector<int>> all(in.p), mine(in.p);

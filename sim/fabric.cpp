@@ -195,7 +195,8 @@ Transport::SwitchRequests Fabric::switch_reduce(int self, int sw, const std::vec
   ++transfer_count_;
   bytes_sent_ += bytes;
   if (++reduction->count == static_cast<int>(members.size()))
-    sg::Actor::create("reduction", platform_.switch_host(sw), [this, reduction] { finish_reduction(*reduction); });
+    sg::Actor::create("reduction", platform_.switch_host(sw),
+                      [this, reduction] { finish_reduction(*reduction); });
   auto sent = std::make_shared<ReductionRequest>();
   sent->reduction = reduction, sent->index = index;
   auto result = std::make_shared<ReductionRequest>(*sent);

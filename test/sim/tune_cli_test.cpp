@@ -1,5 +1,6 @@
 // `ultrasim tune` end to end on rows made from real `ultrasim run --format json` outputs
-// (test/data/tune/README.md: made by ultrasim sweep): the table a library loads, the text a person reads, and bad input.
+// (test/data/tune/README.md: made by ultrasim sweep): the table a library loads, the text a person reads, and
+// bad input.
 #include <catch2/catch.hpp>
 #include <fstream>
 
