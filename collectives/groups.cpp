@@ -40,11 +40,13 @@ std::vector<int> level_labels(const std::string& groups, const Topology& topolog
 Groups make_groups(const std::string& groups, int p, const std::vector<int>& labels) {
   Groups g;
   g.group_of.assign(p, 0);
+  g.position.assign(p, 0);
   if (!labels.empty()) {
     std::map<int, int> index;  // label -> group, in order of first appearance
     for (int r = 0; r < p; ++r) {
       auto [it, added] = index.emplace(labels[r], static_cast<int>(g.members.size()));
       if (added) g.members.emplace_back();
+      g.position[r] = static_cast<int>(g.members[it->second].size());
       g.members[it->second].push_back(r);
       g.group_of[r] = it->second;
     }
@@ -54,6 +56,7 @@ Groups make_groups(const std::string& groups, int p, const std::vector<int>& lab
   int size = numeric ? std::stoi(groups) : std::max(1, static_cast<int>(std::sqrt(static_cast<double>(p))));
   for (int r = 0; r < p; ++r) {
     if (r % size == 0) g.members.emplace_back();
+    g.position[r] = static_cast<int>(g.members.back().size());
     g.members.back().push_back(r);
     g.group_of[r] = static_cast<int>(g.members.size()) - 1;
   }

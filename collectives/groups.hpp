@@ -18,6 +18,7 @@ ParamSpec groups_param();
 struct Groups {
   std::vector<std::vector<int>> members;  // members[i]: the ranks of group i, ascending
   std::vector<int> group_of;              // group index of each rank
+  std::vector<int> position;              // each rank's index within its group
   int columns() const;                    // the size of the largest group
   int owner(int group, int column) const {
     const auto& m = members[group];

@@ -30,11 +30,7 @@ class HierarchicalAlltoall : public Algorithm {
     const int p = me.size(), x = me.rank();
     Groups g = groups(p);
     const int i = g.group_of[x];
-    auto index_in = [&](int rank) {  // position within its group
-      const auto& m = g.members[g.group_of[rank]];
-      return static_cast<int>(std::find(m.begin(), m.end(), rank) - m.begin());
-    };
-    auto scratch = [&](int source, int dst) { return 2 * p + index_in(source) * p + dst; };
+    auto scratch = [&](int source, int dst) { return 2 * p + g.position.at(source) * p + dst; };
     me.copy_local(x, p + x);
     // 1. Inside the group.
     std::vector<RequestPtr> received, all;
@@ -42,7 +38,7 @@ class HierarchicalAlltoall : public Algorithm {
       if (y == x) continue;
       std::vector<SlotMove> moves{{y, p + x}};  // (my slot, its slot)
       for (int z = 0; z < p; ++z)
-        if (g.group_of[z] != i && g.owner(i, index_in(z)) == y) moves.push_back({z, scratch(x, z)});
+        if (g.group_of[z] != i && g.owner(i, g.position.at(z)) == y) moves.push_back({z, scratch(x, z)});
       all.push_back(me.send_to(y, 0, moves));
       received.push_back(me.recv(y, 0)), all.push_back(received.back());
     }
@@ -51,13 +47,14 @@ class HierarchicalAlltoall : public Algorithm {
     // 2. Across groups: to every chip whose column this chip owns.
     received.clear(), all.clear();
     for (int z = 0; z < p; ++z) {
-      if (g.group_of[z] == i || g.owner(i, index_in(z)) != x) continue;
+      if (g.group_of[z] == i || g.owner(i, g.position.at(z)) != x) continue;
       std::vector<SlotMove> moves;
       for (int source : g.members[i]) moves.push_back({source == x ? z : scratch(source, z), p + source});
       all.push_back(me.send_to(z, 1, moves));
     }
     for (int k = 0; k < static_cast<int>(g.members.size()); ++k)
-      if (k != i) received.push_back(me.recv(g.owner(k, index_in(x)), 1)), all.push_back(received.back());
+      if (k != i)
+        received.push_back(me.recv(g.owner(k, g.position.at(x)), 1)), all.push_back(received.back());
     me.wait(all);
     for (const auto& in : received) me.copy(in);
   }
@@ -67,10 +64,6 @@ class HierarchicalAlltoall : public Algorithm {
     if (p < 2) return 0;
     Groups g = groups(p);
     auto parts = even_chunks(in.bytes, p);
-    auto index_in = [&](int rank) {
-      const auto& m = g.members[g.group_of[rank]];
-      return static_cast<int>(std::find(m.begin(), m.end(), rank) - m.begin());
-    };
     std::map<std::pair<int, int>, std::uint64_t> inner, outer;
     for (int x = 0; x < p; ++x)
       for (int z = 0; z < p; ++z) {
@@ -80,7 +73,7 @@ class HierarchicalAlltoall : public Algorithm {
           inner[{x, z}] += parts[z];
           continue;
         }
-        int owner = g.owner(i, index_in(z));
+        int owner = g.owner(i, g.position.at(z));
         if (owner != x) inner[{x, owner}] += parts[z];
         outer[{owner, z}] += parts[z];
       }

@@ -17,7 +17,6 @@
 // Bus bandwidth: busbw keeps nccl-tests' 2(p-1)/p factor, so it exceeds the link rate (as NVLS does); the
 // bytes that crossed the chips' links are the run's bytes_sent (n per chip up, n down).
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 
 #include "collectives/chain.hpp"
@@ -75,12 +74,7 @@ class SwitchReduce : public Algorithm {
     Groups g = groups(me.size());
     const int group = g.group_of[me.rank()], sw = switch_index(me.rank());
     const auto& members = g.members[group];
-    std::vector<int> all, mine;  // every part; the parts of the columns this chip owns
-    for (int s = 0; s < me.size(); ++s) all.push_back(s);
-    for (const auto& e : inner_exchanges(g)) {
-      auto at = std::find(e.members.begin(), e.members.end(), me.rank());
-      if (at != e.members.end()) mine = e.blocks[at - e.members.begin()];
-    }
+    const std::vector<int> all = slot_range(0, me.size()), mine = owned_parts(g)[me.rank()];
     if (g.members.size() == 1) return in_switch(me, sw, members, 0, all, all);
     in_switch(me, sw, members, 0, all, mine);  // reduce-scatter
     auto outer = split_slots(outer_exchanges(g), depth_);
@@ -95,11 +89,7 @@ class SwitchReduce : public Algorithm {
       throw std::logic_error("switch-reduce: model_s before place()");
     Groups g = groups(in.p);
     auto slots = even_chunks(in.bytes, in.p * depth_);
-    std::vector<std::vector<int>> all(in.p), mine(in.p);
-    for (int r = 0; r < in.p; ++r)
-      for (int s = 0; s < in.p; ++s) all[r].push_back(s);
-    for (const auto& e : inner_exchanges(g))
-      for (std::size_t k = 0; k < e.members.size(); ++k) mine[e.members[k]] = e.blocks[k];
+    const std::vector<std::vector<int>> all(in.p, slot_range(0, in.p)), mine = owned_parts(g);
     if (g.members.size() == 1) return in_switch_time(in, g, all, all, slots);
     auto outer = split_slots(outer_exchanges(g), depth_);
     return in_switch_time(in, g, all, mine, slots) +
@@ -109,6 +99,13 @@ class SwitchReduce : public Algorithm {
   }
 
  private:
+  // Per chip, the parts of the columns it owns: the block its group's inner exchange gives it.
+  static std::vector<std::vector<int>> owned_parts(const Groups& g) {
+    std::vector<std::vector<int>> parts(g.group_of.size());
+    for (const auto& e : inner_exchanges(g))
+      for (std::size_t k = 0; k < e.members.size(); ++k) parts[e.members[k]] = e.blocks[k];
+    return parts;
+  }
   // One pipelined in-switch phase: for each slice d, contribute the slots of `send` parts and ask back
   // those of `want` parts.
   void in_switch(Chip& me, int sw, const std::vector<int>& members, int first_step,

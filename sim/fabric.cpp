@@ -1,7 +1,6 @@
 #include "sim/fabric.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <mutex>
 #include <stdexcept>
 
@@ -21,17 +20,16 @@ struct Fabric::RecvRequest : Request {
   bool delivered = false;             // its message (and record) taken from the send, once
 };
 
-// One in-switch reduction: the members' uploads, then (started by the first member to need it) the
-// multicast of the sums back to each member.
+// One in-switch reduction: the members' uploads, then (started by an actor on the switch once all have
+// contributed) the multicast of the sums back to each member.
 struct Fabric::Reduction {
-  int sw = 0, step = 0;
+  int sw = 0;
   std::vector<int> members;
   std::vector<Message> contributions;  // in members order, filled as members call
   std::vector<std::vector<int>> wants;
   std::vector<Flow> uploads;
-  std::vector<char> arrived;  // which members have contributed
-  int count = 0;
-  std::vector<Flow> downloads;  // per member; empty comm when nothing is sent back
+  int count = 0;                // members that have contributed
+  std::vector<Flow> downloads;  // per member, published all at once
   std::vector<Message> results;
 };
 
@@ -43,7 +41,10 @@ struct Fabric::ReductionRequest : Request {
 };
 
 Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool record)
-    : platform_(platform), transfer_overhead_(transfer_overhead), record_(record) {
+    : platform_(platform),
+      transfer_overhead_(transfer_overhead),
+      record_(record),
+      switch_busy_until_(platform.switch_count(), 0.0) {
   for (int i = 0; i < chips; ++i) {
     mutex_.push_back(sg::Mutex::create());
     arrived_.push_back(sg::ConditionVariable::create());
@@ -126,7 +127,7 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
           std::unique_lock lock(*mutex_[self]);
           arrived_[self]->wait(lock, [&r] { return !r.downloads.empty(); });
         }
-        flows.push_back(reduction->reduction->downloads[reduction->index].comm);
+        flows.push_back(r.downloads[reduction->index].comm);
         results.push_back(reduction);
       }
     } else if (auto* receive = dynamic_cast<RecvRequest*>(request.get())) {
@@ -174,11 +175,10 @@ Transport::SwitchRequests Fabric::switch_reduce(int self, int sw, const std::vec
   auto& reduction = reductions_[{sw, step}];
   if (!reduction) {
     reduction = std::make_shared<Reduction>();
-    reduction->sw = sw, reduction->step = step, reduction->members = members;
+    reduction->sw = sw, reduction->members = members;
     reduction->contributions.resize(members.size());
     reduction->wants.resize(members.size());
     reduction->uploads.resize(members.size());
-    reduction->arrived.assign(members.size(), 0);
   }
   auto at = std::find(members.begin(), members.end(), self);
   if (at == members.end() || reduction->members != members)
@@ -191,7 +191,6 @@ Transport::SwitchRequests Fabric::switch_reduce(int self, int sw, const std::vec
       Flow{sg::Comm::sendto_async(from, to, bytes), platform_.route_latency(from, to) + transfer_overhead_};
   reduction->contributions[index] = std::move(message);
   reduction->wants[index] = wants;
-  reduction->arrived[index] = 1;
   ++transfer_count_;
   bytes_sent_ += bytes;
   if (++reduction->count == static_cast<int>(members.size()))
@@ -213,16 +212,14 @@ void Fabric::finish_reduction(Reduction& r) {
     if (up.comm->get_state() != sg::Activity::State::FINISHED) up.comm->wait();
     ready = std::max(ready, up.comm->get_finish_time() + up.latency);
   }
-  if (switch_busy_until_.empty()) switch_busy_until_.assign(platform_.switch_count(), 0.0);
   std::map<int, std::uint64_t> slots;  // the engine adds every slot some member sent
   for (const Message& contribution : r.contributions)
     for (const Piece& piece : contribution.pieces) slots[piece.slot] = piece.bytes;
   std::uint64_t reduced = 0;
   for (const auto& [slot, bytes] : slots) reduced += bytes;
   double start = std::max(ready, switch_busy_until_[r.sw]);
-  double done = start + (std::isinf(switch_reduce_bandwidth_) || switch_reduce_bandwidth_ <= 0
-                             ? 0.0
-                             : static_cast<double>(reduced) / switch_reduce_bandwidth_);
+  double done =
+      start + (switch_reduce_bandwidth_ ? static_cast<double>(reduced) / *switch_reduce_bandwidth_ : 0.0);
   switch_busy_until_[r.sw] = done;
   if (done > sg::Engine::get_clock()) sg::this_actor::sleep_until(done);
   // Built aside and published at once: starting a flow may let other members run, and they take the

@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -60,8 +61,8 @@ class Fabric {
   void compute(int self, double seconds, const std::string& what);
   Transport::SwitchRequests switch_reduce(int self, int sw, const std::vector<int>& members, Message message,
                                           const std::vector<int>& wants, int step);
-  // The rate of every switch's reduction engine (B/s; infinity: free). Set before run().
-  void set_switch_reduce_bandwidth(double rate) { switch_reduce_bandwidth_ = rate; }
+  // The rate of every switch's reduction engine (B/s; nullopt: free). Set before run().
+  void set_switch_reduce_bandwidth(std::optional<double> rate) { switch_reduce_bandwidth_ = rate; }
 
   // After the run: what never completed, for a deadlock report ("chip3 waits for chip2 step 5").
   std::vector<std::string> unmatched_receives() const;
@@ -90,8 +91,8 @@ class Fabric {
   std::vector<simgrid::s4u::MutexPtr> mutex_;
   std::vector<simgrid::s4u::ConditionVariablePtr> arrived_;
   std::map<std::pair<int, int>, std::shared_ptr<Reduction>> reductions_;  // (switch, step)
-  std::vector<double> switch_busy_until_;                                 // per switch's reduction engine
-  double switch_reduce_bandwidth_ = 0;
+  std::vector<double> switch_busy_until_;          // per switch: when its reduction engine is free
+  std::optional<double> switch_reduce_bandwidth_;  // nullopt: reductions at the switch are free
   std::vector<TransferRecord> transfers_;
   std::vector<ComputeRecord> computes_;
   std::uint64_t transfer_count_ = 0, bytes_sent_ = 0;

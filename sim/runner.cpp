@@ -51,7 +51,7 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record);
   fabric.start_sinks();
   if (topology.params().has("switch_reduce_bandwidth"))
-    fabric.set_switch_reduce_bandwidth(topology.params().number("switch_reduce_bandwidth"));
+    fabric.set_switch_reduce_bandwidth(topology.params().optional_rate("switch_reduce_bandwidth"));
 
   const CollectiveKind kind = job.collective->kind;
   const int chunks = job.algorithm->chunks(p);
