@@ -365,11 +365,9 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
   }
   std::unique_ptr<std::ofstream> out, timing;
   if (!options.out.empty()) {
-    if (!options.resume && options.format == "csv")
-      std::ofstream(options.out, std::ios::trunc) << sweep_csv_header();
-    out = std::make_unique<std::ofstream>(
-        options.out, options.resume || options.format == "csv" ? std::ios::app : std::ios::trunc);
+    out = std::make_unique<std::ofstream>(options.out, options.resume ? std::ios::app : std::ios::trunc);
     if (!*out) throw InputError("cannot write '" + options.out + "'");
+    if (!options.resume && options.format == "csv") *out << sweep_csv_header();
   }
   if (!options.timing.empty()) timing = std::make_unique<std::ofstream>(options.timing, std::ios::app);
   std::string dir =
