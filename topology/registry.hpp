@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@ struct GeneratorEntry {
   // Builds the topology from the spec's ARGS (text after ':', "" if none) and the parameters in effect
   // (this entry's params with any overrides). Throws InputError on bad arguments.
   std::function<Topology(const std::string& spec, const std::string& args, const ParamSet& params)> build;
+  // A spec that builds with the defaults ("torus:4x4"); empty: the name alone is one. Tests and
+  // `ultrasim list` use it to run every generator.
+  std::string example = {};
+  // Exact bisection bandwidth (B/s per direction, delivered) of a built topology where a formula exists;
+  // empty or returning nullopt: the summary computes a min cut instead and says so.
+  std::function<std::optional<double>(const Topology&)> bisection = {};
 };
 
 const std::vector<GeneratorEntry>& topology_generators();

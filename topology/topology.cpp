@@ -28,7 +28,7 @@ Vertex Topology::add_switch(const std::string& name, double latency) {
 }
 
 int Topology::add_link(Vertex a, Vertex b, const std::string& tier, double raw_bandwidth, double latency,
-                       double efficiency) {
+                       double efficiency, int lanes) {
   auto tier_it = std::find(tiers_.begin(), tiers_.end(), tier);
   if (tier_it == tiers_.end()) throw std::logic_error("link tier '" + tier + "' is not declared");
   if (a == b) throw InputError("link from " + graph_[a].name + " to itself");
@@ -37,6 +37,7 @@ int Topology::add_link(Vertex a, Vertex b, const std::string& tier, double raw_b
   if (!(efficiency > 0) || efficiency > 1)
     throw InputError("link " + name + ": efficiency must be in (0, 1], got " + std::to_string(efficiency));
   if (!(latency >= 0)) throw InputError("link " + name + ": latency must be >= 0");
+  if (lanes < 1) throw InputError("link " + name + ": lanes must be >= 1");
   // Parallel links between the same pair get a suffix so that every name stays unique.
   int parallel = 0;
   for (auto [e, end] = boost::out_edges(a, graph_); e != end; ++e)
@@ -45,7 +46,7 @@ int Topology::add_link(Vertex a, Vertex b, const std::string& tier, double raw_b
   int index = static_cast<int>(links_.size());
   boost::add_edge(a, b, LinkRef{index}, graph_);
   links_.push_back(Link{name, tier, static_cast<int>(tier_it - tiers_.begin()), raw_bandwidth, efficiency,
-                        latency, a, b, index});
+                        latency, a, b, index, lanes});
   return index;
 }
 

@@ -33,6 +33,7 @@ struct Link {
   double latency = 0;        // s
   std::size_t a = 0, b = 0;  // endpoint vertices as added: traversing a -> b is the link's "up" direction
   int index = 0;             // position in Topology::links()
+  int lanes = 1;             // physical links bundled into this one (raw_bandwidth is their sum), e.g. 4 x8
   double bandwidth() const { return raw_bandwidth * efficiency; }  // delivered, per direction
 };
 
@@ -53,8 +54,9 @@ class Topology {
   Vertex add_chip(int server = -1, int rack = -1);
   Vertex add_switch(const std::string& name, double latency);
   // Throws InputError on a non-positive bandwidth/efficiency, negative latency, unknown tier, self-loop.
+  // `lanes` physical links bundled into one (raw_bandwidth is their total) count as `lanes` in summaries.
   int add_link(Vertex a, Vertex b, const std::string& tier, double raw_bandwidth, double latency,
-               double efficiency = 1.0);
+               double efficiency = 1.0, int lanes = 1);
 
   // Checks the finished graph: at least one chip and, with more than one chip, connected.
   // Throws InputError naming the problem.
@@ -75,6 +77,11 @@ class Topology {
   // Whether chips relay traffic between other chips (direct topologies do; trn3: chip_forwarding).
   bool chip_forwarding() const { return chip_forwarding_; }
   void set_chip_forwarding(bool on) { chip_forwarding_ = on; }
+  // How a message between two chips uses several equal-cost paths when the run does not say
+  // (`multipath=auto`): "single" (the one route), "stripe" (split over all of them in proportion to
+  // their bandwidth, as NVLink sprays over NVSwitch planes) or "hash" (one of them, chosen per pair).
+  const std::string& multipath_default() const { return multipath_default_; }
+  void set_multipath_default(std::string policy) { multipath_default_ = std::move(policy); }
 
   // Sum of delivered bandwidth of a chip's links, per direction: what it can inject at most.
   double injection_bandwidth(int rank) const;
@@ -88,6 +95,7 @@ class Topology {
   std::vector<Vertex> switches_;
   std::vector<Link> links_;
   bool chip_forwarding_ = true;
+  std::string multipath_default_ = "single";
 };
 
 }  // namespace ultrasim
