@@ -64,6 +64,7 @@ nlohmann::json topology_json(const Topology& t) {
     if (n.kind == NodeKind::kChip) node["rank"] = n.rank;
     if (n.server >= 0) node["server"] = n.server;
     if (n.rack >= 0) node["rack"] = n.rack;
+    if (n.domain >= 0) node["domain"] = n.domain;
     if (n.kind == NodeKind::kSwitch) node["latency_s"] = n.latency;
     nodes.push_back(node);
   }

@@ -7,10 +7,8 @@ namespace ultrasim {
 
 const std::vector<GeneratorEntry>& topology_generators() {
   static const std::vector<GeneratorEntry> kTable{
-      switch_generator(),
-      ring_generator(),
-      torus_generator(),
-      trn3_generator(),
+      switch_generator(), ring_generator(),    torus_generator(),     trn3_generator(),    mesh_generator(),
+      clos_generator(),   fattree_generator(), dragonfly_generator(), cluster_generator(),
   };
   return kTable;
 }
@@ -25,11 +23,20 @@ std::pair<std::string, std::string> split_topology_spec(const std::string& spec)
   return {spec.substr(0, colon), spec.substr(colon + 1)};
 }
 
+std::vector<ParamSpec> generator_params(const std::string& spec) {
+  auto [name, args] = split_topology_spec(spec);
+  const GeneratorEntry& entry = find_generator(name);
+  std::vector<ParamSpec> specs = entry.params;
+  if (entry.extra_params)
+    for (ParamSpec& s : entry.extra_params(args)) specs.push_back(std::move(s));
+  return specs;
+}
+
 Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& extra,
                        const std::vector<std::pair<std::string, std::string>>& overrides) {
   auto [name, args] = split_topology_spec(spec);
   const GeneratorEntry& entry = find_generator(name);
-  ParamSet params(entry.params);
+  ParamSet params(generator_params(spec));
   params.declare(extra);
   params.apply(overrides);
   Topology topology = entry.build(spec, args, params);
@@ -48,6 +55,15 @@ std::vector<ParamSpec> simple_link_params() {
       {"switch_reduce_bandwidth", "inf", Unit::kOptRate, "rate of a switch's reduction engine",
        "assumption: line rate (free)"},
   };
+}
+
+std::vector<ParamSpec> fabric_link_params() {
+  std::vector<ParamSpec> specs = simple_link_params();
+  specs.push_back({"link_efficiency", "1", Unit::kRatio,
+                   "payload fraction of link_bandwidth (delivered = link_bandwidth x link_efficiency)",
+                   "assumption: ideal links; set the fabric's framing overhead, e.g. 60/64 for PCIe Gen6 "
+                   "FLIT (hardware.md [INF])"});
+  return specs;
 }
 
 }  // namespace ultrasim

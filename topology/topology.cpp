@@ -11,10 +11,10 @@ namespace ultrasim {
 Topology::Topology(std::string spec, ParamSet params, std::vector<std::string> tiers)
     : spec_(std::move(spec)), params_(std::move(params)), tiers_(std::move(tiers)) {}
 
-Vertex Topology::add_chip(int server, int rack) {
+Vertex Topology::add_chip(int server, int rack, int domain) {
   Vertex v = boost::add_vertex(graph_);
   int rank = static_cast<int>(chips_.size());
-  graph_[v] = Node{NodeKind::kChip, "chip" + std::to_string(rank), rank, server, rack, 0.0};
+  graph_[v] = Node{NodeKind::kChip, "chip" + std::to_string(rank), rank, server, rack, 0.0, domain};
   chips_.push_back(v);
   return v;
 }

@@ -22,6 +22,7 @@ struct Node {
   int server = -1;   // grouping levels, -1 where the topology has none
   int rack = -1;
   double latency = 0;  // switches: the time a flow spends crossing it, in s
+  int domain = -1;     // scale-up domain of a chip in a cluster:K:PRESET, -1 elsewhere
 };
 
 struct Link {
@@ -51,7 +52,7 @@ class Topology {
   Topology(std::string spec, ParamSet params, std::vector<std::string> tiers);
 
   // Builders. Chips get consecutive ranks in the order they are added.
-  Vertex add_chip(int server = -1, int rack = -1);
+  Vertex add_chip(int server = -1, int rack = -1, int domain = -1);
   Vertex add_switch(const std::string& name, double latency);
   // Throws InputError on a non-positive bandwidth/efficiency, negative latency, unknown tier, self-loop.
   // `lanes` physical links bundled into one (raw_bandwidth is their total) count as `lanes` in summaries.

@@ -1,0 +1,94 @@
+// dragonfly — Kim, Dally, Scott and Abts, "Technology-Driven, Highly-Scalable Dragonfly Topology",
+// ISCA 2008. Groups of `routers_per_group` (a) routers; each router has `chips_per_router` (p) chips,
+// a local link to every other router of its group, and `global_links_per_router` (h) global links to
+// other groups. The defaults are the paper's balanced choice a = 2p = 2h (p = h = 2, a = 4), with the
+// largest group count g = a h + 1: 9 groups, 36 routers, 72 chips, radix p + a - 1 + h = 7.
+//
+//   group 0: r0 - r1 - r2 - r3  (all-to-all "local" links)      chips: p per router ("terminal" links)
+//             \    |     |   \______ "global" links, one between every pair of groups
+//   group 1..g-1 alike
+//
+// Global links, "consecutive" arrangement: group i's global port k (k = 0 .. g-2, on router k / h) goes
+// to group (i + k + 1) mod g. With fewer than a h + 1 groups the ports beyond g-2 stay unused.
+// Routing is minimal (at most one global link: local, global, local). Routes are the lowest-latency
+// ones, which are minimal exactly when global_latency > 2 link_latency + switch_latency (a detour through
+// a third group saves a local link and a router but costs a second global link), so the generator
+// rejects latencies that break it. Chips do not forward.
+// Rank = (group x a + router) x p + position; a router's chips share a `server`, a group a `rack`.
+#include "topology/errors.hpp"
+#include "topology/registry.hpp"
+#include "topology/units.hpp"
+
+namespace ultrasim {
+
+GeneratorEntry dragonfly_generator() {
+  const char* kBalanced = "Kim, Dally, Scott, Abts, ISCA 2008: balanced a = 2p = 2h";
+  std::vector<ParamSpec> params{
+      {"chips_per_router", "2", Unit::kCount, "chips (terminals) per router, p", kBalanced},
+      {"routers_per_group", "4", Unit::kCount, "routers per group, a (all-to-all local links)", kBalanced},
+      {"global_links_per_router", "2", Unit::kCount, "global links per router, h", kBalanced},
+      {"group_count",
+       "auto",
+       Unit::kChoice,
+       "groups, g; auto: a h + 1, the most for which every pair of groups has a global link",
+       "Kim et al. 2008: g = a h + 1 for the largest dragonfly",
+       {"auto", "N"}},
+  };
+  for (const ParamSpec& s : fabric_link_params()) params.push_back(s);
+  params.push_back({"global_latency", "1.5us", Unit::kTime, "latency of a global (inter-group) link",
+                    "assumption: long optical cables; must exceed 2 link_latency + switch_latency for "
+                    "minimal routing"});
+  GeneratorEntry entry{
+      "dragonfly", "dragonfly", "groups of all-to-all routers joined by global links (Kim et al. 2008)",
+      params, [](const std::string& spec, const std::string& args, const ParamSet& par) {
+        if (!args.empty())
+          throw InputError("topology dragonfly takes no arguments; got 'dragonfly:" + args +
+                           "'; set its shape with --set chips_per_router=, routers_per_group=, "
+                           "global_links_per_router=, group_count=");
+        const long p = static_cast<long>(par.number("chips_per_router"));
+        const long a = static_cast<long>(par.number("routers_per_group"));
+        const long h = static_cast<long>(par.number("global_links_per_router"));
+        const long most = a * h + 1;
+        const long g =
+            par.text("group_count") == "auto" ? most : static_cast<long>(par.number("group_count"));
+        if (g > most)
+          throw InputError("dragonfly: " + std::to_string(g) + " groups need " + std::to_string(g - 1) +
+                           " global links per group, but a group has routers_per_group x "
+                           "global_links_per_router = " +
+                           std::to_string(a * h) + "; at most " + std::to_string(most) + " groups");
+        if (g * a * p > 1 << 20) throw InputError("dragonfly with more than 1048576 chips");
+        const double bw = par.number("link_bandwidth"), lat = par.number("link_latency"),
+                     eff = par.number("link_efficiency"), sw = par.number("switch_latency"),
+                     global_lat = par.number("global_latency");
+        if (g >= 3 && a >= 2 && !(global_lat > 2 * lat + sw))
+          throw InputError(
+              "dragonfly: minimal routing needs global_latency > 2 x link_latency + "
+              "switch_latency (" +
+              par.text("global_latency") + " <= 2 x " + par.text("link_latency") + " + " +
+              par.text("switch_latency") +
+              "); otherwise a route through a third group, over two global links, is shorter");
+
+        Topology t(spec, par, {"terminal", "local", "global"});
+        t.set_chip_forwarding(false);
+        std::vector<std::vector<Vertex>> router(g);
+        for (long i = 0; i < g; ++i) {
+          for (long r = 0; r < a; ++r) {
+            Vertex v = t.add_switch("group" + std::to_string(i) + "_router" + std::to_string(r), sw);
+            for (long c = 0; c < p; ++c)
+              t.add_link(t.add_chip(static_cast<int>(i * a + r), static_cast<int>(i)), v, "terminal", bw, lat,
+                         eff);
+            for (Vertex u : router[i]) t.add_link(u, v, "local", bw, lat, eff);
+            router[i].push_back(v);
+          }
+        }
+        // Pair (i, j), i < j: port j - i - 1 of group i, port g - (j - i) - 1 of group j.
+        for (long i = 0; i < g; ++i)
+          for (long j = i + 1; j < g; ++j)
+            t.add_link(router[i][(j - i - 1) / h], router[j][(g - (j - i) - 1) / h], "global", bw, global_lat,
+                       eff);
+        return t;
+      }};
+  return entry;
+}
+
+}  // namespace ultrasim

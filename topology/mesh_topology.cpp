@@ -1,0 +1,48 @@
+// mesh:N — a full mesh: N chips, one direct link between every pair, no switches. Every route is one
+// link, so chips never forward (chip_forwarding off) and each chip has N-1 links.
+//
+//   mesh:4     chip0 ---- chip1
+//                | \    / |
+//                |   \/   |        6 links = N(N-1)/2
+//                |   /\   |
+//              chip3 ---- chip2
+#include "topology/errors.hpp"
+#include "topology/registry.hpp"
+#include "topology/units.hpp"
+
+namespace ultrasim {
+namespace {
+
+constexpr long kMaxChips = 4096;  // N(N-1)/2 links: 8.4 M at the limit
+
+}  // namespace
+
+GeneratorEntry mesh_generator() {
+  GeneratorEntry entry{
+      "mesh", "mesh:N", "N chips, a direct link between every pair (full mesh), no switches",
+      fabric_link_params(), [](const std::string& spec, const std::string& args, const ParamSet& p) {
+        if (args.empty()) throw InputError("topology mesh needs a chip count, e.g. mesh:8");
+        long n = parse_count(args);
+        if (n > kMaxChips)
+          throw InputError("mesh:" + args + " has more than " + std::to_string(kMaxChips) +
+                           " chips (a full mesh has N(N-1)/2 links)");
+        Topology t(spec, p, {"link"});
+        t.set_chip_forwarding(false);
+        for (long i = 0; i < n; ++i) t.add_chip();
+        for (long a = 0; a < n; ++a)
+          for (long b = a + 1; b < n; ++b)
+            t.add_link(t.chip(static_cast<int>(a)), t.chip(static_cast<int>(b)), "link",
+                       p.number("link_bandwidth"), p.number("link_latency"), p.number("link_efficiency"));
+        return t;
+      }};
+  entry.example = "mesh:8";
+  // Any split of N chips into halves of floor(N/2) and ceil(N/2) cuts every link between them.
+  entry.bisection = [](const Topology& t) -> std::optional<double> {
+    long n = t.chip_count();
+    return static_cast<double>((n / 2) * (n - n / 2)) * t.params().number("link_bandwidth") *
+           t.params().number("link_efficiency");
+  };
+  return entry;
+}
+
+}  // namespace ultrasim
