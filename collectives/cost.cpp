@@ -39,9 +39,18 @@ double concurrent_flows_time(const CostInput& in, const std::function<std::uint6
     for (int b = 0; b < in.p; ++b) {
       std::uint64_t n = a == b ? 0 : bytes(a, b);
       if (n == 0) continue;
-      Path path = in.routes.between(a, b);
-      latency = std::max(latency, path.latency + in.transfer_overhead);
-      for (const Hop& hop : path.hops) (hop.up ? load_up : load_down)[hop.link] += static_cast<double>(n);
+      // Each path the message takes carries its part (striped: split as the fabric splits it).
+      const auto& shares = in.routes.message_paths(a, b);
+      std::vector<double> weights;
+      for (const PathShare& share : shares) weights.push_back(share.weight);
+      std::vector<std::uint64_t> parts = split_bytes(n, weights);
+      for (std::size_t k = 0; k < shares.size(); ++k) {
+        if (parts[k] == 0) continue;
+        const Path& path = shares[k].path;
+        latency = std::max(latency, path.latency + in.transfer_overhead);
+        for (const Hop& hop : path.hops)
+          (hop.up ? load_up : load_down)[hop.link] += static_cast<double>(parts[k]);
+      }
     }
   double busiest = 0;
   for (std::size_t i = 0; i < t.links().size(); ++i) {

@@ -28,8 +28,10 @@ double rounds_time(const CostInput& in, int rounds,
 
 // Time for a set of flows that all start at once under max-min sharing, in the link-load model: the
 // largest route latency plus the largest bytes-per-bandwidth over every link direction they load.
-// Exact on a single switch; on other fabrics the lower bound of that routing (no schedule beats the
-// busiest link). `bytes(src, dst)` gives each ordered pair's volume (0 = no flow).
+// Exact on a single switch (and on switch planes, each message striped or hashed over them); on other
+// fabrics the lower bound of that routing (no schedule beats the busiest link). A message loads each
+// path it takes under the multi-path policy with its part. `bytes(src, dst)` gives each ordered pair's
+// volume (0 = no flow).
 double concurrent_flows_time(const CostInput& in, const std::function<std::uint64_t(int, int)>& bytes);
 
 // bound_s: the bytes each chip must send or receive (collective by collective; see README) divided by

@@ -9,9 +9,11 @@ namespace sg = simgrid::s4u;
 namespace ultrasim {
 
 struct Fabric::SendRequest : Request {
-  int src = 0, dst = 0, step = 0, path = 0;
+  int src = 0, dst = 0, step = 0;
   std::uint64_t bytes = 0;
-  Flow flow;
+  std::vector<Flow> flows;           // one per path taken (striped: several)
+  std::vector<int> paths;            // their path indices
+  std::vector<std::uint64_t> parts;  // their bytes, summing to `bytes`
 };
 
 struct Fabric::RecvRequest : Request {
@@ -40,10 +42,11 @@ struct Fabric::ReductionRequest : Request {
   bool delivered = false;
 };
 
-Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool record)
+Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool record, const Routes* routes)
     : platform_(platform),
       transfer_overhead_(transfer_overhead),
       record_(record),
+      routes_(routes),
       switch_busy_until_(platform.switch_count(), 0.0) {
   for (int i = 0; i < chips; ++i) {
     mutex_.push_back(sg::Mutex::create());
@@ -53,25 +56,29 @@ Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool rec
 
 void Fabric::start_sinks() {
   for (int r = 0; r < static_cast<int>(mutex_.size()); ++r) {
-    sg::Mailbox* inbox = sg::Mailbox::by_name(platform_.chip(r)->get_name() + "_inbox");
-    auto sink = sg::Actor::create(platform_.chip(r)->get_name() + "_sink", platform_.chip(r), [inbox] {
-      sg::Actor::self()->daemonize();
-      for (;;) {
-        Fabric* ignored = nullptr;
-        inbox->get_async<Fabric>(&ignored)->wait();  // the flow is timed by its sender's handle
-      }
-    });
-    inbox->set_receiver(sink);
-    inbox_.push_back(inbox);
+    inbox_.emplace_back();
+    for (int k = 0; k < platform_.endpoint_count(r); ++k) {
+      sg::Host* host = platform_.endpoint(r, k);
+      sg::Mailbox* inbox = sg::Mailbox::by_name(host->get_name() + "_inbox");
+      auto sink = sg::Actor::create(host->get_name() + "_sink", host, [inbox] {
+        sg::Actor::self()->daemonize();
+        for (;;) {
+          Fabric* ignored = nullptr;
+          inbox->get_async<Fabric>(&ignored)->wait();  // the flow is timed by its sender's handle
+        }
+      });
+      inbox->set_receiver(sink);
+      inbox_.back().push_back(inbox);
+    }
   }
 }
 
 Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_index) {
-  sg::Host* from = platform_.endpoint(src, path_index);
+  sg::Host* from = platform_.chip(src);
   sg::Host* to = platform_.endpoint(dst, path_index);
   double latency = platform_.route_latency(from, to) + transfer_overhead_;
-  if (path_index == 0 && !inbox_.empty() && sg::this_actor::get_host() == from)
-    return Flow{inbox_[dst]->put_async(this, bytes), latency};
+  if (!inbox_.empty() && sg::this_actor::get_host() == from)
+    return Flow{inbox_[dst][path_index]->put_async(this, bytes), latency};
   return Flow{sg::Comm::sendto_async(from, to, bytes), latency};
 }
 
@@ -80,8 +87,20 @@ RequestPtr Fabric::send(int self, int dst, Message message, int step) {
   request->src = self, request->dst = dst, request->step = step;
   request->bytes = message.bytes();
   request->message = std::move(message);
-  request->path = choose_path(self, dst);
-  request->flow = start_flow(self, dst, request->bytes, request->path);
+  if (!routes_ || routes_->message_paths(self, dst).size() == 1) {
+    request->paths.push_back(routes_ ? routes_->message_paths(self, dst).front().index : 0);
+    request->parts.push_back(request->bytes);
+  } else {
+    const auto& shares = routes_->message_paths(self, dst);
+    std::vector<double> weights;
+    for (const PathShare& share : shares) weights.push_back(share.weight);
+    std::vector<std::uint64_t> parts = split_bytes(request->bytes, weights);
+    for (std::size_t k = 0; k < shares.size(); ++k)
+      if (parts[k] > 0) request->paths.push_back(shares[k].index), request->parts.push_back(parts[k]);
+    if (request->paths.empty()) request->paths.push_back(shares.front().index), request->parts.push_back(0);
+  }
+  for (std::size_t k = 0; k < request->paths.size(); ++k)
+    request->flows.push_back(start_flow(self, dst, request->parts[k], request->paths[k]));
   ++transfer_count_;
   bytes_sent_ += request->bytes;
   Key key{self, dst, step};
@@ -136,9 +155,9 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
         arrived_[self]->wait(lock, [receive] { return receive->send != nullptr; });
       }
       receives.push_back(receive);
-      flows.push_back(receive->send->flow.comm);
+      for (const Flow& flow : receive->send->flows) flows.push_back(flow.comm);
     } else {
-      flows.push_back(static_cast<SendRequest*>(request.get())->flow.comm);
+      for (const Flow& flow : static_cast<SendRequest*>(request.get())->flows) flows.push_back(flow.comm);
     }
   }
   // 2. Wait for the flows, then until the last receive's data has crossed its path's latency.
@@ -147,7 +166,8 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
     if (flow->get_state() != sg::Activity::State::FINISHED) flow->wait();
   double done = sg::Engine::get_clock();
   for (RecvRequest* receive : receives) {
-    done = std::max(done, receive->send->flow.comm->get_finish_time() + receive->send->flow.latency);
+    for (const Flow& flow : receive->send->flows)
+      done = std::max(done, flow.comm->get_finish_time() + flow.latency);
     deliver(*receive);
   }
   for (ReductionRequest* result : results) {
@@ -165,8 +185,10 @@ void Fabric::deliver(RecvRequest& receive) {
   receive.message = std::move(receive.send->message);
   if (record_) {
     const SendRequest& s = *receive.send;
-    transfers_.push_back(TransferRecord{s.src, s.dst, s.bytes, s.step, s.path, s.flow.comm->get_start_time(),
-                                        s.flow.comm->get_finish_time() + s.flow.latency});
+    for (std::size_t k = 0; k < s.flows.size(); ++k)
+      transfers_.push_back(TransferRecord{s.src, s.dst, s.parts[k], s.step, s.paths[k],
+                                          s.flows[k].comm->get_start_time(),
+                                          s.flows[k].comm->get_finish_time() + s.flows[k].latency});
   }
 }
 

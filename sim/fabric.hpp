@@ -19,11 +19,12 @@
 
 namespace ultrasim {
 
+// One flow of a message: a whole message, or one sub-flow of a striped one (one record per path).
 struct TransferRecord {
   int src = 0, dst = 0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  // carried by this flow
   int step = 0;
-  int path = 0;      // path index (0 = default route)
+  int path = 0;      // index in the pair's path set (0 = default route)
   double start = 0;  // flow start, s
   double end = 0;    // delivery: flow end + path latency, s
 };
@@ -36,25 +37,31 @@ struct ComputeRecord {
 
 class Fabric {
  public:
-  // `record` keeps a TransferRecord per transfer (for traces); counters are always kept.
-  Fabric(Platform& platform, int chips, double transfer_overhead, bool record);
+  // `record` keeps a TransferRecord per flow (for traces); counters are always kept. `routes` gives the
+  // paths of each message under its multi-path policy (Routes::message_paths); null: the default route.
+  // The platform must hold every path those name (make_platform_plan does under that policy).
+  Fabric(Platform& platform, int chips, double transfer_overhead, bool record,
+         const Routes* routes = nullptr);
 
-  // Gives every chip an inbox whose permanent receiver is a daemon "sink" actor on that chip, so that a
-  // put starts its flow at once (one-sided) and the sink drains the inbox. Call once, before run().
+  // Gives every chip endpoint (the chip host, and chip<r>#k of each further plane) an inbox whose
+  // permanent receiver is a daemon "sink" actor on that host, so that a put starts its flow at once
+  // (one-sided) and the sink drains the inbox. Call once, before run().
   void start_sinks();
 
   struct Flow {
     simgrid::s4u::CommPtr comm;
     double latency = 0;  // path latency + transfer_overhead, added at delivery
   };
-  // A one-sided flow of `bytes` from chip src to chip dst along path `path_index`, started now. On the
-  // default path, from the source chip's own actor, it is a put to dst's inbox; otherwise (further
-  // paths, or another actor starting it) a host-to-host comm between the path's endpoints. Both start
-  // at once and cost the same; puts avoid 3.32's O(flows in flight) bookkeeping of host-to-host comms
-  // (one global list scanned at every completion: 250 s instead of 2 s for a 288-chip all-to-all).
+  // A one-sided flow of `bytes` from chip src to chip dst along path `path_index` (from src's chip host
+  // to dst's endpoint k), started now. From the source chip's own actor it is a put to that endpoint's
+  // inbox; from another actor, a host-to-host comm along the same route. Both start at once and cost
+  // the same; puts avoid 3.32's O(flows in flight) bookkeeping of host-to-host comms (one global list
+  // scanned at every completion: 250 s instead of 2 s for a 288-chip all-to-all).
   Flow start_flow(int src, int dst, std::uint64_t bytes, int path_index = 0);
 
-  // The Transport operations, on behalf of chip `self`.
+  // The Transport operations, on behalf of chip `self`. A send under `stripe` is one flow per path
+  // with its bytes cut by split_bytes (paths given no byte get no flow); it is delivered when the last
+  // has arrived. It counts once in transfer_count() and bytes_sent().
   RequestPtr send(int self, int dst, Message message, int step);
   RequestPtr recv(int self, int src, int step);
   void wait_all(int self, const std::vector<RequestPtr>& requests);
@@ -79,15 +86,15 @@ class Fabric {
   void finish_reduction(Reduction& reduction);
   using Key = std::tuple<int, int, int>;  // src, dst, step
 
-  int choose_path(int src, int dst) const { return 0; }  // single path; striping comes with multi-path
   void deliver(RecvRequest& receive);
 
   Platform& platform_;
   double transfer_overhead_;
   bool record_;
+  const Routes* routes_;
   std::map<Key, std::deque<std::shared_ptr<SendRequest>>> unmatched_sends_;
   std::map<Key, std::deque<std::shared_ptr<RecvRequest>>> unmatched_recvs_;
-  std::vector<simgrid::s4u::Mailbox*> inbox_;
+  std::vector<std::vector<simgrid::s4u::Mailbox*>> inbox_;  // per rank, per endpoint
   std::vector<simgrid::s4u::MutexPtr> mutex_;
   std::vector<simgrid::s4u::ConditionVariablePtr> arrived_;
   std::map<std::pair<int, int>, std::shared_ptr<Reduction>> reductions_;  // (switch, step)

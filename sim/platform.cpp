@@ -63,6 +63,12 @@ void Platform::find_hosts() {
   for (int r = 0; r < topology_->chip_count(); ++r)
     chips_.push_back(find(topology_->node(topology_->chip(r)).name));
   for (Vertex s : topology_->switches()) switches_.push_back(find(topology_->node(s).name));
+  for (int r = 0; r < topology_->chip_count(); ++r) {
+    endpoints_.push_back({chips_[r]});
+    while (sg::Host* host = engine->host_by_name_or_null(
+               endpoint_name(*topology_, r, static_cast<int>(endpoints_.back().size()))))
+      endpoints_.back().push_back(host);
+  }
 }
 
 void Platform::zero_latencies() {
@@ -73,11 +79,10 @@ void Platform::zero_latencies() {
 }
 
 sg::Host* Platform::endpoint(int rank, int path_index) const {
-  if (path_index == 0) return chip(rank);
-  sg::Host* host =
-      sg::Engine::get_instance()->host_by_name_or_null(endpoint_name(*topology_, rank, path_index));
-  if (!host) throw std::logic_error("no endpoint for path " + std::to_string(path_index));
-  return host;
+  const auto& hosts = endpoints_.at(rank);
+  if (path_index < 0 || path_index >= static_cast<int>(hosts.size()))
+    throw std::logic_error("no endpoint " + endpoint_name(*topology_, rank, path_index));
+  return hosts[path_index];
 }
 
 double Platform::route_latency(sg::Host* src, sg::Host* dst) {

@@ -21,6 +21,20 @@ void switch_agent(const std::string& mailbox) {
   }
 }
 
+// A loaded platform must hold every path the policy sends on (exported with the same `multipath`).
+void check_paths(const Platform& platform, const Routes& routes, const std::string& file) {
+  if (routes.policy() == Multipath::kSingle) return;
+  const Topology& t = routes.topology();
+  for (int a = 0; a < t.chip_count(); ++a)
+    for (int b = 0; b < t.chip_count(); ++b)
+      if (a != b)
+        for (const PathShare& share : routes.message_paths(a, b))
+          if (share.index >= platform.endpoint_count(b))
+            throw InputError("platform '" + file + "' has no host " + endpoint_name(t, b, share.index) +
+                             " for multipath=" + multipath_name(routes.policy()) +
+                             "; export it with the same --set multipath");
+}
+
 }  // namespace
 
 SimResult simulate(const PreparedJob& job, const RunOptions& options) {
@@ -48,7 +62,8 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   Platform platform = options.platform_file.empty()
                           ? Platform::build(make_platform_plan(topology, *job.routes), topology)
                           : Platform::load(options.platform_file, topology);
-  Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record);
+  if (!options.platform_file.empty()) check_paths(platform, *job.routes, options.platform_file);
+  Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record, job.routes.get());
   fabric.start_sinks();
   if (topology.params().has("switch_reduce_bandwidth"))
     fabric.set_switch_reduce_bandwidth(topology.params().optional_rate("switch_reduce_bandwidth"));
@@ -100,7 +115,7 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   result.bytes_sent = fabric.bytes_sent();
   result.transfer_records = fabric.transfers();
   std::sort(result.transfer_records.begin(), result.transfer_records.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.start, a.src, a.dst, a.step) < std::tie(b.start, b.src, b.dst, b.step);
+    return std::tie(a.start, a.src, a.dst, a.step, a.path) < std::tie(b.start, b.src, b.dst, b.step, b.path);
   });
   result.compute_records = fabric.computes();
   return result;

@@ -1,5 +1,8 @@
 #include "topology/platform_plan.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace ultrasim {
 std::vector<PlanHop> plan_hops(const Path& path) {
   std::vector<PlanHop> hops;
@@ -35,6 +38,28 @@ PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes) 
       if (back) plan.routes.push_back(PlanRoute{plan.switch_host[k], a, plan_hops(*back)});
     }
   }
+  if (routes.policy() == Multipath::kSingle) return plan;
+  std::vector<std::vector<Path>> sets;  // per ordered pair (a, b), a != b, in (a, b) order
+  std::size_t planes = 1;
+  for (int a = 0; a < p; ++a)
+    for (int b = 0; b < p; ++b)
+      if (a != b) {
+        sets.push_back(routes.equal_paths(topology.chip(a), topology.chip(b)));
+        planes = std::max(planes, sets.back().size());
+      }
+  for (std::size_t k = 1; k < planes; ++k)
+    for (int r = 0; r < p; ++r) {
+      plan.endpoints[{r, static_cast<int>(k)}] = static_cast<int>(plan.hosts.size());
+      plan.hosts.push_back(endpoint_name(topology, r, static_cast<int>(k)));
+    }
+  std::size_t pair = 0;
+  for (int a = 0; a < p; ++a)
+    for (int b = 0; b < p; ++b)
+      if (a != b) {
+        const auto& set = sets[pair++];
+        for (std::size_t k = 1; k < set.size(); ++k)
+          plan.routes.push_back(PlanRoute{a, plan.endpoints.at({b, static_cast<int>(k)}), plan_hops(set[k])});
+      }
   return plan;
 }
 
@@ -43,13 +68,15 @@ std::string endpoint_name(const Topology& topology, int rank, int path_index) {
   return path_index == 0 ? name : name + "#" + std::to_string(path_index);
 }
 
-int add_path(PlatformPlan& plan, const Topology& topology, int a, int b, const Path& path) {
-  int k = ++plan.extra_paths;
-  int src = static_cast<int>(plan.hosts.size());
-  plan.hosts.push_back(endpoint_name(topology, a, k));
-  plan.hosts.push_back(endpoint_name(topology, b, k));
-  plan.routes.push_back(PlanRoute{src, src + 1, plan_hops(path)});
-  return k;
+void add_path(PlatformPlan& plan, const Topology& topology, int a, int b, const Path& path, int k) {
+  if (k < 1) throw std::logic_error("add_path: path index must be >= 1 (0 is the route)");
+  auto [at, added] = plan.endpoints.try_emplace({b, k}, static_cast<int>(plan.hosts.size()));
+  if (added) plan.hosts.push_back(endpoint_name(topology, b, k));
+  for (const PlanRoute& route : plan.routes)
+    if (route.src == a && route.dst == at->second)
+      throw std::logic_error("add_path: " + endpoint_name(topology, a, 0) + " already has path " +
+                             std::to_string(k) + " to " + endpoint_name(topology, b, 0));
+  plan.routes.push_back(PlanRoute{a, at->second, plan_hops(path)});
 }
 
 }  // namespace ultrasim

@@ -4,7 +4,9 @@
 // The layout is fixed in sim/DESIGN.md.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "topology/routing.hpp"
@@ -35,21 +37,25 @@ struct PlatformPlan {
   std::vector<std::string> hosts;  // chips first (host i = rank i), then switches, then path endpoints
   std::vector<PlanLink> links;     // one per topology link, same index as Topology::links()
   std::vector<PlanRoute> routes;
-  std::vector<int> switch_host;  // host index of each switch, in Topology::switches() order
-  int extra_paths = 0;           // path endpoints are numbered chip<rank>#1, #2, ...
+  std::vector<int> switch_host;                  // host index of each switch, in Topology::switches() order
+  std::map<std::pair<int, int>, int> endpoints;  // (rank, k >= 1) -> host index of chip<rank>#k
 };
 
 std::vector<PlanHop> plan_hops(const Path& path);
 
 // The plan with one host per chip and per switch, default routes between every ordered pair of chips
 // and between every chip and every switch (a route ending at a switch's own host carries half of that
-// switch's latency). Throws SimulationError if a pair of chips is unreachable.
+// switch's latency). Under a multi-path policy (Routes::policy() not single) it also holds every path
+// set: with K the largest set, endpoint hosts chip<r>#k for k = 1..K-1 and every chip r (plane-major),
+// and path k of each pair as the route chip<a> -> chip<b>#k. Throws SimulationError if a pair of chips
+// is unreachable.
 PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes);
 
-// Adds a further path between chips `a` and `b` (e.g. a second rail, a detour): creates the endpoint
-// hosts chip<a>#k and chip<b>#k and a route between them along `path`. Returns k (1, 2, ...), the
-// path index a transfer names to take it.
-int add_path(PlatformPlan& plan, const Topology& topology, int a, int b, const Path& path);
+// Path k >= 1 of the pair (a, b) (a further plane, rail or detour) is the route from a's own host to
+// b's endpoint chip<b>#k: sources stay the chip hosts, so the chip's actor starts every flow (as a put,
+// sim/DESIGN.md), and one endpoint per chip and plane serves every source. Adds that endpoint host if
+// it is missing, and the route along `path`. Throws std::logic_error if the pair already has path k.
+void add_path(PlatformPlan& plan, const Topology& topology, int a, int b, const Path& path, int k);
 std::string endpoint_name(const Topology& topology, int rank, int path_index);
 
 }  // namespace ultrasim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <queue>
 #include <set>
 
@@ -58,8 +59,68 @@ Path path_through(const Topology& topology, const std::vector<Vertex>& vertices)
   return finish_path(topology, vertices, std::move(hops));
 }
 
+Multipath multipath_policy(const Topology& topology) {
+  const ParamSet& params = topology.params();
+  std::string word = params.has("multipath") ? params.text("multipath") : "auto";
+  if (word == "auto") word = topology.multipath_default();
+  if (word == "single") return Multipath::kSingle;
+  if (word == "stripe") return Multipath::kStripe;
+  if (word == "hash") return Multipath::kHash;
+  throw InputError("unknown multipath policy '" + word + "' on " + topology.spec() +
+                   "; known: auto, single, stripe, hash");
+}
+
+const char* multipath_name(Multipath policy) {
+  switch (policy) {
+    case Multipath::kSingle:
+      return "single";
+    case Multipath::kStripe:
+      return "stripe";
+    case Multipath::kHash:
+      return "hash";
+  }
+  return "single";
+}
+
+std::vector<std::uint64_t> split_bytes(std::uint64_t bytes, const std::vector<double>& weights) {
+  std::vector<std::uint64_t> parts(weights.size(), 0);
+  if (weights.empty()) return parts;
+  double total = 0;
+  for (double w : weights) total += w;
+  std::uint64_t given = 0;
+  std::vector<std::pair<double, std::size_t>> remainders;  // (fraction left over, part)
+  for (std::size_t k = 0; k < weights.size(); ++k) {
+    long double exact = static_cast<long double>(bytes) * weights[k] / total;
+    parts[k] = std::min<std::uint64_t>(static_cast<std::uint64_t>(std::floor(exact)), bytes - given);
+    given += parts[k];
+    remainders.emplace_back(static_cast<double>(exact - static_cast<long double>(parts[k])), k);
+  }
+  // Largest remainders first; equal ones to the earlier part (so equal weights cut like even_chunks).
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (std::size_t i = 0; given < bytes; i = (i + 1) % remainders.size(), ++given)
+    ++parts[remainders[i].second];
+  return parts;
+}
+
+int hashed_path(int a, int b, int count) {
+  // splitmix64 (Steele, Lea & Flood 2014): a fixed mix of the pair, no state, no seed.
+  std::uint64_t z =
+      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<int>(z % static_cast<std::uint64_t>(count));
+}
+
 Routes::Routes(const Topology& topology)
-    : topology_(topology), trees_(boost::num_vertices(topology.graph())) {}
+    : topology_(topology),
+      policy_(multipath_policy(topology)),
+      max_paths_(topology.params().has("max_paths") ? static_cast<int>(topology.params().number("max_paths"))
+                                                    : kDefaultMaxPaths),
+      trees_(boost::num_vertices(topology.graph())),
+      messages_(static_cast<std::size_t>(topology.chip_count()) * topology.chip_count()) {}
 
 Routes::Tree& Routes::tree(Vertex from) const {
   if (trees_[from]) return *trees_[from];
@@ -71,6 +132,7 @@ Routes::Tree& Routes::tree(Vertex from) const {
   tree->reached.assign(n, 0);
   tree->latency.assign(n, 0.0);
   tree->hops.assign(n, 0);
+  tree->preds.assign(n, {});
   std::vector<Label> label(n);
   label[from].latency = 0;
   // Label-setting search; the order set breaks exact ties by vertex id, so results are deterministic.
@@ -102,7 +164,11 @@ Routes::Tree& Routes::tree(Vertex from) const {
         label[v] = std::move(candidate);
         tree->parent[v] = u;
         tree->parent_link[v] = link.index;
+        tree->preds[v].assign(1, {u, link.index});
         frontier.insert(v);
+      } else if (!better(label[v], candidate) && tree->preds[v].back().first != u) {
+        // An equal-cost route through another vertex (a parallel link from u is the same hop).
+        tree->preds[v].emplace_back(u, link.index);
       }
     }
   }
@@ -132,6 +198,69 @@ Path Routes::between(int src_rank, int dst_rank) const {
                           std::to_string(src_rank) + " on " + topology_.spec() +
                           (topology_.chip_forwarding() ? "" : " (chip_forwarding is off)"));
   return *path;
+}
+
+std::vector<Path> Routes::equal_paths(Vertex from, Vertex to) const {
+  const Tree& t = tree(from);
+  std::vector<Path> out;
+  if (!t.reached[to]) return out;
+  // Depth-first from `to` back to `from` over the tie predecessors, first predecessor first: the
+  // first path found is the route itself. Every predecessor chain reaches `from`, so no dead ends.
+  std::vector<Vertex> vertices{to};
+  std::vector<Hop> hops;
+  auto walk = [&](auto& self, Vertex v) -> void {
+    if (v == from) {
+      out.push_back(finish_path(topology_, std::vector<Vertex>(vertices.rbegin(), vertices.rend()),
+                                std::vector<Hop>(hops.rbegin(), hops.rend())));
+      return;
+    }
+    for (auto [u, l] : t.preds[v]) {
+      vertices.push_back(u);
+      hops.push_back(Hop{l, topology_.links()[l].a == u});
+      self(self, u);
+      vertices.pop_back();
+      hops.pop_back();
+      if (static_cast<int>(out.size()) >= max_paths_) return;
+    }
+  };
+  walk(walk, to);
+  return out;
+}
+
+const std::vector<PathShare>& Routes::message_paths(int src_rank, int dst_rank) const {
+  auto& cached = messages_[static_cast<std::size_t>(src_rank) * topology_.chip_count() + dst_rank];
+  if (cached) return *cached;
+  std::vector<PathShare> shares;
+  if (policy_ == Multipath::kSingle || src_rank == dst_rank) {
+    shares.push_back(PathShare{0, between(src_rank, dst_rank), 1.0});
+  } else {
+    std::vector<Path> paths = equal_paths(topology_.chip(src_rank), topology_.chip(dst_rank));
+    if (paths.empty()) between(src_rank, dst_rank);  // throws, naming the pair
+    if (policy_ == Multipath::kHash) {
+      int k = hashed_path(src_rank, dst_rank, static_cast<int>(paths.size()));
+      shares.push_back(PathShare{k, std::move(paths[k]), 1.0});
+    } else {
+      double total = 0;
+      for (const Path& path : paths) total += path.bandwidth;
+      for (std::size_t k = 0; k < paths.size(); ++k)
+        shares.push_back(PathShare{static_cast<int>(k), paths[k], paths[k].bandwidth / total});
+    }
+  }
+  cached = std::make_unique<std::vector<PathShare>>(std::move(shares));
+  return *cached;
+}
+
+double Routes::message_bandwidth(int src_rank, int dst_rank) const {
+  const auto& shares = message_paths(src_rank, dst_rank);
+  if (shares.size() == 1) return shares.front().path.bandwidth;
+  // Seconds per byte of the message on each link direction it loads; the busiest one sets the rate.
+  std::map<std::pair<int, bool>, double> load;
+  for (const PathShare& share : shares)
+    for (const Hop& hop : share.path.hops)
+      load[{hop.link, hop.up}] += share.weight / topology_.links()[hop.link].bandwidth();
+  double busiest = 0;
+  for (const auto& [hop, seconds] : load) busiest = std::max(busiest, seconds);
+  return 1.0 / busiest;
 }
 
 double Routes::min_chip_latency() const {

@@ -2,8 +2,14 @@
 // the switches crossed), hop count, then the sequence of link tiers compared element by element (ties go
 // to the lower tier first, e.g. forward inside the server before crossing racks). Chips relay traffic
 // only when the topology says they forward (Topology::chip_forwarding); switches always do.
+//
+// Multi-path: the routes of a pair that tie with its route on that whole key (equal latency, hops and
+// tier sequence) form its path set, the route first. A message between two chips takes the paths its
+// policy says (the run parameter `multipath`): one route (single), all of them with bytes in
+// proportion to their bottleneck bandwidth (stripe), or one chosen by a hash of the pair (hash).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -28,14 +34,55 @@ struct Path {
 // if several). Throws InputError if two consecutive vertices are not adjacent.
 Path path_through(const Topology& topology, const std::vector<Vertex>& vertices);
 
+enum class Multipath { kSingle, kStripe, kHash };
+
+// The policy in effect on a topology: its `multipath` parameter where declared (`auto`, or undeclared:
+// Topology::multipath_default()). Throws InputError on an unknown word.
+Multipath multipath_policy(const Topology& topology);
+const char* multipath_name(Multipath policy);
+
+// The paths of `max_paths` when the topology does not declare it.
+constexpr int kDefaultMaxPaths = 64;
+
+// One path a message takes: its index in the pair's path set (0 = the route) and its share of the bytes.
+struct PathShare {
+  int index = 0;
+  Path path;
+  double weight = 1;  // fraction of the message's bytes, in proportion to the path's bandwidth
+};
+
+// `bytes` cut into integer parts in proportion to `weights` (largest remainders, ties to the earlier
+// part), summing exactly to `bytes`.
+std::vector<std::uint64_t> split_bytes(std::uint64_t bytes, const std::vector<double>& weights);
+
+// The path index `hash` picks among `count` for the ordered pair (a, b): splitmix64 of (a << 32 | b)
+// modulo count. Independent of --seed: like ECMP hashing of a header, a property of the pair.
+int hashed_path(int a, int b, int count);
+
 class Routes {
  public:
+  // The policy and the cap on a path set come from the topology's parameters (`multipath`,
+  // `max_paths`) where declared.
   explicit Routes(const Topology& topology);
 
   // The route between two vertices; nullopt when `to` cannot be reached from `from`.
   std::optional<Path> find(Vertex from, Vertex to) const;
   // The route between two chips; throws SimulationError naming both when unreachable.
   Path between(int src_rank, int dst_rank) const;
+
+  // Every route from `from` to `to` that ties with find(from, to) on the whole routing key, as distinct
+  // vertex sequences (parallel links between two vertices are one hop, taken as find does), the route
+  // first, then in a fixed order; at most max_paths(). Empty when unreachable.
+  std::vector<Path> equal_paths(Vertex from, Vertex to) const;
+  // The paths a message from chip a to chip b takes under the policy, with their shares (cached).
+  // Throws SimulationError when unreachable.
+  const std::vector<PathShare>& message_paths(int src_rank, int dst_rank) const;
+  // The rate of one message from a to b alone on the fabric under the policy: n / bytes-per-second
+  // of its busiest link direction. Single or hash: the bottleneck of its one path; stripe: the sum of
+  // the paths' bandwidths where they share no link.
+  double message_bandwidth(int src_rank, int dst_rank) const;
+  Multipath policy() const { return policy_; }
+  int max_paths() const { return max_paths_; }
 
   // Smallest route latency over all ordered pairs of distinct chips (0 for one chip).
   double min_chip_latency() const;
@@ -51,11 +98,16 @@ class Routes {
     std::vector<char> reached;
     std::vector<double> latency;  // route latency to each vertex
     std::vector<int> hops;
+    // Every predecessor (vertex, link) through which a route ties with the best one; parent first.
+    std::vector<std::vector<std::pair<Vertex, int>>> preds;
   };
   Tree& tree(Vertex from) const;
 
   const Topology& topology_;
+  Multipath policy_ = Multipath::kSingle;
+  int max_paths_ = kDefaultMaxPaths;
   mutable std::vector<std::unique_ptr<Tree>> trees_;
+  mutable std::vector<std::unique_ptr<std::vector<PathShare>>> messages_;  // per ordered chip pair
 };
 
 }  // namespace ultrasim

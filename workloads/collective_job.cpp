@@ -17,6 +17,15 @@ std::vector<ParamSpec> model_params() {
       {"reduce_bandwidth", "inf", Unit::kOptRate,
        "rate at which a chip reduces received data (bytes / rate of chip time per reduction)",
        "hardware.md [AWS]: reductions ride the DMA at full rate, so free by default"},
+      {"multipath",
+       "auto",
+       Unit::kChoice,
+       "how a message uses its equal-cost paths: single (the route), stripe (all, bytes in proportion to "
+       "bandwidth), hash (one per chip pair); auto: the topology's default",
+       "NVLink sprays over NVSwitch planes (stripe); ECMP hashes flows (hash)",
+       {"auto", "single", "stripe", "hash"}},
+      {"max_paths", "64", Unit::kCount, "most equal-cost paths kept per chip pair (the route first)",
+       "assumption: covers 18 NVSwitch planes and 2D/3D torus minimal paths"},
   };
 }
 

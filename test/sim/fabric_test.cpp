@@ -49,8 +49,9 @@ TEST_CASE("two transfers between one pair of chips over two different paths do n
   Topology t = make_topology("ring:4", {}, {});
   Routes routes(t);
   PlatformPlan plan = make_platform_plan(t, routes);
-  int via1 = add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(1), t.chip(2)}));
-  int via3 = add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(3), t.chip(2)}));
+  const int via1 = 1, via3 = 2;
+  add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(1), t.chip(2)}), via1);
+  add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(3), t.chip(2)}), via3);
   auto times = simulate(t, plan, [&](Fabric& f) { return run_flows(f, {{0, 2, via1}, {0, 2, via3}}); });
   REQUIRE(times.size() == 4);
   const double alone = kBytes / 100e9, latency = 2 * 500e-9;
@@ -64,7 +65,8 @@ TEST_CASE("two transfers on the same path share its bandwidth") {
   Topology t = make_topology("ring:4", {}, {});
   Routes routes(t);
   PlatformPlan plan = make_platform_plan(t, routes);
-  int via1 = add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(1), t.chip(2)}));
+  const int via1 = 1;
+  add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(1), t.chip(2)}), via1);
   auto times = simulate(t, plan, [&](Fabric& f) { return run_flows(f, {{0, 2, via1}, {0, 2, via1}}); });
   CHECK(times[0] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
   CHECK(times[2] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
