@@ -11,6 +11,12 @@ const std::vector<GeneratorEntry>& topology_generators() {
       ring_generator(),
       torus_generator(),
       trn3_generator(),
+      trn3_gen1_generator(),
+      trn2_generator(),
+      trn2_ultraserver_generator(),
+      nvl72_generator(),
+      hgx_h100_generator(),
+      tpu_v5p_generator(),
   };
   return kTable;
 }
