@@ -155,7 +155,14 @@ TEST_CASE("trn3 rack_switch=chips: 5 planes per rack of 20-port chips, two-level
   CHECK(degree.at("rack0_plane2_spine1") == 8);
   for (const Link& l : t.links())
     if (l.tier == "rack_spine") CHECK(l.raw_bandwidth == 128e9);  // 2 x8 ports, 64 GB/s each
-  // Non-blocking: no leaf has more down than up bandwidth.
+  // Non-blocking: no leaf has more bandwidth down to chips than up to the spines.
+  for (Vertex s : t.switches()) {
+    if (t.node(s).name.find("_leaf") == std::string::npos) continue;
+    double down = 0, up = 0;
+    for (auto [e, end] = boost::out_edges(s, t.graph()); e != end; ++e)
+      (t.link(*e).tier == "rack" ? down : up) += t.link(*e).raw_bandwidth;
+    CHECK(down <= up);
+  }
   Routes routes(t);
   Path same_leaf = routes.between(0, 1 + 4);  // chips 0 and 5: leaf 0 of every plane
   CHECK(same_leaf.hops.size() == 2);
