@@ -6,10 +6,25 @@
 namespace ultrasim {
 
 const std::vector<GeneratorEntry>& topology_generators() {
+  // clang-format off
   static const std::vector<GeneratorEntry> kTable{
-      switch_generator(), ring_generator(),    torus_generator(),     trn3_generator(),    mesh_generator(),
-      clos_generator(),   fattree_generator(), dragonfly_generator(), cluster_generator(),
+      switch_generator(),
+      ring_generator(),
+      torus_generator(),
+      trn3_generator(),
+      trn3_gen1_generator(),
+      trn2_generator(),
+      trn2_ultraserver_generator(),
+      nvl72_generator(),
+      hgx_h100_generator(),
+      tpu_v5p_generator(),
+      mesh_generator(),
+      clos_generator(),
+      fattree_generator(),
+      dragonfly_generator(),
+      cluster_generator(),
   };
+  // clang-format on
   return kTable;
 }
 

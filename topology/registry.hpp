@@ -53,11 +53,21 @@ std::vector<ParamSpec> simple_link_params();
 // dragonfly state raw line rates and deliver raw x efficiency.
 std::vector<ParamSpec> fabric_link_params();
 
+// NVLink parameters shared by nvl72 and hgx-h100 (nvl72_topology.cpp): the per-link rate and its source.
+std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::string& rate_source,
+                                     const std::string& efficiency_source);
+
 // Entries defined one per file.
 GeneratorEntry switch_generator();
 GeneratorEntry ring_generator();
 GeneratorEntry torus_generator();
 GeneratorEntry trn3_generator();
+GeneratorEntry trn3_gen1_generator();
+GeneratorEntry trn2_generator();
+GeneratorEntry trn2_ultraserver_generator();
+GeneratorEntry nvl72_generator();
+GeneratorEntry hgx_h100_generator();
+GeneratorEntry tpu_v5p_generator();
 GeneratorEntry mesh_generator();
 GeneratorEntry clos_generator();
 GeneratorEntry fattree_generator();

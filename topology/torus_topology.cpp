@@ -5,17 +5,23 @@
 //   torus:3x2     c0 - c1 - c2 -+      (each row wraps around; the 2-long column has one link)
 //                 |    |    |   |
 //                 c3 - c4 - c5 -+
+//
+// The helpers of torus.hpp (also used by the trn2 and tpu-v5p presets) live here.
+#include <algorithm>
 #include <sstream>
 
 #include "topology/errors.hpp"
 #include "topology/registry.hpp"
+#include "topology/torus.hpp"
 #include "topology/units.hpp"
 
 namespace ultrasim {
-namespace {
 
-std::vector<long> parse_dims(const std::string& args) {
-  if (args.empty()) throw InputError("topology torus needs dimensions, e.g. torus:4x4x4");
+std::vector<long> parse_torus_dims(const std::string& name, const std::string& args,
+                                   const std::string& example, long max_chips) {
+  if (args.empty()) throw InputError("topology " + name + " needs dimensions, e.g. " + name + ":" + example);
+  const std::string invalid =
+      "invalid " + name + " dimensions '" + args + "'; expected positive sizes such as " + example;
   std::vector<long> dims;
   std::stringstream in(args);
   std::string part;
@@ -23,43 +29,80 @@ std::vector<long> parse_dims(const std::string& args) {
     try {
       dims.push_back(parse_count(part));
     } catch (const InputError&) {
-      throw InputError("invalid torus dimensions '" + args + "'; expected positive sizes such as 4x4x4");
+      throw InputError(invalid);
     }
   }
-  if (args.back() == 'x' || dims.empty())
-    throw InputError("invalid torus dimensions '" + args + "'; expected positive sizes such as 4x4x4");
+  if (args.back() == 'x' || dims.empty()) throw InputError(invalid);
   long total = 1;
   for (long d : dims) {
     total *= d;
-    if (total > 1 << 20) throw InputError("torus " + args + " has more than 1048576 chips");
+    if (total > max_chips)
+      throw InputError(name + " " + args + " has more than " + std::to_string(max_chips) + " chips");
   }
+  return dims;
+}
+
+void add_torus_links(Topology& t, const std::vector<TorusDimension>& dims) {
+  long total = 1;
+  for (const auto& d : dims) total *= d.size;
+  long stride = 1;
+  for (const auto& d : dims) {
+    // Chips x = 0 .. links-1 of each ring link to x+1 (mod size).
+    long links_per_ring = d.size == 2 ? 1 : (d.size > 2 ? (d.wrap ? d.size : d.size - 1) : 0);
+    for (long rank = 0; rank < total; ++rank) {
+      long x = (rank / stride) % d.size;
+      if (x >= links_per_ring) continue;
+      long neighbour = rank + (((x + 1) % d.size) - x) * stride;
+      t.add_link(t.chip(static_cast<int>(rank)), t.chip(static_cast<int>(neighbour)), d.tier, d.raw_bandwidth,
+                 d.latency, d.efficiency, d.lanes);
+    }
+    stride *= d.size;
+  }
+}
+
+std::optional<double> torus_bisection(const std::vector<TorusDimension>& dims) {
+  long total = 1;
+  for (const auto& d : dims) total *= d.size;
+  std::optional<double> best;
+  for (const auto& d : dims) {
+    if (d.size % 2 != 0) continue;
+    double crossings = static_cast<double>(total / d.size) * (d.wrap && d.size > 2 ? 2 : 1);
+    double cut = crossings * d.raw_bandwidth * d.efficiency;
+    if (!best || cut < *best) best = cut;
+  }
+  return best;
+}
+
+namespace {
+
+std::vector<TorusDimension> uniform_dims(const std::vector<long>& sizes, const ParamSet& params) {
+  std::vector<TorusDimension> dims;
+  for (long size : sizes)
+    dims.push_back(
+        {size, "link", params.number("link_bandwidth"), params.number("link_latency"), 1.0, 1, true});
   return dims;
 }
 
 }  // namespace
 
 GeneratorEntry torus_generator() {
-  return {"torus", "torus:AxB[xC...]", "wrap-around torus, any number of dimensions, chips forward",
-          simple_link_params(), [](const std::string& spec, const std::string& args, const ParamSet& params) {
-            std::vector<long> dims = parse_dims(args);
-            long total = 1;
-            for (long d : dims) total *= d;
-            Topology t(spec, params, {"link"});
-            for (long i = 0; i < total; ++i) t.add_chip();
-            long stride = 1;
-            for (long size : dims) {
-              long links_per_ring = size == 2 ? 1 : (size > 2 ? size : 0);
-              for (long rank = 0; rank < total; ++rank) {
-                long x = (rank / stride) % size;
-                if (x >= links_per_ring) continue;
-                long neighbour = rank + (((x + 1) % size) - x) * stride;
-                t.add_link(t.chip(static_cast<int>(rank)), t.chip(static_cast<int>(neighbour)), "link",
-                           params.number("link_bandwidth"), params.number("link_latency"));
-              }
-              stride *= size;
-            }
-            return t;
-          }};
+  GeneratorEntry entry{"torus", "torus:AxB[xC...]",
+                       "wrap-around torus, any number of dimensions, chips forward", simple_link_params(),
+                       [](const std::string& spec, const std::string& args, const ParamSet& params) {
+                         std::vector<long> sizes = parse_torus_dims("torus", args, "4x4x4");
+                         long total = 1;
+                         for (long d : sizes) total *= d;
+                         Topology t(spec, params, {"link"});
+                         for (long i = 0; i < total; ++i) t.add_chip();
+                         add_torus_links(t, uniform_dims(sizes, params));
+                         return t;
+                       }};
+  entry.example = "torus:4x4";
+  entry.bisection = [](const Topology& t) -> std::optional<double> {
+    auto sizes = parse_torus_dims("torus", split_topology_spec(t.spec()).second, "4x4x4");
+    return torus_bisection(uniform_dims(sizes, t.params()));
+  };
+  return entry;
 }
 
 }  // namespace ultrasim

@@ -8,10 +8,25 @@
 //   +------------------------------------------+  +------------------------------------------+
 //   chip i of server k  <---- cross_rack link (no switch) ---->  chip i of server k+18
 //
-// Every chip has one link per tier (its x8 PCIe Gen6 lanes aggregated): to its server's first-level
-// NeuronSwitch-v1 (server tier), to its rack's second-level NeuronSwitch-v1 (rack tier), and directly
-// to the same-index chip in the other rack (cross_rack tier). Cross-rack traffic to any other chip is
-// forwarded through a chip (chip_forwarding); with it off such chips are unreachable.
+// Every chip has one graph link per tier, bundling its x8 PCIe Gen6 links (lanes): 4 to its server's
+// first-level NeuronSwitch-v1 (server tier), 5 to its rack's second-level NeuronSwitch-v1 (rack tier),
+// 2 directly to the same-index chip in the other rack (cross_rack tier). Cross-rack traffic to any other
+// chip is forwarded through a chip (chip_forwarding); with it off such chips are unreachable.
+//
+// rack_switch=chips builds the second level from physical switch chips instead of one logical crossbar,
+// so that a plane or a chip can fail: rack_planes planes per rack, each chip's rack links one per plane
+// (each carries rack_bandwidth / rack_planes). A plane whose ports (the rack's chips) fit one switch chip
+// of radix rack_switch_radix is that chip; otherwise it is a non-blocking two-level leaf/spine:
+//
+//   rack0_plane2_spine0 .. rack0_plane2_spine{S-1}   S spines, as few as fit: every leaf has R/2 uplinks,
+//        |    \                                       R/2/S of them bundled to each spine (S divides R/2)
+//   rack0_plane2_leaf0 ... rack0_plane2_leaf{L-1}     L = ceil(chips / (R/2)) leaves, R/2 chips each
+//     |  |  |
+//   the rack's chips, one rack link each
+//
+// With radix 20 and 72 chips per rack: 8 leaves of 10 chips and 5 spines, each leaf-spine link 2 x8.
+#include <algorithm>
+
 #include "topology/errors.hpp"
 #include "topology/registry.hpp"
 
@@ -20,6 +35,52 @@ namespace {
 
 constexpr int kRacks = 2;  // the figure shows two second-level switches, one per half of the servers
 constexpr const char* kGen6Efficiency = "60/64";  // PCIe Gen6 FLIT framing: ~60 of 64 GB/s per x8 link
+
+// One plane of a rack's second level built from switch chips: the chips' attachment points and the
+// links inside the plane.
+std::vector<Vertex> build_plane(Topology& t, const ParamSet& p, const std::string& name, int ports) {
+  const int radix = static_cast<int>(p.number("rack_switch_radix"));
+  const double sw = p.number("switch_latency");
+  const double port_rate = p.number("rack_bandwidth") / p.number("rack_planes");
+  if (ports <= radix) return std::vector<Vertex>(ports, t.add_switch(name, sw));
+  const int down = radix / 2;  // leaf: half its ports to chips, half up to the spines
+  const int leaves = (ports + down - 1) / down;
+  if (down < 1 || leaves > radix)
+    throw InputError("trn3: rack_switch_radix=" + std::to_string(radix) + " cannot connect " +
+                     std::to_string(ports) +
+                     " chips in two levels (at most radix x radix/2 = " + std::to_string(radix * down) + ")");
+  // As few spines as fit: S divides the R/2 uplinks of a leaf and has a port for every leaf's bundle.
+  int spines = 1;
+  while (down % spines != 0 || leaves * (down / spines) > radix) ++spines;
+  const int bundle = down / spines;
+  std::vector<Vertex> leaf, spine;
+  for (int s = 0; s < spines; ++s) spine.push_back(t.add_switch(name + "_spine" + std::to_string(s), sw));
+  for (int l = 0; l < leaves; ++l) {
+    leaf.push_back(t.add_switch(name + "_leaf" + std::to_string(l), sw));
+    for (Vertex s : spine)
+      t.add_link(leaf.back(), s, "rack_spine", port_rate * bundle, p.number("rack_latency"),
+                 p.number("rack_efficiency"), bundle);
+  }
+  std::vector<Vertex> attach;
+  for (int c = 0; c < ports; ++c) attach.push_back(leaf[c / down]);
+  return attach;
+}
+
+// Exact bisection (delivered B/s per direction). A balanced cut that moves x chips of one rack to the
+// other rack's side crosses >= 2x rack links (each rack switch sits on one side) and >= P/2 - 2x
+// cross_rack links (at most x peer pairs can sit together on each side), so it costs at least
+// min(P/2 x cross_rack, P/2 x rack) per chip bandwidth; both ends are reached: the cut between the racks,
+// and the cut through every rack's middle keeping peer servers k, k+18 together (needs an even number
+// of servers per rack unless cross_rack is the cheaper). The chips mode's planes are non-blocking, so the
+// same holds there.
+std::optional<double> trn3_bisection(const Topology& t) {
+  const ParamSet& p = t.params();
+  double half = p.number("chips_per_server") * p.number("servers_per_rack");
+  double cross = p.number("cross_rack_bandwidth") * p.number("cross_rack_efficiency");
+  double rack = p.number("rack_bandwidth") * p.number("rack_efficiency");
+  if (rack < cross && static_cast<long>(p.number("servers_per_rack")) % 2 != 0) return std::nullopt;
+  return half * std::min(cross, rack);
+}
 
 }  // namespace
 
@@ -34,17 +95,34 @@ GeneratorEntry trn3_generator() {
        "assumption (not published; Trn2 hops ~1-2 us end to end)"},
       {"server_efficiency", kGen6Efficiency, Unit::kRatio, "payload fraction of the server links' raw rate",
        "hardware.md [INF]: PCIe Gen6 FLIT framing"},
+      {"server_lanes", "4", Unit::kCount, "x8 links bundled in a chip's server-tier link",
+       "hardware.md [AWS]"},
       {"rack_bandwidth", "320GBps", Unit::kRate,
        "raw per-chip bandwidth to the rack switch, per direction (5 x8 Gen6 links)", "hardware.md [AWS]"},
-      {"rack_latency", "500ns", Unit::kTime, "latency of a chip-to-rack-switch link", "assumption"},
+      {"rack_latency", "500ns", Unit::kTime,
+       "latency of a chip-to-rack-switch link (and, with rack_switch=chips, of a leaf-spine link)",
+       "assumption"},
       {"rack_efficiency", kGen6Efficiency, Unit::kRatio, "payload fraction of the rack links' raw rate",
        "hardware.md [INF]: PCIe Gen6 FLIT framing"},
+      {"rack_switch",
+       "crossbar",
+       Unit::kChoice,
+       "second-level switch: one logical crossbar per rack, or built from switch chips in planes",
+       "crossbar: the AWS figure's one NeuronSwitch-v1 per rack; chips: a what-if with failable planes",
+       {"crossbar", "chips"}},
+      {"rack_planes", "5", Unit::kCount,
+       "x8 links from a chip to the rack tier: the rack link's lanes; with rack_switch=chips, one plane each",
+       "hardware.md [AWS]: 5 x8 links per chip to the rack tier"},
+      {"rack_switch_radix", "20", Unit::kCount, "ports of one switch chip (rack_switch=chips)",
+       "hardware.md [3P]: first NeuronSwitch is a 160-lane, 20-port PCIe switch"},
       {"cross_rack_bandwidth", "128GBps", Unit::kRate,
        "raw bandwidth of the direct link to the peer chip in the other rack, per direction (2 x8)",
        "hardware.md [AWS]"},
       {"cross_rack_latency", "500ns", Unit::kTime, "latency of the direct cross-rack link", "assumption"},
       {"cross_rack_efficiency", kGen6Efficiency, Unit::kRatio,
        "payload fraction of the cross-rack links' raw rate", "hardware.md [INF]: PCIe Gen6 FLIT framing"},
+      {"cross_rack_lanes", "2", Unit::kCount, "x8 links bundled in a chip's cross-rack link",
+       "hardware.md [AWS]"},
       {"switch_latency", "500ns", Unit::kTime, "time a flow spends crossing a NeuronSwitch-v1",
        "assumption (hop latency not published)"},
       {"switch_reduction", "false", Unit::kBool,
@@ -55,40 +133,60 @@ GeneratorEntry trn3_generator() {
       {"chip_forwarding", "true", Unit::kBool, "chips relay cross-rack traffic to non-peer chips",
        "assumption: needed to reach the other rack except the direct peer"},
   };
-  return {"trn3", "trn3", "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches", params,
-          [](const std::string& spec, const std::string& args, const ParamSet& p) {
-            if (!args.empty()) throw InputError("topology trn3 takes no arguments; got 'trn3:" + args + "'");
-            int per_server = static_cast<int>(p.number("chips_per_server"));
-            int per_rack = static_cast<int>(p.number("servers_per_rack"));
-            if (per_server * per_rack * kRacks > 1 << 20)
-              throw InputError("trn3 with more than 1048576 chips");
-            Topology t(spec, p, {"server", "rack", "cross_rack"});
-            t.set_chip_forwarding(p.flag("chip_forwarding"));
-            double sw = p.number("switch_latency");
-            std::vector<Vertex> racks;
-            for (int r = 0; r < kRacks; ++r)
-              racks.push_back(t.add_switch("rack" + std::to_string(r) + "_switch", sw));
-            for (int r = 0; r < kRacks; ++r) {
-              for (int s = 0; s < per_rack; ++s) {
-                int server = r * per_rack + s;
-                Vertex server_switch = t.add_switch("server" + std::to_string(server) + "_switch", sw);
-                for (int i = 0; i < per_server; ++i) {
-                  Vertex c = t.add_chip(server, r);
-                  t.add_link(c, server_switch, "server", p.number("server_bandwidth"),
-                             p.number("server_latency"), p.number("server_efficiency"));
-                  t.add_link(c, racks[r], "rack", p.number("rack_bandwidth"), p.number("rack_latency"),
-                             p.number("rack_efficiency"));
-                }
-              }
+  GeneratorEntry entry{
+      "trn3", "trn3", "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches", params,
+      [](const std::string& spec, const std::string& args, const ParamSet& p) {
+        if (!args.empty()) throw InputError("topology trn3 takes no arguments; got 'trn3:" + args + "'");
+        int per_server = static_cast<int>(p.number("chips_per_server"));
+        int per_rack = static_cast<int>(p.number("servers_per_rack"));
+        if (per_server * per_rack * kRacks > 1 << 20) throw InputError("trn3 with more than 1048576 chips");
+        const bool chips = p.text("rack_switch") == "chips";
+        const int planes = static_cast<int>(p.number("rack_planes"));
+        const int rack_ports = per_server * per_rack;
+        std::vector<std::string> tiers{"server", "rack", "cross_rack"};
+        if (chips && rack_ports > p.number("rack_switch_radix")) tiers.push_back("rack_spine");
+        Topology t(spec, p, tiers);
+        t.set_chip_forwarding(p.flag("chip_forwarding"));
+        double sw = p.number("switch_latency");
+        // attach[r][plane][c]: where chip c of rack r plugs into that plane (crossbar: one plane, lanes).
+        std::vector<std::vector<std::vector<Vertex>>> attach(kRacks);
+        if (!chips) {
+          for (int r = 0; r < kRacks; ++r)
+            attach[r].push_back(
+                std::vector<Vertex>(rack_ports, t.add_switch("rack" + std::to_string(r) + "_switch", sw)));
+        } else {
+          t.set_multipath_default("stripe");  // a chip's rack traffic spreads over its planes
+          for (int r = 0; r < kRacks; ++r)
+            for (int k = 0; k < planes; ++k)
+              attach[r].push_back(
+                  build_plane(t, p, "rack" + std::to_string(r) + "_plane" + std::to_string(k), rack_ports));
+        }
+        const double rack_link = chips ? p.number("rack_bandwidth") / planes : p.number("rack_bandwidth");
+        const int rack_lanes = chips ? 1 : planes;
+        for (int r = 0; r < kRacks; ++r) {
+          for (int s = 0; s < per_rack; ++s) {
+            int server = r * per_rack + s;
+            Vertex server_switch = t.add_switch("server" + std::to_string(server) + "_switch", sw);
+            for (int i = 0; i < per_server; ++i) {
+              Vertex c = t.add_chip(server, r);
+              t.add_link(c, server_switch, "server", p.number("server_bandwidth"), p.number("server_latency"),
+                         p.number("server_efficiency"), static_cast<int>(p.number("server_lanes")));
+              for (const auto& plane : attach[r])
+                t.add_link(c, plane[s * per_server + i], "rack", rack_link, p.number("rack_latency"),
+                           p.number("rack_efficiency"), rack_lanes);
             }
-            // The direct links: chip i of server k <-> chip i of server k + per_rack.
-            for (int server = 0; server < per_rack; ++server)
-              for (int i = 0; i < per_server; ++i)
-                t.add_link(t.chip(server * per_server + i), t.chip((server + per_rack) * per_server + i),
-                           "cross_rack", p.number("cross_rack_bandwidth"), p.number("cross_rack_latency"),
-                           p.number("cross_rack_efficiency"));
-            return t;
-          }};
+          }
+        }
+        // The direct links: chip i of server k <-> chip i of server k + per_rack.
+        for (int server = 0; server < per_rack; ++server)
+          for (int i = 0; i < per_server; ++i)
+            t.add_link(t.chip(server * per_server + i), t.chip((server + per_rack) * per_server + i),
+                       "cross_rack", p.number("cross_rack_bandwidth"), p.number("cross_rack_latency"),
+                       p.number("cross_rack_efficiency"), static_cast<int>(p.number("cross_rack_lanes")));
+        return t;
+      }};
+  entry.bisection = trn3_bisection;
+  return entry;
 }
 
 }  // namespace ultrasim

@@ -1,0 +1,60 @@
+// hgx-h100 — an NVIDIA HGX H100 board: 8 GPUs, 4 NVSwitch chips; each GPU has 18 NVLink 4 links of
+// 25 GB/s per direction (450 GB/s per GPU), split 5/4/4/5 over the four switch chips. Each GPU-switch
+// bundle is one graph link of 5 or 4 lanes. GPUs do not forward; a message is striped over the four
+// switches by default (multipath=auto: stripe).
+// Source: ../shared/reference/hardware.md [NVIDIA, 3P].
+//
+//         nvswitch0     nvswitch1     nvswitch2     nvswitch3
+//          5 |  ...      4 |  ...      4 |  ...      5 |  ...     (links per GPU in each bundle)
+//         gpu0  gpu1  ...  gpu7                                    (every GPU to every switch chip)
+#include "topology/errors.hpp"
+#include "topology/registry.hpp"
+
+namespace ultrasim {
+
+GeneratorEntry hgx_h100_generator() {
+  const std::string split = "hardware.md [NVIDIA, 3P]: 18 links per GPU split 5/4/4/5";
+  std::vector<ParamSpec> params{
+      {"gpus", "8", Unit::kCount, "GPUs on the board", "hardware.md [NVIDIA]"},
+      {"nvswitch0_links", "5", Unit::kCount, "NVLinks from each GPU to NVSwitch chip 0", split},
+      {"nvswitch1_links", "4", Unit::kCount, "NVLinks from each GPU to NVSwitch chip 1", split},
+      {"nvswitch2_links", "4", Unit::kCount, "NVLinks from each GPU to NVSwitch chip 2", split},
+      {"nvswitch3_links", "5", Unit::kCount, "NVLinks from each GPU to NVSwitch chip 3", split},
+  };
+  auto link =
+      nvlink_params("25GBps", "hardware.md [NVIDIA]: NVLink 4, 18 links, 450 GB/s per direction per GPU",
+                    "NVIDIA/nccl-tests#212 (NCCL maintainer): ~370 GB/s effective of 450 GB/s line rate "
+                    "(protocol overhead ~20%)");
+  params.insert(params.end(), link.begin(), link.end());
+  GeneratorEntry entry{
+      "hgx-h100", "hgx-h100", "NVIDIA HGX H100: 8 GPUs, 4 NVSwitch chips, 18 NVLinks per GPU split 5/4/4/5",
+      params, [](const std::string& spec, const std::string& args, const ParamSet& p) {
+        if (!args.empty())
+          throw InputError("topology hgx-h100 takes no arguments; got 'hgx-h100:" + args + "'");
+        const int gpus = static_cast<int>(p.number("gpus"));
+        if (gpus > 1 << 20) throw InputError("hgx-h100 with more than 1048576 GPUs");
+        Topology t(spec, p, {"nvlink"});
+        t.set_chip_forwarding(false);
+        t.set_multipath_default("stripe");
+        std::vector<Vertex> switches;
+        std::vector<int> lanes;
+        for (int s = 0; s < 4; ++s) {
+          switches.push_back(t.add_switch("nvswitch" + std::to_string(s), p.number("switch_latency")));
+          lanes.push_back(static_cast<int>(p.number("nvswitch" + std::to_string(s) + "_links")));
+        }
+        for (int g = 0; g < gpus; ++g) {
+          Vertex gpu = t.add_chip(0);
+          for (int s = 0; s < 4; ++s)
+            t.add_link(gpu, switches[s], "nvlink", lanes[s] * p.number("nvlink_bandwidth"),
+                       p.number("nvlink_latency"), p.number("nvlink_efficiency"), lanes[s]);
+        }
+        return t;
+      }};
+  // Exact, as for nvl72: four disjoint stars over all GPUs; floor(p/2) x a GPU's delivered bandwidth.
+  entry.bisection = [](const Topology& t) -> std::optional<double> {
+    return (t.chip_count() / 2) * t.injection_bandwidth(0);
+  };
+  return entry;
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,86 @@
+// nvl72 — NVIDIA GB200 NVL72: 72 GPUs in 18 compute trays of 4 (server = tray), 18 NVSwitch chips in
+// 9 switch trays of 2, and one NVLink 5 link from every GPU to every switch chip (18 links x 50 GB/s =
+// 900 GB/s per GPU per direction). GPUs do not forward; every GPU pair is two links apart through any of
+// the 18 switch chips, so a message is striped over them by default (multipath=auto: stripe).
+// Source: ../shared/reference/hardware.md [NVIDIA docs, 3P].
+//
+//   switch_tray0_chip0  switch_tray0_chip1  ...  switch_tray8_chip1     18 NVSwitch chips
+//        |  \  ...            |                        |
+//   gpu0 .. gpu3 (tray0)   gpu4 .. gpu7 (tray1)  ...  gpu68 .. gpu71    every GPU: a link to each chip
+#include "topology/errors.hpp"
+#include "topology/registry.hpp"
+
+namespace ultrasim {
+
+// NVLink payload efficiency: NCCL's maintainer gives ~370 GB/s effective of 450 GB/s line rate on H100
+// NVLink 4 ("protocol overhead ~20%", NVIDIA/nccl-tests issue 212). NVLink 5 keeps the link protocol,
+// so nvl72 takes the same figure as an assumption.
+std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::string& rate_source,
+                                     const std::string& efficiency_source) {
+  return {
+      {"nvlink_bandwidth", link_rate, Unit::kRate, "raw bandwidth of one NVLink, per direction", rate_source},
+      {"nvlink_latency", "250ns", Unit::kTime, "latency of a GPU-to-NVSwitch link",
+       "assumption: GPU-switch-GPU ~1 us, within NCCL's per-step NVLink latency of 0.6-3.4 us (hardware.md)"},
+      {"nvlink_efficiency", "370/450", Unit::kRatio, "payload fraction of the NVLink raw rate",
+       efficiency_source},
+      {"switch_latency", "500ns", Unit::kTime, "time a flow spends crossing an NVSwitch chip",
+       "assumption (see nvlink_latency)"},
+      {"switch_reduction", "false", Unit::kBool,
+       "switches reduce and multicast (switch-reduce); NVSwitch has NVLS, but switch-reduce uses one switch "
+       "chip per GPU, not all planes: a what-if",
+       "hardware.md [NVIDIA]: NVLS in-switch reduction"},
+      {"switch_reduce_bandwidth", "inf", Unit::kOptRate, "rate of a switch's reduction engine (what-if)",
+       "assumption: line rate (free)"},
+  };
+}
+
+GeneratorEntry nvl72_generator() {
+  std::vector<ParamSpec> params{
+      {"compute_trays", "18", Unit::kCount, "compute trays (servers)", "hardware.md [NVIDIA]: 72 GPUs"},
+      {"gpus_per_tray", "4", Unit::kCount, "GPUs per compute tray",
+       "NVIDIA GB200 NVL72: 2 Grace + 4 Blackwell per tray"},
+      {"nvswitch_chips", "18", Unit::kCount, "NVSwitch chips, 2 per switch tray; every GPU links to each",
+       "hardware.md [NVIDIA docs, 3P]: 18 chips in 9 trays"},
+  };
+  auto link =
+      nvlink_params("50GBps", "hardware.md [NVIDIA]: NVLink 5, 18 links x 50 GB/s = 900 GB/s per GPU",
+                    "NVIDIA/nccl-tests#212 (NCCL maintainer): ~370 of 450 GB/s on NVLink 4; assumption: "
+                    "the same on NVLink 5");
+  params.insert(params.end(), link.begin(), link.end());
+  GeneratorEntry entry{"nvl72", "nvl72",
+                       "NVIDIA GB200 NVL72: 72 GPUs, 18 NVSwitch chips, a link from every GPU to every chip",
+                       params, [](const std::string& spec, const std::string& args, const ParamSet& p) {
+                         if (!args.empty())
+                           throw InputError("topology nvl72 takes no arguments; got 'nvl72:" + args + "'");
+                         const int trays = static_cast<int>(p.number("compute_trays"));
+                         const int per_tray = static_cast<int>(p.number("gpus_per_tray"));
+                         const int chips = static_cast<int>(p.number("nvswitch_chips"));
+                         if (static_cast<long>(trays) * per_tray > 1 << 20)
+                           throw InputError("nvl72 with more than 1048576 GPUs");
+                         Topology t(spec, p, {"nvlink"});
+                         t.set_chip_forwarding(false);
+                         t.set_multipath_default("stripe");
+                         std::vector<Vertex> switches;
+                         for (int s = 0; s < chips; ++s)
+                           switches.push_back(t.add_switch(
+                               "switch_tray" + std::to_string(s / 2) + "_chip" + std::to_string(s % 2),
+                               p.number("switch_latency")));
+                         for (int tray = 0; tray < trays; ++tray)
+                           for (int g = 0; g < per_tray; ++g) {
+                             Vertex gpu = t.add_chip(tray, 0);
+                             for (Vertex sw : switches)
+                               t.add_link(gpu, sw, "nvlink", p.number("nvlink_bandwidth"),
+                                          p.number("nvlink_latency"), p.number("nvlink_efficiency"));
+                           }
+                         return t;
+                       }};
+  // Exact: each switch chip is a star over all GPUs, whose balanced cut crosses floor(p/2) of its links
+  // wherever the chip sits; the stars are disjoint, so the bisection is floor(p/2) x a GPU's delivered
+  // bandwidth over all its links.
+  entry.bisection = [](const Topology& t) -> std::optional<double> {
+    return (t.chip_count() / 2) * t.injection_bandwidth(0);
+  };
+  return entry;
+}
+
+}  // namespace ultrasim
