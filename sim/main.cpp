@@ -122,7 +122,7 @@ int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, 
   Routes routes(topology);
   std::string text;
   if (format == "summary") text = topology_summary(topology, routes);
-  if (format == "json") text = topology_json(topology).dump(2) + "\n";
+  if (format == "json") text = topology_json(topology, routes).dump(2) + "\n";
   if (format == "dot") text = topology_dot(topology);
   if (format == "simgrid-xml") text = topology_simgrid_xml(topology, routes);
   if (output.empty()) {

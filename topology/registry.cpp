@@ -11,6 +11,7 @@ const std::vector<GeneratorEntry>& topology_generators() {
       ring_generator(),
       torus_generator(),
       trn3_generator(),
+      file_generator(),
   };
   return kTable;
 }
@@ -29,7 +30,7 @@ Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& ex
                        const std::vector<std::pair<std::string, std::string>>& overrides) {
   auto [name, args] = split_topology_spec(spec);
   const GeneratorEntry& entry = find_generator(name);
-  ParamSet params(entry.params);
+  ParamSet params(entry.params_for ? entry.params_for(args) : entry.params);
   params.declare(extra);
   params.apply(overrides);
   Topology topology = entry.build(spec, args, params);

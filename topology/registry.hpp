@@ -26,6 +26,9 @@ struct GeneratorEntry {
   // Exact bisection bandwidth (B/s per direction, delivered) of a built topology where a formula exists;
   // empty or returning nullopt: the summary computes a min cut instead and says so.
   std::function<std::optional<double>(const Topology&)> bisection = {};
+  // Where the parameters' defaults depend on the ARGS (file: the values the imported file records),
+  // the parameters to declare for those ARGS instead of `params`. Throws InputError like `build`.
+  std::function<std::vector<ParamSpec>(const std::string& args)> params_for = {};
 };
 
 const std::vector<GeneratorEntry>& topology_generators();
@@ -48,5 +51,6 @@ GeneratorEntry switch_generator();
 GeneratorEntry ring_generator();
 GeneratorEntry torus_generator();
 GeneratorEntry trn3_generator();
+GeneratorEntry file_generator();
 
 }  // namespace ultrasim

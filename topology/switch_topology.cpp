@@ -10,7 +10,7 @@
 namespace ultrasim {
 
 GeneratorEntry switch_generator() {
-  return {"switch", "switch:N", "N chips on one switch (a star)", simple_link_params(),
+  GeneratorEntry entry{"switch", "switch:N", "N chips on one switch (a star)", simple_link_params(),
           [](const std::string& spec, const std::string& args, const ParamSet& params) {
             if (args.empty()) throw InputError("topology switch needs a chip count, e.g. switch:16");
             long n = parse_count(args);
@@ -21,6 +21,12 @@ GeneratorEntry switch_generator() {
                          params.number("link_latency"));
             return t;
           }};
+  // Bisection: a balanced split puts the switch on one side, so every chip on the other side has its
+  // link cut; the smaller side has floor(N/2) chips: floor(N/2) x link bandwidth per direction.
+  entry.bisection = [](const Topology& t) -> std::optional<double> {
+    return (t.chip_count() / 2) * t.links().front().bandwidth();
+  };
+  return entry;
 }
 
 }  // namespace ultrasim

@@ -5,6 +5,7 @@
 //   torus:3x2     c0 - c1 - c2 -+      (each row wraps around; the 2-long column has one link)
 //                 |    |    |   |
 //                 c3 - c4 - c5 -+
+#include <algorithm>
 #include <sstream>
 
 #include "topology/errors.hpp"
@@ -39,7 +40,7 @@ std::vector<long> parse_dims(const std::string& args) {
 }  // namespace
 
 GeneratorEntry torus_generator() {
-  return {"torus", "torus:AxB[xC...]", "wrap-around torus, any number of dimensions, chips forward",
+  GeneratorEntry entry{"torus", "torus:AxB[xC...]", "wrap-around torus, any number of dimensions, chips forward",
           simple_link_params(), [](const std::string& spec, const std::string& args, const ParamSet& params) {
             std::vector<long> dims = parse_dims(args);
             long total = 1;
@@ -60,6 +61,21 @@ GeneratorEntry torus_generator() {
             }
             return t;
           }};
+  // Bisection: cut across the longest dimension, of even size k: every ring along it crosses the cut
+  // twice (once with k = 2, which has one link), and there are N/k such rings, so 2N/k links (N/2 for
+  // k = 2) x link bandwidth per direction. For k-ary n-cubes this is the bisection (Dally & Towles,
+  // "Principles and Practices of Interconnection Networks", 2004, sec. 3.3: 4k^(n-1) unidirectional
+  // channels); for mixed sizes it is the best cut across one dimension, which a brute force over every
+  // balanced split confirmed on 4x3, 6x3, 4x2x3, 8x2, 2x2x4. With an odd longest dimension no such cut
+  // halves the chips: no formula (the summary computes a cut).
+  entry.bisection = [](const Topology& t) -> std::optional<double> {
+    std::vector<long> dims = parse_dims(split_topology_spec(t.spec()).second);
+    long k = *std::max_element(dims.begin(), dims.end());
+    if (k % 2 != 0) return std::nullopt;
+    long cut = (k == 2 ? 1 : 2) * (t.chip_count() / k);
+    return cut * t.links().front().bandwidth();
+  };
+  return entry;
 }
 
 }  // namespace ultrasim

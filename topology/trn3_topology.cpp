@@ -55,7 +55,7 @@ GeneratorEntry trn3_generator() {
       {"chip_forwarding", "true", Unit::kBool, "chips relay cross-rack traffic to non-peer chips",
        "assumption: needed to reach the other rack except the direct peer"},
   };
-  return {"trn3", "trn3", "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches", params,
+  GeneratorEntry entry{"trn3", "trn3", "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches", params,
           [](const std::string& spec, const std::string& args, const ParamSet& p) {
             if (!args.empty()) throw InputError("topology trn3 takes no arguments; got 'trn3:" + args + "'");
             int per_server = static_cast<int>(p.number("chips_per_server"));
@@ -89,6 +89,21 @@ GeneratorEntry trn3_generator() {
                            p.number("cross_rack_efficiency"));
             return t;
           }};
+  // Bisection, with n = chips per rack and R, X a chip's delivered rack-switch and cross-rack rates.
+  // A balanced split puts a chips of rack 0 and n - a of rack 1 on side A; let m = min(a, n - a).
+  // Each rack switch has at least m of its chips on its far side: >= 2mR cut. At most m peer pairs lie
+  // wholly on side A (min(a, n - a)) and m wholly on side B, so >= n - 2m cross-rack links are cut.
+  // Total >= nX + 2m(R - X): for R >= X least at m = 0, the split between the racks, which cuts exactly
+  // the n cross-rack links: n x X (trn3: 72 x 120 GB/s = 8.64 TB/s). With R < X a split inside the
+  // racks may cut less: no formula then.
+  entry.bisection = [](const Topology& t) -> std::optional<double> {
+    const ParamSet& p = t.params();
+    double rack = p.number("rack_bandwidth") * p.number("rack_efficiency");
+    double cross = p.number("cross_rack_bandwidth") * p.number("cross_rack_efficiency");
+    if (rack < cross) return std::nullopt;
+    return p.number("chips_per_server") * p.number("servers_per_rack") * cross;
+  };
+  return entry;
 }
 
 }  // namespace ultrasim
