@@ -41,7 +41,10 @@ struct Description {
   std::vector<NodeDesc> nodes;
   std::vector<LinkDesc> links;
   std::optional<TopologyOrigin> origin;
-  std::map<std::string, std::string> switch_params;  // recorded switch_reduction etc., as text
+  // The switch parameters the file records (switch_reduction etc.), as text; `records_parameters`: the
+  // file has a parameter list (an export), so a switch parameter it lacks is one its generator lacked.
+  std::map<std::string, std::string> switch_params;
+  bool records_parameters = false;
 };
 
 const std::vector<std::string> kMultipathPolicies{"single", "stripe", "hash"};
@@ -154,6 +157,7 @@ Description read_json(const Errors& errors, const std::string& text) {
     }
   }
   if (top.contains("parameters") && top["parameters"].is_object()) {
+    d.records_parameters = true;
     for (const char* name : {"switch_reduction", "switch_reduce_bandwidth"}) {
       if (!top["parameters"].contains(name)) continue;
       const Json& v = top["parameters"][name];
@@ -429,17 +433,19 @@ Description read_description(const std::string& path) {
 std::vector<ParamSpec> imported_topology_params(const std::string& path) {
   Description d;
   if (!path.empty()) d = read_description(path);
-  auto recorded = [&](const std::string& name, const std::string& otherwise) {
-    auto it = d.switch_params.find(name);
-    return it == d.switch_params.end() ? otherwise : it->second;
-  };
   const std::string source = "the file's own value, else a generic switch's";
-  std::vector<ParamSpec> specs{
-      {"switch_reduction", recorded("switch_reduction", "false"), Unit::kBool,
-       "switches can reduce and multicast (switch-reduce)", source},
-      {"switch_reduce_bandwidth", recorded("switch_reduce_bandwidth", "inf"), Unit::kOptRate,
-       "rate of a switch's reduction engine", source},
+  std::vector<ParamSpec> generic{
+      {"switch_reduction", "false", Unit::kBool, "switches can reduce and multicast (switch-reduce)", source},
+      {"switch_reduce_bandwidth", "inf", Unit::kOptRate, "rate of a switch's reduction engine", source},
   };
+  // An export declares what its generator declared, no more (so that it exports again unchanged);
+  // a file without a parameter list gets the generic switch's.
+  std::vector<ParamSpec> specs;
+  for (ParamSpec spec : generic) {
+    auto it = d.switch_params.find(spec.name);
+    if (it != d.switch_params.end()) spec.default_value = it->second;
+    if (it != d.switch_params.end() || !d.records_parameters) specs.push_back(spec);
+  }
   try {
     ParamSet check(specs);
   } catch (const InputError& e) {

@@ -23,7 +23,9 @@ Topology import_topology(const std::string& path, const std::string& spec, const
 
 // The parameters an imported topology declares itself: switch_reduction and switch_reduce_bandwidth (what
 // its switches can do), defaulting to the values the file records (JSON "parameters", GraphML graph
-// data) or else to a generic switch's (also for an empty path). Throws InputError like import_topology.
+// data) or else to a generic switch's (also for an empty path). A JSON file with a "parameters" object
+// (an export) declares only those of the two it lists, as its generator did. Throws InputError like
+// import_topology.
 std::vector<ParamSpec> imported_topology_params(const std::string& path);
 
 }  // namespace ultrasim

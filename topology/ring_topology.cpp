@@ -25,6 +25,7 @@ GeneratorEntry ring_generator() {
   // Bisection: any split of a cycle into two non-empty arcs cuts at least two links, and cutting the
   // ring into two arcs of floor(N/2) and ceil(N/2) chips cuts exactly two: 2 x link bandwidth per
   // direction (ring:2 has one link: 1 x).
+  entry.example = "ring:8";
   entry.bisection = [](const Topology& t) -> std::optional<double> {
     return (t.chip_count() == 2 ? 1 : 2) * t.links().front().bandwidth();
   };

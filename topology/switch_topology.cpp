@@ -23,6 +23,7 @@ GeneratorEntry switch_generator() {
           }};
   // Bisection: a balanced split puts the switch on one side, so every chip on the other side has its
   // link cut; the smaller side has floor(N/2) chips: floor(N/2) x link bandwidth per direction.
+  entry.example = "switch:8";
   entry.bisection = [](const Topology& t) -> std::optional<double> {
     return (t.chip_count() / 2) * t.links().front().bandwidth();
   };

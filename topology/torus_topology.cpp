@@ -68,6 +68,7 @@ GeneratorEntry torus_generator() {
   // channels); for mixed sizes it is the best cut across one dimension, which a brute force over every
   // balanced split confirmed on 4x3, 6x3, 4x2x3, 8x2, 2x2x4. With an odd longest dimension no such cut
   // halves the chips: no formula (the summary computes a cut).
+  entry.example = "torus:4x4";
   entry.bisection = [](const Topology& t) -> std::optional<double> {
     std::vector<long> dims = parse_dims(split_topology_spec(t.spec()).second);
     long k = *std::max_element(dims.begin(), dims.end());
