@@ -198,8 +198,17 @@ nlohmann::json topology_json(const Topology& t, const Routes& routes) {
 
 namespace {
 
-// Edge colours by tier index, colour-blind-safe order (Okabe-Ito).
-const char* kTierColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+// Edge colours by tier index, colour-blind-safe (Okabe-Ito), with the names the legend uses.
+struct Colour {
+  const char* hex;
+  const char* name;
+};
+const Colour kTierColours[] = {{"#0072B2", "blue"},   {"#D55E00", "vermilion"}, {"#009E73", "green"},
+                               {"#CC79A7", "purple"}, {"#E69F00", "orange"},    {"#56B4E9", "sky blue"},
+                               {"#000000", "black"},  {"#F0E442", "yellow"}};
+const Colour& tier_colour(int tier_index) {
+  return kTierColours[std::min(tier_index, 7)];
+}
 
 std::string quoted(const std::string& text) {
   std::string out = "\"";
@@ -245,11 +254,13 @@ std::string topology_dot(const Topology& t) {
   std::ostringstream out;
   out << "graph " << quoted(t.spec()) << " {\n";
   std::ostringstream legend;
-  legend << t.spec() << ": " << t.chip_count() << " chips, " << t.switch_count() << " switches; links:";
+  legend << t.spec() << ": " << t.chip_count() << " chips, " << t.switch_count() << " switches; links";
   auto stats = tier_stats(t);
-  for (const TierStats& s : stats)
-    if (s.links > 0)
-      legend << " " << s.tier << " (" << kTierColours[&s - stats.data() < 8 ? &s - stats.data() : 7] << ")";
+  const char* separator = ": ";
+  for (std::size_t i = 0; i < stats.size(); ++i)
+    if (stats[i].links > 0)
+      legend << std::exchange(separator, ", ") << stats[i].tier << " " << format_rate(stats[i].chip_delivered.second) << " per chip ("
+             << tier_colour(static_cast<int>(i)).name << ")";
   out << "  graph [fontname=Helvetica, fontsize=12, labelloc=t, label=" << quoted(legend.str())
       << ", newrank=true];\n";
   out << "  node [fontname=Helvetica, fontsize=9, margin=\"0.04,0.02\", height=0.3];\n";
@@ -281,12 +292,15 @@ std::string topology_dot(const Topology& t) {
     }
     if (r >= 0) out << "  }\n";
   }
-  const bool labels = t.link_count() <= 48;  // beyond that, labels hide the graph: tooltips only
+  // Beyond 48 links, labels hide the graph (tooltips only) and edges are drawn translucent so that the
+  // clusters stay readable under them.
+  const bool labels = t.link_count() <= 48;
+  const char* alpha = labels ? "" : "A0";
   for (const Link& l : t.links()) {
     std::string text = l.tier + " " + format_rate(l.bandwidth());
     if (l.lanes > 1) text += " (" + std::to_string(l.lanes) + " lanes)";
     out << "  " << quoted(g[l.a].name) << " -- " << quoted(g[l.b].name) << " [color=\""
-        << kTierColours[std::min(l.tier_index, 7)] << "\", tooltip=" << quoted(text);
+        << tier_colour(l.tier_index).hex << alpha << "\", tooltip=" << quoted(text);
     if (labels) out << ", label=" << quoted(text) << ", fontsize=8";
     out << "];\n";
   }
