@@ -66,6 +66,7 @@ int cmd_list(const std::string& what, const std::string& format) {
       list.push_back({{"name", g.name},
                       {"syntax", g.syntax},
                       {"description", g.description},
+                      {"example", g.example.empty() ? g.name : g.example},
                       {"parameters", params_json(g.params)}});
   }
   if (what == "all" || what == "collectives") {

@@ -109,15 +109,16 @@ std::string topology_summary(const Topology& t, const Routes& routes) {
       << "per chip delivered (per direction)\n";
   for (const TierStats& s : tier_stats(t)) {
     if (s.links == 0) continue;
-    out << "  " << padded(s.tier, 12) << padded(std::to_string(s.links), 7) << padded(std::to_string(s.lanes), 7)
-        << padded(range_text(s.chip_raw), 20) << range_text(s.chip_delivered) << "\n";
+    out << "  " << padded(s.tier, 12) << padded(std::to_string(s.links), 7)
+        << padded(std::to_string(s.lanes), 7) << padded(range_text(s.chip_raw), 20)
+        << range_text(s.chip_delivered) << "\n";
   }
   if (auto diameter = diameter_or_none(routes))
     out << "diameter     " << *diameter << " links\n";
   else
     out << "diameter     none: some chips cannot reach others (chips do not forward)\n";
-  out << "injection    " << range_text(injection_range(t, false)) << " per chip per direction (delivered; raw "
-      << range_text(injection_range(t, true)) << ")\n";
+  out << "injection    " << range_text(injection_range(t, false))
+      << " per chip per direction (delivered; raw " << range_text(injection_range(t, true)) << ")\n";
   Bisection b = bisection(t);
   out << "bisection    ";
   if (b.bandwidth)
@@ -259,7 +260,8 @@ std::string topology_dot(const Topology& t) {
   const char* separator = ": ";
   for (std::size_t i = 0; i < stats.size(); ++i)
     if (stats[i].links > 0)
-      legend << std::exchange(separator, ", ") << stats[i].tier << " " << format_rate(stats[i].chip_delivered.second) << " per chip ("
+      legend << std::exchange(separator, ", ") << stats[i].tier << " "
+             << format_rate(stats[i].chip_delivered.second) << " per chip ("
              << tier_colour(static_cast<int>(i)).name << ")";
   out << "  graph [fontname=Helvetica, fontsize=12, labelloc=t, label=" << quoted(legend.str())
       << ", newrank=true];\n";

@@ -16,8 +16,8 @@ namespace ultrasim {
 // smallest and largest over the chips.
 struct TierStats {
   std::string tier;
-  int links = 0;  // graph links
-  int lanes = 0;  // physical links they bundle
+  int links = 0;                                                   // graph links
+  int lanes = 0;                                                   // physical links they bundle
   std::pair<double, double> chip_raw{0, 0}, chip_delivered{0, 0};  // B/s, {min, max} over chips
 };
 // In the order of Topology::tiers().

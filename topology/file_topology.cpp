@@ -54,13 +54,14 @@ std::optional<double> origin_bisection(const Topology& imported) {
 }  // namespace
 
 GeneratorEntry file_generator() {
-  GeneratorEntry entry{
-      "file", "file:PATH", "a topology from a file: JSON as `ultrasim topology --format json` writes, or GraphML",
-      imported_topology_params(""),  // `ultrasim list`: generic defaults
-      [](const std::string& spec, const std::string& args, const ParamSet& params) {
-        return import_topology(args, spec, params);
-      }};
-  entry.params_for = [](const std::string& args) { return imported_topology_params(args); };
+  GeneratorEntry entry{"file",
+                       "file:PATH",
+                       "a topology from a file: JSON as `ultrasim topology --format json` writes, or GraphML",
+                       {},  // the file's own: extra_params
+                       [](const std::string& spec, const std::string& args, const ParamSet& params) {
+                         return import_topology(args, spec, params);
+                       }};
+  entry.extra_params = [](const std::string& args) { return imported_topology_params(args); };
   entry.bisection = origin_bisection;
   return entry;
 }

@@ -108,8 +108,8 @@ std::string json_string(const Errors& errors, const std::string& where, const Js
 
 // A quantity in base units: a JSON number, or a string with units ("100GBps", "500ns").
 template <class Parser>
-double json_quantity(const Errors& errors, const std::string& where, const Json& object, const std::string& key,
-                     Parser parser, const std::string& expected) {
+double json_quantity(const Errors& errors, const std::string& where, const Json& object,
+                     const std::string& key, Parser parser, const std::string& expected) {
   const Json& value = object.at(key);
   if (value.is_string()) {
     std::string text = value.get<std::string>();
@@ -143,9 +143,9 @@ Description read_json(const Errors& errors, const std::string& text) {
   }
   // Fields the exporter writes for readers (counts, summaries) are accepted and ignored.
   check_fields(errors, "top level", top,
-               {"schema_version", "spec", "chips", "switches", "tiers", "chip_forwarding", "multipath_default",
-                "nodes", "links", "parameters", "per_tier", "diameter_links", "injection_Bps",
-                "injection_raw_Bps", "bisection_Bps", "bisection_method"});
+               {"schema_version", "spec", "chips", "switches", "tiers", "chip_forwarding",
+                "multipath_default", "nodes", "links", "parameters", "per_tier", "diameter_links",
+                "injection_Bps", "injection_raw_Bps", "bisection_Bps", "bisection_method"});
   Description d;
   if (top.contains("schema_version") && top["schema_version"] != 1)
     errors.fail("schema_version", "expected 1, got " + top["schema_version"].dump());
@@ -161,11 +161,16 @@ Description read_json(const Errors& errors, const std::string& text) {
     for (const char* name : {"switch_reduction", "switch_reduce_bandwidth"}) {
       if (!top["parameters"].contains(name)) continue;
       const Json& v = top["parameters"][name];
-      if (v.is_boolean()) d.switch_params[name] = v.get<bool>() ? "true" : "false";
-      else if (v.is_null()) d.switch_params[name] = "inf";
-      else if (v.is_number()) d.switch_params[name] = number_text(v.get<double>());
-      else if (v.is_string()) d.switch_params[name] = v.get<std::string>();
-      else errors.fail(std::string("parameters.") + name, "unexpected value " + v.dump());
+      if (v.is_boolean())
+        d.switch_params[name] = v.get<bool>() ? "true" : "false";
+      else if (v.is_null())
+        d.switch_params[name] = "inf";
+      else if (v.is_number())
+        d.switch_params[name] = number_text(v.get<double>());
+      else if (v.is_string())
+        d.switch_params[name] = v.get<std::string>();
+      else
+        errors.fail(std::string("parameters.") + name, "unexpected value " + v.dump());
     }
   }
   if (top.contains("tiers")) {
@@ -235,14 +240,16 @@ Description read_json(const Errors& errors, const std::string& text) {
       }
     } else if (l.contains("raw_bandwidth_GBps")) {
       const Json& v = l["raw_bandwidth_GBps"];
-      if (!v.is_number()) errors.fail(where, "raw_bandwidth_GBps: expected a number of GB/s, got " + v.dump());
+      if (!v.is_number())
+        errors.fail(where, "raw_bandwidth_GBps: expected a number of GB/s, got " + v.dump());
       link.raw_bandwidth = v.get<double>() * 1e9;
     } else {
       errors.fail(where, "no raw_bandwidth_Bps; expected the raw rate per direction in bytes/s");
     }
     if (l.contains("efficiency"))
       link.efficiency = json_quantity(errors, where, l, "efficiency", parse_ratio, "a ratio in (0, 1]");
-    if (l.contains("latency_s")) link.latency = json_quantity(errors, where, l, "latency_s", parse_time, "seconds");
+    if (l.contains("latency_s"))
+      link.latency = json_quantity(errors, where, l, "latency_s", parse_time, "seconds");
     if (l.contains("lanes")) {
       long lanes = json_index(errors, where, l, "lanes");
       if (lanes < 1 || lanes > 1 << 20) errors.fail(where, "lanes: expected a whole number >= 1");
@@ -359,7 +366,8 @@ Description read_graphml_text(const Errors& errors, const std::string& text) {
     for (std::string tier; std::getline(in, tier, ',');) {
       tier.erase(0, tier.find_first_not_of(' '));
       tier.erase(tier.find_last_not_of(' ') + 1);
-      if (tier.empty()) errors.fail(where_graph, "tiers: expected tier names separated by commas, lowest first");
+      if (tier.empty())
+        errors.fail(where_graph, "tiers: expected tier names separated by commas, lowest first");
       if (std::find(d.tiers.begin(), d.tiers.end(), tier) != d.tiers.end())
         errors.fail(where_graph, "tiers: tier '" + tier + "' is listed twice");
       d.tiers.push_back(tier);
@@ -378,8 +386,10 @@ Description read_graphml_text(const Errors& errors, const std::string& text) {
       node.kind = *v == "chip" ? NodeKind::kChip : NodeKind::kSwitch;
     }
     if (auto* v = get(data, "rank")) node.rank = parse_index(errors, node.where, "rank", *v);
-    if (auto* v = get(data, "server")) node.server = static_cast<int>(parse_index(errors, node.where, "server", *v));
-    if (auto* v = get(data, "rack")) node.rack = static_cast<int>(parse_index(errors, node.where, "rack", *v));
+    if (auto* v = get(data, "server"))
+      node.server = static_cast<int>(parse_index(errors, node.where, "server", *v));
+    if (auto* v = get(data, "rack"))
+      node.rack = static_cast<int>(parse_index(errors, node.where, "rack", *v));
     if (auto* v = get(data, "latency"))
       node.latency = errors.parse(node.where, "latency", [&] { return parse_time(*v); });
     d.nodes.push_back(node);
@@ -392,7 +402,8 @@ Description read_graphml_text(const Errors& errors, const std::string& text) {
     const auto& data = g.edges[k];
     if (auto* v = get(data, "tier")) link.tier = *v;
     auto* bandwidth = get(data, "bandwidth");
-    if (!bandwidth) errors.fail(link.where, "no bandwidth; expected a raw rate per direction such as 100GBps");
+    if (!bandwidth)
+      errors.fail(link.where, "no bandwidth; expected a raw rate per direction such as 100GBps");
     link.raw_bandwidth = errors.parse(link.where, "bandwidth", [&] { return parse_rate(*bandwidth); });
     if (auto* v = get(data, "efficiency"))
       link.efficiency = errors.parse(link.where, "efficiency", [&] { return parse_ratio(*v); });
@@ -424,8 +435,9 @@ Description read_description(const std::string& path) {
   auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') return read_json(errors, text);
   if (first != std::string::npos && text[first] == '<') return read_graphml_text(errors, text);
-  throw InputError(path + ": neither JSON (an object) nor GraphML (XML); expected a file as written by "
-                          "`ultrasim topology SPEC --format json`, or GraphML");
+  throw InputError(path +
+                   ": neither JSON (an object) nor GraphML (XML); expected a file as written by "
+                   "`ultrasim topology SPEC --format json`, or GraphML");
 }
 
 }  // namespace
@@ -469,17 +481,20 @@ Topology import_topology(const std::string& path, const std::string& spec, const
     const NodeDesc& n = d.nodes[i];
     if (n.name.empty()) errors.fail(n.where, "empty name");
     auto [it, fresh] = by_name.emplace(n.name, i);
-    if (!fresh) errors.fail(n.where, "duplicate name '" + n.name + "' (also " + d.nodes[it->second].where + ")");
+    if (!fresh)
+      errors.fail(n.where, "duplicate name '" + n.name + "' (also " + d.nodes[it->second].where + ")");
     if (n.kind == NodeKind::kChip) {
       chips.push_back(i);
-      if (n.latency != 0) errors.fail(n.where, "latency applies to switches; a chip's links carry its latency");
+      if (n.latency != 0)
+        errors.fail(n.where, "latency applies to switches; a chip's links carry its latency");
     } else if (n.rank) {
       errors.fail(n.where, "a switch has no rank; ranks number the chips");
     }
   }
   const long p = static_cast<long>(chips.size());
   if (p > 1 << 20) errors.fail("nodes", "more than 1048576 chips");
-  long ranked = std::count_if(chips.begin(), chips.end(), [&](std::size_t i) { return d.nodes[i].rank.has_value(); });
+  long ranked =
+      std::count_if(chips.begin(), chips.end(), [&](std::size_t i) { return d.nodes[i].rank.has_value(); });
   std::vector<std::size_t> chip_of_rank(p, d.nodes.size());
   for (long k = 0; k < p; ++k) {
     const NodeDesc& n = d.nodes[chips[k]];
@@ -490,7 +505,8 @@ Topology import_topology(const std::string& path, const std::string& spec, const
       errors.fail(n.where, "rank " + std::to_string(rank) + " is out of range; expected 0.." +
                                std::to_string(p - 1) + " (the file has " + std::to_string(p) + " chips)");
     if (chip_of_rank[rank] != d.nodes.size())
-      errors.fail(n.where, "duplicate rank " + std::to_string(rank) + " (also " + d.nodes[chip_of_rank[rank]].where + ")");
+      errors.fail(n.where, "duplicate rank " + std::to_string(rank) + " (also " +
+                               d.nodes[chip_of_rank[rank]].where + ")");
     chip_of_rank[rank] = chips[k];
   }
   // Chips are named chip<rank> in ultrasim; a switch may not take such a name.
@@ -506,7 +522,8 @@ Topology import_topology(const std::string& path, const std::string& spec, const
   for (const LinkDesc& l : d.links) {
     if (l.tier.empty()) errors.fail(l.where, "empty tier name");
     if (std::find(tiers.begin(), tiers.end(), l.tier) != tiers.end()) continue;
-    if (!d.tiers.empty()) errors.fail(l.where, unknown_name_message("tier", l.tier, d.tiers) + " (from \"tiers\")");
+    if (!d.tiers.empty())
+      errors.fail(l.where, unknown_name_message("tier", l.tier, d.tiers) + " (from \"tiers\")");
     tiers.push_back(l.tier);
   }
   if (tiers.empty()) tiers.push_back("link");
@@ -531,7 +548,8 @@ Topology import_topology(const std::string& path, const std::string& spec, const
   }
   for (const LinkDesc& l : d.links) {
     for (const std::string& end : {l.a, l.b})
-      if (!by_name.count(end)) errors.fail(l.where, "unknown node '" + end + "'; expected the name of a node");
+      if (!by_name.count(end))
+        errors.fail(l.where, "unknown node '" + end + "'; expected the name of a node");
     try {
       t.add_link(vertex_of[by_name[l.a]], vertex_of[by_name[l.b]], l.tier, l.raw_bandwidth, l.latency,
                  l.efficiency, l.lanes);

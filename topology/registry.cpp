@@ -7,11 +7,7 @@ namespace ultrasim {
 
 const std::vector<GeneratorEntry>& topology_generators() {
   static const std::vector<GeneratorEntry> kTable{
-      switch_generator(),
-      ring_generator(),
-      torus_generator(),
-      trn3_generator(),
-      file_generator(),
+      switch_generator(), ring_generator(), torus_generator(), trn3_generator(), file_generator(),
   };
   return kTable;
 }
@@ -26,11 +22,20 @@ std::pair<std::string, std::string> split_topology_spec(const std::string& spec)
   return {spec.substr(0, colon), spec.substr(colon + 1)};
 }
 
+std::vector<ParamSpec> generator_params(const std::string& spec) {
+  auto [name, args] = split_topology_spec(spec);
+  const GeneratorEntry& entry = find_generator(name);
+  std::vector<ParamSpec> specs = entry.params;
+  if (entry.extra_params)
+    for (ParamSpec& s : entry.extra_params(args)) specs.push_back(std::move(s));
+  return specs;
+}
+
 Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& extra,
                        const std::vector<std::pair<std::string, std::string>>& overrides) {
   auto [name, args] = split_topology_spec(spec);
   const GeneratorEntry& entry = find_generator(name);
-  ParamSet params(entry.params_for ? entry.params_for(args) : entry.params);
+  ParamSet params(generator_params(spec));
   params.declare(extra);
   params.apply(overrides);
   Topology topology = entry.build(spec, args, params);

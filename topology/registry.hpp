@@ -26,9 +26,9 @@ struct GeneratorEntry {
   // Exact bisection bandwidth (B/s per direction, delivered) of a built topology where a formula exists;
   // empty or returning nullopt: the summary computes a min cut instead and says so.
   std::function<std::optional<double>(const Topology&)> bisection = {};
-  // Where the parameters' defaults depend on the ARGS (file: the values the imported file records),
-  // the parameters to declare for those ARGS instead of `params`. Throws InputError like `build`.
-  std::function<std::vector<ParamSpec>(const std::string& args)> params_for = {};
+  // Parameters a spec declares beyond `params`, given its ARGS (cluster:K:PRESET: its PRESET's, so that
+  // they stay settable with --set); empty: none. Throws InputError on ARGS it cannot read.
+  std::function<std::vector<ParamSpec>(const std::string& args)> extra_params = {};
 };
 
 const std::vector<GeneratorEntry>& topology_generators();
@@ -37,6 +37,10 @@ const GeneratorEntry& find_generator(const std::string& name);
 
 // Splits "torus:4x4" into {"torus", "4x4"}.
 std::pair<std::string, std::string> split_topology_spec(const std::string& spec);
+
+// Every parameter a spec declares: its generator's `params`, then its `extra_params` for the spec's ARGS.
+// Throws InputError for an unknown generator ("did you mean") or ARGS the generator cannot read.
+std::vector<ParamSpec> generator_params(const std::string& spec);
 
 // Parses a spec, declares the generator's parameters plus `extra` ones (model, algorithm), applies the
 // overrides (unknown names are an error) and builds the validated topology.

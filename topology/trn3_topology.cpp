@@ -55,40 +55,40 @@ GeneratorEntry trn3_generator() {
       {"chip_forwarding", "true", Unit::kBool, "chips relay cross-rack traffic to non-peer chips",
        "assumption: needed to reach the other rack except the direct peer"},
   };
-  GeneratorEntry entry{"trn3", "trn3", "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches", params,
-          [](const std::string& spec, const std::string& args, const ParamSet& p) {
-            if (!args.empty()) throw InputError("topology trn3 takes no arguments; got 'trn3:" + args + "'");
-            int per_server = static_cast<int>(p.number("chips_per_server"));
-            int per_rack = static_cast<int>(p.number("servers_per_rack"));
-            if (per_server * per_rack * kRacks > 1 << 20)
-              throw InputError("trn3 with more than 1048576 chips");
-            Topology t(spec, p, {"server", "rack", "cross_rack"});
-            t.set_chip_forwarding(p.flag("chip_forwarding"));
-            double sw = p.number("switch_latency");
-            std::vector<Vertex> racks;
-            for (int r = 0; r < kRacks; ++r)
-              racks.push_back(t.add_switch("rack" + std::to_string(r) + "_switch", sw));
-            for (int r = 0; r < kRacks; ++r) {
-              for (int s = 0; s < per_rack; ++s) {
-                int server = r * per_rack + s;
-                Vertex server_switch = t.add_switch("server" + std::to_string(server) + "_switch", sw);
-                for (int i = 0; i < per_server; ++i) {
-                  Vertex c = t.add_chip(server, r);
-                  t.add_link(c, server_switch, "server", p.number("server_bandwidth"),
-                             p.number("server_latency"), p.number("server_efficiency"));
-                  t.add_link(c, racks[r], "rack", p.number("rack_bandwidth"), p.number("rack_latency"),
-                             p.number("rack_efficiency"));
-                }
-              }
+  GeneratorEntry entry{
+      "trn3", "trn3", "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches", params,
+      [](const std::string& spec, const std::string& args, const ParamSet& p) {
+        if (!args.empty()) throw InputError("topology trn3 takes no arguments; got 'trn3:" + args + "'");
+        int per_server = static_cast<int>(p.number("chips_per_server"));
+        int per_rack = static_cast<int>(p.number("servers_per_rack"));
+        if (per_server * per_rack * kRacks > 1 << 20) throw InputError("trn3 with more than 1048576 chips");
+        Topology t(spec, p, {"server", "rack", "cross_rack"});
+        t.set_chip_forwarding(p.flag("chip_forwarding"));
+        double sw = p.number("switch_latency");
+        std::vector<Vertex> racks;
+        for (int r = 0; r < kRacks; ++r)
+          racks.push_back(t.add_switch("rack" + std::to_string(r) + "_switch", sw));
+        for (int r = 0; r < kRacks; ++r) {
+          for (int s = 0; s < per_rack; ++s) {
+            int server = r * per_rack + s;
+            Vertex server_switch = t.add_switch("server" + std::to_string(server) + "_switch", sw);
+            for (int i = 0; i < per_server; ++i) {
+              Vertex c = t.add_chip(server, r);
+              t.add_link(c, server_switch, "server", p.number("server_bandwidth"), p.number("server_latency"),
+                         p.number("server_efficiency"));
+              t.add_link(c, racks[r], "rack", p.number("rack_bandwidth"), p.number("rack_latency"),
+                         p.number("rack_efficiency"));
             }
-            // The direct links: chip i of server k <-> chip i of server k + per_rack.
-            for (int server = 0; server < per_rack; ++server)
-              for (int i = 0; i < per_server; ++i)
-                t.add_link(t.chip(server * per_server + i), t.chip((server + per_rack) * per_server + i),
-                           "cross_rack", p.number("cross_rack_bandwidth"), p.number("cross_rack_latency"),
-                           p.number("cross_rack_efficiency"));
-            return t;
-          }};
+          }
+        }
+        // The direct links: chip i of server k <-> chip i of server k + per_rack.
+        for (int server = 0; server < per_rack; ++server)
+          for (int i = 0; i < per_server; ++i)
+            t.add_link(t.chip(server * per_server + i), t.chip((server + per_rack) * per_server + i),
+                       "cross_rack", p.number("cross_rack_bandwidth"), p.number("cross_rack_latency"),
+                       p.number("cross_rack_efficiency"));
+        return t;
+      }};
   // Bisection, with n = chips per rack and R, X a chip's delivered rack-switch and cross-rack rates.
   // A balanced split puts a chips of rack 0 and n - a of rack 1 on side A; let m = min(a, n - a).
   // Each rack switch has at least m of its chips on its far side: >= 2mR cut. At most m peer pairs lie

@@ -39,7 +39,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 // collective's for "auto").
 std::vector<ParamSpec> declared(const std::string& topology, const std::string& collective,
                                 const std::string& algorithm) {
-  std::vector<ParamSpec> specs = find_generator(split_topology_spec(topology).first).params;
+  std::vector<ParamSpec> specs = generator_params(topology);
   for (const ParamSpec& s : model_params()) specs.push_back(s);
   for (const AlgorithmEntry& entry : algorithms())
     if (entry.collective == collective && (algorithm == "auto" || entry.name == algorithm))

@@ -62,7 +62,7 @@ TEST_CASE("a JSON export, imported with file:PATH, simulates exactly like the to
     export_args.insert(export_args.end(), c.sets.begin(), c.sets.end());
     REQUIRE(run_cli(export_args).status == 0);
     auto run = [&](const std::string& topology) {
-      std::vector<std::string> args{"--topology", topology,    "--collective", c.collective,
+      std::vector<std::string> args{"--topology",  topology,    "--collective", c.collective,
                                     "--algorithm", c.algorithm, "--size",       "1000003"};
       if (topology == c.spec) args.insert(args.end(), c.sets.begin(), c.sets.end());
       return run_json(args);

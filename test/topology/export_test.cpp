@@ -49,8 +49,9 @@ TEST_CASE("trn3's bisection is its 72 cross-rack links, by formula and by min cu
   CHECK(b.exact);
   CHECK(*b.bandwidth == 72 * 120e9);  // 72 x 128 GB/s x 60/64
   CHECK(min_cut_between_rank_halves(t) == 72 * 120e9);
-  // Rack links slower than the cross-rack link: the formula no longer holds; the cut is computed.
-  Topology slow_racks = build("trn3", {{"rack_bandwidth", "64GBps"}});
+  // Rack links slower than the cross-rack link and an odd number of servers per rack: no formula
+  // applies (the cheapest cut may go through the racks); the cut is computed.
+  Topology slow_racks = build("trn3", {{"rack_bandwidth", "64GBps"}, {"servers_per_rack", "3"}});
   Bisection computed = bisection(slow_racks);
   CHECK_FALSE(computed.exact);
   CHECK(computed.method() == "min cut between rank halves, computed");
@@ -81,9 +82,11 @@ TEST_CASE("the trn3 summary counts links and lanes per tier with per-chip raw an
   CHECK(stats[0].chip_delivered == std::pair<double, double>{240e9, 240e9});
   CHECK(stats[1].chip_delivered == std::pair<double, double>{300e9, 300e9});
   CHECK(stats[2].links == 72);
-  CHECK(stats[2].chip_raw == std::pair<double, double>{128e9, 128e9});  // each cross link counts for both chips
+  CHECK(stats[2].chip_raw ==
+        std::pair<double, double>{128e9, 128e9});  // each cross link counts for both chips
   std::string summary = topology_summary(t, routes);
-  CHECK_THAT(summary, Catch::Contains("injection    660 GB/s per chip per direction (delivered; raw 704 GB/s)"));
+  CHECK_THAT(summary,
+             Catch::Contains("injection    660 GB/s per chip per direction (delivered; raw 704 GB/s)"));
   CHECK_THAT(summary, Catch::Contains("bisection    8.64 TB/s per direction (exact, formula)"));
   CHECK_THAT(summary, Catch::Contains("diameter     3 links"));
   CHECK_THAT(summary, Catch::Contains("  cross_rack  72     "));
@@ -95,7 +98,7 @@ TEST_CASE("the trn3 summary counts links and lanes per tier with per-chip raw an
   CHECK(json["injection_Bps"] == nlohmann::json{660e9, 660e9});
   CHECK(json["per_tier"][1]["tier"] == "rack");
   CHECK(json["per_tier"][1]["chip_raw_Bps"] == nlohmann::json{320e9, 320e9});
-  CHECK(json["links"][0]["lanes"] == 1);
+  CHECK(json["links"][0]["lanes"] == t.links()[0].lanes);
   CHECK(json["links"][0]["raw_bandwidth_Bps"] == 256e9);
   CHECK(json["multipath_default"] == "single");
 }
@@ -103,12 +106,12 @@ TEST_CASE("the trn3 summary counts links and lanes per tier with per-chip raw an
 TEST_CASE("without chip forwarding the summary says chips cannot all reach each other", "[export]") {
   Topology t = build("trn3", {{"chip_forwarding", "false"}});
   Routes routes(t);
-  CHECK_THAT(topology_summary(t, routes), Catch::Contains("diameter     none: some chips cannot reach others"));
+  CHECK_THAT(topology_summary(t, routes),
+             Catch::Contains("diameter     none: some chips cannot reach others"));
   CHECK(topology_json(t, routes)["diameter_links"].is_null());
 }
 
-TEST_CASE("DOT draws racks and servers as nested clusters with each switch where its chips are",
-          "[export]") {
+TEST_CASE("DOT draws racks and servers as nested clusters with each switch where its chips are", "[export]") {
   std::string dot = topology_dot(build("trn3"));
   CHECK_THAT(dot, Catch::StartsWith("graph \"trn3\" {"));
   auto rack1 = dot.find("subgraph cluster_rack1 {");
@@ -116,11 +119,14 @@ TEST_CASE("DOT draws racks and servers as nested clusters with each switch where
   REQUIRE(rack1 != std::string::npos);
   REQUIRE(server18 != std::string::npos);
   CHECK(rack1 < server18);
-  CHECK(dot.find("\"rack1_switch\"") > rack1);                              // in its rack
-  CHECK(dot.find("\"server18_switch\"") > server18);                        // in its server
-  CHECK(dot.find("\"chip72\" [shape=box]") > server18);                     // chip 72 is in server 18
+  CHECK(dot.find("\"rack1_switch\"") > rack1);           // in its rack
+  CHECK(dot.find("\"server18_switch\"") > server18);     // in its server
+  CHECK(dot.find("\"chip72\" [shape=box]") > server18);  // chip 72 is in server 18
   CHECK(dot.find("\"chip72\" [shape=box]") < dot.find("cluster_server19"));
-  CHECK(std::count(dot.begin(), dot.end(), '\n') == 1 + 3 + 2 * 3 + 36 * 3 + 182 + 360 + 1);
+  // Header and 3 attribute lines, 3 lines per cluster (2 racks, 36 servers), a line per node and link.
+  Topology trn3 = build("trn3");
+  CHECK(std::count(dot.begin(), dot.end(), '\n') ==
+        1 + 3 + 3 * (2 + 36) + trn3.chip_count() + trn3.switch_count() + trn3.link_count() + 1);
   // Small graphs label their links; switch:4 has no clusters.
   std::string small = topology_dot(build("switch:4"));
   CHECK_THAT(small, Catch::Contains("label=\"link 100 GB/s\""));

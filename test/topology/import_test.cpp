@@ -116,7 +116,8 @@ TEST_CASE("an imported export keeps the switch parameters it records; --set stil
   Topology reducing = make_topology("switch:4", {}, {{"switch_reduction", "true"}});
   std::string path = write_temp("reducing.json", exported(reducing));
   CHECK(make_topology("file:" + path, {}, {}).params().flag("switch_reduction"));
-  CHECK_FALSE(make_topology("file:" + path, {}, {{"switch_reduction", "false"}}).params().flag("switch_reduction"));
+  CHECK_FALSE(
+      make_topology("file:" + path, {}, {{"switch_reduction", "false"}}).params().flag("switch_reduction"));
   CHECK_THROWS_WITH(make_topology("file:" + path, {}, {{"server_bandwidth", "1GBps"}}),
                     Catch::Contains("unknown parameter 'server_bandwidth'"));
 }
@@ -172,16 +173,20 @@ TEST_CASE("bad topology files are one-line input errors naming the file, the ele
       {"disconnected.json", json(two_chips + R"(, {"name": "c2"})", ok_link), "is disconnected: chip2"},
       {"units.json", json(two_chips, R"({"a": "c0", "b": "c1", "raw_bandwidth_Bps": "100 parsecs"})"),
        "links[0] (c0 -- c1): raw_bandwidth_Bps: invalid bandwidth '100 parsecs'"},
-      {"no-rate.json", json(two_chips, R"({"a": "c0", "b": "c1"})"), "links[0] (c0 -- c1): no raw_bandwidth_Bps"},
+      {"no-rate.json", json(two_chips, R"({"a": "c0", "b": "c1"})"),
+       "links[0] (c0 -- c1): no raw_bandwidth_Bps"},
       {"typo.json", json(two_chips, R"({"a": "c0", "b": "c1", "raw_bandwidth_Bps": 1e11, "lanse": 2})"),
        "unknown field 'lanse'; did you mean 'lanes'?"},
       {"kind.json", json(R"({"name": "c0", "kind": "swich"}, {"name": "c1"})", ok_link),
        "nodes[0] 'c0': unknown kind 'swich'; did you mean 'switch'?"},
-      {"dup-name.json", json(R"({"name": "c0"}, {"name": "c0"})", ok_link), "nodes[1] 'c0': duplicate name 'c0'"},
-      {"efficiency.json", json(two_chips, R"({"a": "c0", "b": "c1", "raw_bandwidth_Bps": 1e11, "efficiency": 1.5})"),
+      {"dup-name.json", json(R"({"name": "c0"}, {"name": "c0"})", ok_link),
+       "nodes[1] 'c0': duplicate name 'c0'"},
+      {"efficiency.json",
+       json(two_chips, R"({"a": "c0", "b": "c1", "raw_bandwidth_Bps": 1e11, "efficiency": 1.5})"),
        "links[0] (c0 -- c1): link chip0-chip1: efficiency must be in (0, 1]"},
       {"tier.json",
-       R"({"tiers": ["server"], "nodes": [)" + two_chips + R"(], "links": [{"a": "c0", "b": "c1", "tier": "sever", "raw_bandwidth_Bps": 1e11}]})",
+       R"({"tiers": ["server"], "nodes": [)" + two_chips +
+           R"(], "links": [{"a": "c0", "b": "c1", "tier": "sever", "raw_bandwidth_Bps": 1e11}]})",
        "unknown tier 'sever'; did you mean 'server'?"},
       {"no-chips.json", json(R"({"name": "s", "kind": "switch"})", ""), "has no chips"},
       {"self.json", json(node_chip, R"({"a": "c0", "b": "c0", "raw_bandwidth_Bps": 1e11})"),
@@ -189,7 +194,8 @@ TEST_CASE("bad topology files are one-line input errors naming the file, the ele
       {"multipath.json", R"({"multipath_default": "sprinkle", "nodes": [)" + node_chip + "]}",
        "multipath_default: unknown policy 'sprinkle'"},
       {"bad.txt", "hello", "bad.txt: neither JSON (an object) nor GraphML"},
-      {"bad.graphml", "<graphml><graph edgedefault=\"undirected\"><node id=\"a\"/>", "bad.graphml: GraphML: not valid GraphML"},
+      {"bad.graphml", "<graphml><graph edgedefault=\"undirected\"><node id=\"a\"/>",
+       "bad.graphml: GraphML: not valid GraphML"},
       {"edge.graphml",
        R"(<graphml><key id="bw" for="edge" attr.name="bandwidth" attr.type="string"/><graph edgedefault="undirected"><node id="a"/><edge id="e0" source="a" target="z"><data key="bw">1GBps</data></edge></graph></graphml>)",
        "edge 'e0' (a -- z): unknown node 'z'"},
