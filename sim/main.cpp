@@ -66,6 +66,7 @@ int cmd_list(const std::string& what, const std::string& format) {
       list.push_back({{"name", g.name},
                       {"syntax", g.syntax},
                       {"description", g.description},
+                      {"example", g.example.empty() ? g.name : g.example},
                       {"parameters", params_json(g.params)}});
   }
   if (what == "all" || what == "collectives") {
@@ -122,7 +123,7 @@ int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, 
   Routes routes(topology);
   std::string text;
   if (format == "summary") text = topology_summary(topology, routes);
-  if (format == "json") text = topology_json(topology).dump(2) + "\n";
+  if (format == "json") text = topology_json(topology, routes).dump(2) + "\n";
   if (format == "dot") text = topology_dot(topology);
   if (format == "simgrid-xml") text = topology_simgrid_xml(topology, routes);
   if (output.empty()) {

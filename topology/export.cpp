@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "topology/bisection.hpp"
+#include "topology/errors.hpp"
 #include "topology/platform_plan.hpp"
 #include "topology/units.hpp"
 
@@ -20,33 +24,109 @@ std::string number(double value) {
 
 }  // namespace
 
+std::vector<TierStats> tier_stats(const Topology& t) {
+  const int p = t.chip_count();
+  std::vector<TierStats> stats;
+  for (const std::string& tier : t.tiers()) stats.push_back(TierStats{tier});
+  // Per chip and tier: the sum over the chip's links of that tier (a chip-to-chip link counts for both).
+  std::vector<std::vector<double>> raw(stats.size(), std::vector<double>(p, 0.0));
+  std::vector<std::vector<double>> delivered = raw;
+  const Graph& g = t.graph();
+  for (const Link& l : t.links()) {
+    TierStats& s = stats[l.tier_index];
+    ++s.links;
+    s.lanes += l.lanes;
+    for (std::size_t end : {l.a, l.b}) {
+      if (g[end].kind != NodeKind::kChip) continue;
+      raw[l.tier_index][g[end].rank] += l.raw_bandwidth;
+      delivered[l.tier_index][g[end].rank] += l.bandwidth();
+    }
+  }
+  for (std::size_t i = 0; i < stats.size(); ++i) {
+    auto [raw_lo, raw_hi] = std::minmax_element(raw[i].begin(), raw[i].end());
+    auto [del_lo, del_hi] = std::minmax_element(delivered[i].begin(), delivered[i].end());
+    if (p == 0) continue;
+    stats[i].chip_raw = {*raw_lo, *raw_hi};
+    stats[i].chip_delivered = {*del_lo, *del_hi};
+  }
+  return stats;
+}
+
+namespace {
+
+std::optional<int> diameter_or_none(const Routes& routes) {
+  try {
+    return routes.diameter();
+  } catch (const SimulationError&) {
+    return std::nullopt;  // some chips cannot reach others (chip_forwarding off)
+  }
+}
+
+// "256 GB/s", "8.64 TB/s".
+std::string rate_text(double bytes_per_second) {
+  char out[64];
+  if (bytes_per_second >= 1e12)
+    std::snprintf(out, sizeof out, "%g TB/s", bytes_per_second / 1e12);
+  else
+    std::snprintf(out, sizeof out, "%g GB/s", bytes_per_second / 1e9);
+  return out;
+}
+
+std::string range_text(std::pair<double, double> range) {
+  if (range.first == range.second) return rate_text(range.first);
+  return rate_text(range.first) + " to " + rate_text(range.second);
+}
+
+std::pair<double, double> injection_range(const Topology& t, bool raw) {
+  double lo = 0, hi = 0;
+  for (int r = 0; r < t.chip_count(); ++r) {
+    double total = 0;
+    for (auto [e, end] = boost::out_edges(t.chip(r), t.graph()); e != end; ++e)
+      total += raw ? t.link(*e).raw_bandwidth : t.link(*e).bandwidth();
+    lo = r == 0 ? total : std::min(lo, total);
+    hi = r == 0 ? total : std::max(hi, total);
+  }
+  return {lo, hi};
+}
+
+std::string padded(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+}  // namespace
+
 std::string topology_summary(const Topology& t, const Routes& routes) {
   std::ostringstream out;
-  out << "topology     " << t.spec() << "\n";
+  out << "topology     " << t.spec();
+  if (t.origin()) out << " (exported from " << t.origin()->spec << ")";
+  out << "\n";
   out << "chips        " << t.chip_count() << "\n";
   out << "switches     " << t.switch_count() << "\n";
-  out << "links        " << t.link_count() << " (full duplex)\n";
-  std::map<std::string, std::pair<int, double>> per_tier;
-  for (const Link& l : t.links()) {
-    auto& [count, bw] = per_tier[l.tier];
-    ++count;
-    bw = l.bandwidth();
+  int lanes = 0;
+  for (const Link& l : t.links()) lanes += l.lanes;
+  out << "links        " << t.link_count() << " (full duplex), " << lanes << " physical lanes\n";
+  out << "  " << padded("tier", 12) << padded("links", 7) << padded("lanes", 7) << padded("per chip raw", 20)
+      << "per chip delivered (per direction)\n";
+  for (const TierStats& s : tier_stats(t)) {
+    if (s.links == 0) continue;
+    out << "  " << padded(s.tier, 12) << padded(std::to_string(s.links), 7)
+        << padded(std::to_string(s.lanes), 7) << padded(range_text(s.chip_raw), 20)
+        << range_text(s.chip_delivered) << "\n";
   }
-  for (const auto& tier : t.tiers()) {
-    if (!per_tier.count(tier)) continue;
-    out << "  " << tier << std::string(tier.size() < 11 ? 11 - tier.size() : 1, ' ') << per_tier[tier].first
-        << " links, " << format_rate(per_tier[tier].second) << " delivered per direction\n";
-  }
-  out << "diameter     " << routes.diameter() << " links\n";
-  double lo = t.injection_bandwidth(0), hi = lo;
-  for (int r = 1; r < t.chip_count(); ++r) {
-    lo = std::min(lo, t.injection_bandwidth(r));
-    hi = std::max(hi, t.injection_bandwidth(r));
-  }
-  out << "injection    " << format_rate(lo);
-  if (hi != lo) out << " to " << format_rate(hi);
-  out << " per chip per direction (delivered)\n";
+  if (auto diameter = diameter_or_none(routes))
+    out << "diameter     " << *diameter << " links\n";
+  else
+    out << "diameter     none: some chips cannot reach others (chips do not forward)\n";
+  out << "injection    " << range_text(injection_range(t, false))
+      << " per chip per direction (delivered; raw " << range_text(injection_range(t, true)) << ")\n";
+  Bisection b = bisection(t);
+  out << "bisection    ";
+  if (b.bandwidth)
+    out << rate_text(*b.bandwidth) << " per direction (" << b.method() << ")\n";
+  else
+    out << b.method() << "\n";
   out << "forwarding   chips " << (t.chip_forwarding() ? "forward" : "do not forward") << " traffic\n";
+  out << "multipath    " << t.multipath_default() << " (what multipath=auto means here)\n";
   out << "parameters\n";
   for (const auto& spec : t.params().specs())
     out << "  " << spec.name << " = " << t.params().text(spec.name) << "  (" << unit_name(spec.unit) << "; "
@@ -54,7 +134,7 @@ std::string topology_summary(const Topology& t, const Routes& routes) {
   return out.str();
 }
 
-nlohmann::json topology_json(const Topology& t) {
+nlohmann::json topology_graph_json(const Topology& t) {
   nlohmann::json nodes = nlohmann::json::array();
   const Graph& g = t.graph();
   for (auto [v, end] = boost::vertices(g); v != end; ++v) {
@@ -74,33 +154,158 @@ nlohmann::json topology_json(const Topology& t) {
                      {"a", g[l.a].name},
                      {"b", g[l.b].name},
                      {"tier", l.tier},
+                     {"raw_bandwidth_Bps", l.raw_bandwidth},
                      {"raw_bandwidth_GBps", l.raw_bandwidth / 1e9},
                      {"efficiency", l.efficiency},
                      {"bandwidth_GBps", l.bandwidth() / 1e9},
-                     {"latency_s", l.latency}});
+                     {"latency_s", l.latency},
+                     {"lanes", l.lanes}});
   }
-  return {{"spec", t.spec()},
-          {"chips", t.chip_count()},
-          {"switches", t.switch_count()},
-          {"tiers", t.tiers()},
+  return {{"tiers", t.tiers()},
           {"chip_forwarding", t.chip_forwarding()},
+          {"multipath_default", t.multipath_default()},
           {"nodes", nodes},
-          {"links", links},
-          {"parameters", t.params().to_json()}};
+          {"links", links}};
 }
 
-std::string topology_dot(const Topology& t) {
-  std::ostringstream out;
-  const Graph& g = t.graph();
-  out << "graph \"" << t.spec() << "\" {\n  node [fontname=Helvetica];\n";
-  for (auto [v, end] = boost::vertices(g); v != end; ++v) {
-    const Node& n = g[*v];
-    out << "  \"" << n.name << "\" [shape=" << (n.kind == NodeKind::kChip ? "box" : "ellipse, style=filled")
-        << "];\n";
+nlohmann::json topology_json(const Topology& t, const Routes& routes) {
+  nlohmann::json out = topology_graph_json(t);
+  // An imported topology keeps the spec and parameters its file records, updated with the parameters
+  // in effect now, so that exporting it again reproduces the file.
+  nlohmann::json parameters = t.origin() ? t.origin()->parameters : nlohmann::json::object();
+  parameters.update(t.params().to_json());
+  out["schema_version"] = 1;
+  out["spec"] = t.origin() ? t.origin()->spec : t.spec();
+  out["chips"] = t.chip_count();
+  out["switches"] = t.switch_count();
+  out["parameters"] = parameters;
+  nlohmann::json per_tier = nlohmann::json::array();
+  for (const TierStats& s : tier_stats(t))
+    per_tier.push_back({{"tier", s.tier},
+                        {"links", s.links},
+                        {"lanes", s.lanes},
+                        {"chip_raw_Bps", {s.chip_raw.first, s.chip_raw.second}},
+                        {"chip_delivered_Bps", {s.chip_delivered.first, s.chip_delivered.second}}});
+  out["per_tier"] = per_tier;
+  auto diameter = diameter_or_none(routes);
+  out["diameter_links"] = diameter ? nlohmann::json(*diameter) : nlohmann::json(nullptr);
+  auto delivered = injection_range(t, false), raw = injection_range(t, true);
+  out["injection_Bps"] = {delivered.first, delivered.second};
+  out["injection_raw_Bps"] = {raw.first, raw.second};
+  Bisection b = bisection(t);
+  out["bisection_Bps"] = b.bandwidth ? nlohmann::json(*b.bandwidth) : nlohmann::json(nullptr);
+  out["bisection_method"] = b.method();
+  return out;
+}
+
+namespace {
+
+// Edge colours by tier index, colour-blind-safe (Okabe-Ito), with the names the legend uses.
+struct Colour {
+  const char* hex;
+  const char* name;
+};
+const Colour kTierColours[] = {{"#0072B2", "blue"},   {"#D55E00", "vermilion"}, {"#009E73", "green"},
+                               {"#CC79A7", "purple"}, {"#E69F00", "orange"},    {"#56B4E9", "sky blue"},
+                               {"#000000", "black"},  {"#F0E442", "yellow"}};
+const Colour& tier_colour(int tier_index) {
+  return kTierColours[std::min(tier_index, 7)];
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
   }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string topology_dot(const Topology& t) {
+  const Graph& g = t.graph();
+  const std::size_t n = boost::num_vertices(g);
+  // Where each vertex is drawn: chips by their server and rack; a switch inside the server (or else the
+  // rack) that all the chips it links to share, else at the top level.
+  std::vector<int> server(n, -1), rack(n, -1);
+  for (std::size_t v = 0; v < n; ++v) server[v] = g[v].server, rack[v] = g[v].rack;
+  for (Vertex s : t.switches()) {
+    std::set<int> servers, racks;
+    bool any_chip = false;
+    for (auto [e, end] = boost::out_edges(s, g); e != end; ++e) {
+      const Node& other = g[boost::target(*e, g)];
+      if (other.kind != NodeKind::kChip) continue;
+      any_chip = true;
+      servers.insert(other.server);
+      racks.insert(other.rack);
+    }
+    if (!any_chip) continue;
+    if (racks.size() == 1) rack[s] = *racks.begin();
+    if (servers.size() == 1 && *servers.begin() >= 0) server[s] = *servers.begin();
+  }
+  // rack -> server -> vertices (-1: none); a server is drawn inside the rack of its first vertex.
+  std::map<int, std::map<int, std::vector<std::size_t>>> layout;
+  std::map<int, int> rack_of_server;
+  for (std::size_t v = 0; v < n; ++v) {
+    int r = rack[v];
+    if (server[v] >= 0) r = rack_of_server.emplace(server[v], rack[v]).first->second;
+    layout[r][server[v]].push_back(v);
+  }
+
+  std::ostringstream out;
+  out << "graph " << quoted(t.spec()) << " {\n";
+  std::ostringstream legend;
+  legend << t.spec() << ": " << t.chip_count() << " chips, " << t.switch_count() << " switches; links";
+  auto stats = tier_stats(t);
+  const char* separator = ": ";
+  for (std::size_t i = 0; i < stats.size(); ++i)
+    if (stats[i].links > 0)
+      legend << std::exchange(separator, ", ") << stats[i].tier << " "
+             << format_rate(stats[i].chip_delivered.second) << " per chip ("
+             << tier_colour(static_cast<int>(i)).name << ")";
+  out << "  graph [fontname=Helvetica, fontsize=12, labelloc=t, label=" << quoted(legend.str())
+      << ", newrank=true];\n";
+  out << "  node [fontname=Helvetica, fontsize=9, margin=\"0.04,0.02\", height=0.3];\n";
+  out << "  edge [penwidth=0.7];\n";
+  auto write_node = [&](std::size_t v, const std::string& indent) {
+    const Node& node = g[v];
+    out << indent << quoted(node.name);
+    if (node.kind == NodeKind::kChip)
+      out << " [shape=box];\n";
+    else
+      out << " [shape=ellipse, style=filled, fillcolor=\"#dddddd\"];\n";
+  };
+  for (const auto& [r, servers] : layout) {
+    std::string indent = "  ";
+    if (r >= 0) {
+      out << "  subgraph cluster_rack" << r << " {\n    label=\"rack " << r
+          << "\"; style=rounded; color=\"#888888\";\n";
+      indent = "    ";
+    }
+    for (const auto& [s, vertices] : servers) {
+      std::string inner = indent;
+      if (s >= 0) {
+        out << indent << "subgraph cluster_server" << s << " {\n"
+            << indent << "  label=\"server " << s << "\"; style=\"rounded,filled\"; fillcolor=\"#f4f4f4\";\n";
+        inner = indent + "  ";
+      }
+      for (std::size_t v : vertices) write_node(v, inner);
+      if (s >= 0) out << indent << "}\n";
+    }
+    if (r >= 0) out << "  }\n";
+  }
+  // Beyond 48 links, labels hide the graph (tooltips only) and edges are drawn translucent so that the
+  // clusters stay readable under them.
+  const bool labels = t.link_count() <= 48;
+  const char* alpha = labels ? "" : "A0";
   for (const Link& l : t.links()) {
-    out << "  \"" << g[l.a].name << "\" -- \"" << g[l.b].name << "\" [label=\"" << l.tier << " "
-        << l.bandwidth() / 1e9 << " GB/s\"];\n";
+    std::string text = l.tier + " " + format_rate(l.bandwidth());
+    if (l.lanes > 1) text += " (" + std::to_string(l.lanes) + " lanes)";
+    out << "  " << quoted(g[l.a].name) << " -- " << quoted(g[l.b].name) << " [color=\""
+        << tier_colour(l.tier_index).hex << alpha << "\", tooltip=" << quoted(text);
+    if (labels) out << ", label=" << quoted(text) << ", fontsize=8";
+    out << "];\n";
   }
   out << "}\n";
   return out.str();

@@ -23,6 +23,7 @@ const std::vector<GeneratorEntry>& topology_generators() {
       fattree_generator(),
       dragonfly_generator(),
       cluster_generator(),
+      file_generator(),
   };
   // clang-format on
   return kTable;

@@ -73,5 +73,6 @@ GeneratorEntry clos_generator();
 GeneratorEntry fattree_generator();
 GeneratorEntry dragonfly_generator();
 GeneratorEntry cluster_generator();
+GeneratorEntry file_generator();
 
 }  // namespace ultrasim

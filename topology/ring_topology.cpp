@@ -10,18 +10,27 @@
 namespace ultrasim {
 
 GeneratorEntry ring_generator() {
-  return {"ring", "ring:N", "N chips in a bidirectional ring, chips forward", simple_link_params(),
-          [](const std::string& spec, const std::string& args, const ParamSet& params) {
-            if (args.empty()) throw InputError("topology ring needs a chip count, e.g. ring:8");
-            long n = parse_count(args);
-            Topology t(spec, params, {"link"});
-            for (long i = 0; i < n; ++i) t.add_chip();
-            long links = n == 2 ? 1 : (n > 2 ? n : 0);
-            for (long i = 0; i < links; ++i)
-              t.add_link(t.chip(static_cast<int>(i)), t.chip(static_cast<int>((i + 1) % n)), "link",
-                         params.number("link_bandwidth"), params.number("link_latency"));
-            return t;
-          }};
+  GeneratorEntry entry{"ring", "ring:N", "N chips in a bidirectional ring, chips forward",
+                       simple_link_params(),
+                       [](const std::string& spec, const std::string& args, const ParamSet& params) {
+                         if (args.empty()) throw InputError("topology ring needs a chip count, e.g. ring:8");
+                         long n = parse_count(args);
+                         Topology t(spec, params, {"link"});
+                         for (long i = 0; i < n; ++i) t.add_chip();
+                         long links = n == 2 ? 1 : (n > 2 ? n : 0);
+                         for (long i = 0; i < links; ++i)
+                           t.add_link(t.chip(static_cast<int>(i)), t.chip(static_cast<int>((i + 1) % n)),
+                                      "link", params.number("link_bandwidth"), params.number("link_latency"));
+                         return t;
+                       }};
+  entry.example = "ring:8";
+  // Bisection: any split of a cycle into two non-empty arcs cuts at least two links, and cutting the
+  // ring into two arcs of floor(N/2) and ceil(N/2) chips cuts exactly two: 2 x link bandwidth per
+  // direction (ring:2 has one link: 1 x).
+  entry.bisection = [](const Topology& t) -> std::optional<double> {
+    return (t.chip_count() == 2 ? 1 : 2) * t.links().front().bandwidth();
+  };
+  return entry;
 }
 
 }  // namespace ultrasim

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,13 @@ using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS
 using Vertex = Graph::vertex_descriptor;
 using Edge = Graph::edge_descriptor;
 
+// Where an imported topology came from, as its file records it: the spec that generated it and the
+// parameters in effect then (name -> value in base units, as ParamSet::to_json writes them).
+struct TopologyOrigin {
+  std::string spec;
+  nlohmann::json parameters = nlohmann::json::object();
+};
+
 class Topology {
  public:
   Topology(std::string spec, ParamSet params, std::vector<std::string> tiers);
@@ -84,6 +92,11 @@ class Topology {
   const std::string& multipath_default() const { return multipath_default_; }
   void set_multipath_default(std::string policy) { multipath_default_ = std::move(policy); }
 
+  // Imported topologies (file:PATH) keep the spec and parameters their file records, so that exporting
+  // one again reproduces the file; nullopt for a topology built by a generator.
+  const std::optional<TopologyOrigin>& origin() const { return origin_; }
+  void set_origin(TopologyOrigin origin) { origin_ = std::move(origin); }
+
   // Sum of delivered bandwidth of a chip's links, per direction: what it can inject at most.
   double injection_bandwidth(int rank) const;
 
@@ -97,6 +110,7 @@ class Topology {
   std::vector<Link> links_;
   bool chip_forwarding_ = true;
   std::string multipath_default_ = "single";
+  std::optional<TopologyOrigin> origin_;
 };
 
 }  // namespace ultrasim
