@@ -4,6 +4,8 @@
 // move / injection.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "cli_runner.hpp"
 
 using ultrasim::test::run_json;
@@ -11,9 +13,12 @@ using ultrasim::test::run_json;
 namespace {
 
 nlohmann::json run_exact(const std::string& topology, const std::string& collective,
-                         const std::string& algorithm, const std::string& size) {
-  auto j = run_json(
-      {"--topology", topology, "--collective", collective, "--algorithm", algorithm, "--size", size});
+                         const std::string& algorithm, const std::string& size,
+                         const std::vector<std::string>& sets = {}) {
+  std::vector<std::string> args{"--topology",  topology,  "--collective", collective,
+                                "--algorithm", algorithm, "--size",       size};
+  for (const auto& set : sets) args.insert(args.end(), {"--set", set});
+  auto j = run_json(args);
   INFO(topology << " " << collective << " " << algorithm << " " << size << ": time " << j["time_s"]
                 << " model " << j["model_s"]);
   CHECK(j["verified"] == true);
@@ -47,24 +52,63 @@ TEST_CASE("tpu-v5p:4x4x4: direct all-to-all is exact; injection 6 x 90 GB/s", "[
   CHECK(double(j["bound_s"]) == Approx(1e-6 + 63.0 / 64 * 64 * kMiB / 540e9).epsilon(1e-9));
 }
 
-// nvl72 and hgx-h100 default to striping over the switch planes (multipath=auto). Until striping is in
-// the simulator a route takes one path, so the ring runs at one link's (bundle's) rate: that value is
-// pinned below only while no `multipath` parameter exists.
-TEST_CASE("nvl72: ring all-reduce is exact; the bound uses 18 x 41.1 = 740 GB/s per GPU", "[presets]") {
+// nvl72 and hgx-h100 stripe over their switch planes by default (multipath=auto): each ring step sends
+// n/p over every plane at once, so it costs alpha + (n/p) / (the GPU's whole delivered bandwidth).
+TEST_CASE("nvl72: ring all-reduce is exact; striped, a step moves at 18 x 41.1 = 740 GB/s per GPU",
+          "[presets]") {
   auto j = run_exact("nvl72", "allreduce", "ring", "72MiB");
   const double n = 72 * kMiB, alpha = 250e-9 + 500e-9 + 250e-9;
+  CHECK(j["parameters"]["multipath"] == "auto");
   CHECK(double(j["bound_s"]) == Approx(alpha + 2.0 * 71 / 72 * n / 740e9).epsilon(1e-9));
-  if (!j["parameters"].contains("multipath"))
-    CHECK(double(j["time_s"]) == Approx(2 * 71 * (alpha + n / 72 / (50e9 * 370 / 450))).epsilon(1e-9));
+  // A step's 1 MiB is cut into whole bytes, 58255 on the busiest of the 18 links (1048576 / 18 = 58254.2).
+  CHECK(double(j["time_s"]) == Approx(2 * 71 * (alpha + 58255 / (50e9 * 370 / 450))).epsilon(1e-9));
 }
 
-TEST_CASE("hgx-h100: ring all-reduce is exact; the bound uses 450 x 370/450 = 370 GB/s per GPU",
+TEST_CASE("hgx-h100: ring all-reduce is exact; striped, a step moves at 450 x 370/450 = 370 GB/s per GPU",
           "[presets]") {
   auto j = run_exact("hgx-h100", "allreduce", "ring", "64MiB");
   const double n = 64 * kMiB, alpha = 1e-6;
   CHECK(double(j["bound_s"]) == Approx(alpha + 2.0 * 7 / 8 * n / 370e9).epsilon(1e-9));
-  if (!j["parameters"].contains("multipath"))  // one 5-link bundle: 125 GB/s raw
-    CHECK(double(j["time_s"]) == Approx(2 * 7 * (alpha + n / 8 / (125e9 * 370 / 450))).epsilon(1e-9));
+  // Within the rounding of a step's 8 MiB into whole bytes per bundle (5:4:4:5 of 8388608 is not whole).
+  CHECK(double(j["time_s"]) == Approx(2 * 7 * (alpha + n / 8 / 370e9)).epsilon(1e-6));
+}
+
+// The issue's acceptance: at 4 GiB with zero latencies, ring all-reduce busbw equals the GPU's delivered
+// bandwidth striped (NVL72 18 x 50 x 370/450 = 740 GB/s; HGX 18 x 25 x 370/450 = 370 GB/s), and one
+// path's without: NVL72 one NVLink (41.1 GB/s), HGX the route's bundle (5 NVLinks to NVSwitch 0: 102.8).
+TEST_CASE("striped ring all-reduce at 4 GiB reaches the per-GPU delivered bandwidth on nvl72 and hgx-h100",
+          "[presets][multipath]") {
+  auto busbw = [](const std::string& topology, const std::string& policy) {
+    auto j = run_exact(topology, "allreduce", "ring", "4GiB",
+                       {"nvlink_latency=0", "switch_latency=0", "multipath=" + policy});
+    return double(j["busbw_GBps"]);
+  };
+  CHECK(busbw("nvl72", "stripe") == Approx(740).epsilon(0.005));
+  CHECK(busbw("nvl72", "single") == Approx(50 * 370.0 / 450).epsilon(0.005));
+  CHECK(busbw("hgx-h100", "stripe") == Approx(370).epsilon(0.005));
+  CHECK(busbw("hgx-h100", "single") == Approx(125 * 370.0 / 450).epsilon(0.005));
+}
+
+TEST_CASE("nvl72: one 1 GiB transfer between two GPUs gets all 18 links striped and one link without",
+          "[presets][multipath]") {
+  // A traffic matrix with a single entry: GPU 0 sends 1 GiB to GPU 1, nothing else moves.
+  std::string matrix = ultrasim::test::temp_path("one-transfer.csv");
+  {
+    std::ofstream out(matrix);
+    for (int r = 0; r < 72; ++r) {
+      for (int c = 0; c < 72; ++c) out << (c ? "," : "") << (r == 0 && c == 1 ? "1GiB" : "0");
+      out << "\n";
+    }
+  }
+  auto rate = [&](const std::string& policy) {
+    auto j = run_json({"--topology", "nvl72", "--collective", "alltoallv", "--algorithm", "direct",
+                       "--traffic-matrix", matrix, "--set", "nvlink_latency=0", "--set", "switch_latency=0",
+                       "--set", "multipath=" + policy});
+    CHECK(j["verified"] == true);
+    return double(1 << 30) / double(j["time_s"]) / 1e9;
+  };
+  CHECK(rate("stripe") == Approx(18 * 50 * 370.0 / 450).epsilon(1e-6));
+  CHECK(rate("single") == Approx(50 * 370.0 / 450).epsilon(1e-6));
 }
 
 TEST_CASE("trn3 with rack_switch=chips: ring all-reduce is exact, the crossbar default unchanged",
