@@ -49,7 +49,7 @@ long spine_count(const ParamSet& p, long chips_per_leaf) {
 }  // namespace
 
 GeneratorEntry clos_generator() {
-  std::vector<ParamSpec> params = fabric_link_params();
+  std::vector<ParamSpec> params = simple_link_params();
   params.push_back({"radix", "64", Unit::kCount,
                     "ports per switch (a leaf uses CHIPS + spines, a spine LEAVES)",
                     "Broadcom Tomahawk 5 datasheet: 64 x 800GbE ports (51.2 Tb/s)"});

@@ -34,7 +34,7 @@ GeneratorEntry dragonfly_generator() {
        "Kim et al. 2008: g = a h + 1 for the largest dragonfly",
        {"auto", "N"}},
   };
-  for (const ParamSpec& s : fabric_link_params()) params.push_back(s);
+  for (const ParamSpec& s : simple_link_params()) params.push_back(s);
   params.push_back({"global_latency", "1.5us", Unit::kTime, "latency of a global (inter-group) link",
                     "assumption: long optical cables; must exceed 2 link_latency + switch_latency for "
                     "minimal routing"});

@@ -39,7 +39,7 @@ long parse_k(const std::string& args) {
 }  // namespace
 
 GeneratorEntry fattree_generator() {
-  std::vector<ParamSpec> params = fabric_link_params();
+  std::vector<ParamSpec> params = simple_link_params();
   params.push_back({"oversubscription", "1", Unit::kRatio,
                     "edge down:up bandwidth ratio: switch-to-switch links carry link_bandwidth / this; "
                     "1 = full bisection",

@@ -20,7 +20,7 @@ constexpr long kMaxChips = 4096;  // N(N-1)/2 links: 8.4 M at the limit
 GeneratorEntry mesh_generator() {
   GeneratorEntry entry{
       "mesh", "mesh:N", "N chips, a direct link between every pair (full mesh), no switches",
-      fabric_link_params(), [](const std::string& spec, const std::string& args, const ParamSet& p) {
+      simple_link_params(), [](const std::string& spec, const std::string& args, const ParamSet& p) {
         if (args.empty()) throw InputError("topology mesh needs a chip count, e.g. mesh:8");
         long n = parse_count(args);
         if (n > kMaxChips)

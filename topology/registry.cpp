@@ -63,6 +63,11 @@ Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& ex
 std::vector<ParamSpec> simple_link_params() {
   return {
       {"link_bandwidth", "100GBps", Unit::kRate, "bandwidth of every link, per direction", "assumption"},
+      {"link_efficiency", "1", Unit::kRatio,
+       "payload fraction of link_bandwidth (delivered = link_bandwidth x link_efficiency)",
+       "assumption: ideal links; set the fabric's framing overhead, e.g. 60/64 for PCIe Gen6 FLIT "
+       "(hardware.md "
+       "[INF])"},
       {"link_latency", "500ns", Unit::kTime, "latency of every link (chip-switch-chip is two links)",
        "assumption"},
       {"switch_latency", "0", Unit::kTime, "time a flow spends crossing a switch", "assumption"},
@@ -71,15 +76,6 @@ std::vector<ParamSpec> simple_link_params() {
       {"switch_reduce_bandwidth", "inf", Unit::kOptRate, "rate of a switch's reduction engine",
        "assumption: line rate (free)"},
   };
-}
-
-std::vector<ParamSpec> fabric_link_params() {
-  std::vector<ParamSpec> specs = simple_link_params();
-  specs.push_back({"link_efficiency", "1", Unit::kRatio,
-                   "payload fraction of link_bandwidth (delivered = link_bandwidth x link_efficiency)",
-                   "assumption: ideal links; set the fabric's framing overhead, e.g. 60/64 for PCIe Gen6 "
-                   "FLIT (hardware.md [INF])"});
-  return specs;
 }
 
 }  // namespace ultrasim

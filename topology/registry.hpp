@@ -47,11 +47,9 @@ std::vector<ParamSpec> generator_params(const std::string& spec);
 Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& extra,
                        const std::vector<std::pair<std::string, std::string>>& overrides);
 
-// Parameters shared by the simple generators (switch, ring, torus).
+// Parameters shared by the generic generators (switch, ring, torus, mesh, clos, fattree, dragonfly):
+// link_bandwidth is the raw line rate; what is simulated is link_bandwidth x link_efficiency.
 std::vector<ParamSpec> simple_link_params();
-// simple_link_params() plus link_efficiency (payload fraction of link_bandwidth): mesh, clos, fattree,
-// dragonfly state raw line rates and deliver raw x efficiency.
-std::vector<ParamSpec> fabric_link_params();
 
 // NVLink parameters shared by nvl72 and hgx-h100 (nvl72_topology.cpp): the per-link rate and its source.
 std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::string& rate_source,

@@ -20,7 +20,8 @@ GeneratorEntry ring_generator() {
                          long links = n == 2 ? 1 : (n > 2 ? n : 0);
                          for (long i = 0; i < links; ++i)
                            t.add_link(t.chip(static_cast<int>(i)), t.chip(static_cast<int>((i + 1) % n)),
-                                      "link", params.number("link_bandwidth"), params.number("link_latency"));
+                                      "link", params.number("link_bandwidth"), params.number("link_latency"),
+                                      params.number("link_efficiency"));
                          return t;
                        }};
   entry.example = "ring:8";

@@ -29,7 +29,8 @@ GeneratorEntry switch_generator() {
         for (long i = 0; i < n; ++i) {
           Vertex chip = t.add_chip();
           for (Vertex hub : hubs)
-            t.add_link(chip, hub, "link", params.number("link_bandwidth"), params.number("link_latency"));
+            t.add_link(chip, hub, "link", params.number("link_bandwidth"), params.number("link_latency"),
+                       params.number("link_efficiency"));
         }
         if (planes > 1) t.set_multipath_default("stripe");
         return t;

@@ -78,8 +78,8 @@ namespace {
 std::vector<TorusDimension> uniform_dims(const std::vector<long>& sizes, const ParamSet& params) {
   std::vector<TorusDimension> dims;
   for (long size : sizes)
-    dims.push_back(
-        {size, "link", params.number("link_bandwidth"), params.number("link_latency"), 1.0, 1, true});
+    dims.push_back({size, "link", params.number("link_bandwidth"), params.number("link_latency"),
+                    params.number("link_efficiency"), 1, true});
   return dims;
 }
 
