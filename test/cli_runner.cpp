@@ -79,4 +79,20 @@ nlohmann::json run_json(std::vector<std::string> args) {
   return nlohmann::json::parse(r.out);
 }
 
+nlohmann::json run_exact(const std::string& topology, const std::string& collective,
+                         const std::string& algorithm, const std::string& size,
+                         const std::vector<std::string>& sets) {
+  std::vector<std::string> args{"--topology",  topology,  "--collective", collective,
+                                "--algorithm", algorithm, "--size",       size};
+  for (const auto& set : sets) args.insert(args.end(), {"--set", set});
+  auto j = run_json(args);
+  INFO(topology << " " << collective << " " << algorithm << " " << size << ": time " << j["time_s"]
+                << " model " << j["model_s"]);
+  CHECK(j["verified"] == true);
+  double time = j["time_s"], model = j["model_s"], bound = j["bound_s"];
+  CHECK(std::abs(time - model) <= 1e-3 * model);
+  CHECK(time >= bound * (1 - 1e-9));
+  return j;
+}
+
 }  // namespace ultrasim::test

@@ -18,6 +18,11 @@ struct CliResult {
 CliResult run_cli(const std::vector<std::string>& args);
 // Runs `run ... --format json` and parses the object; fails the test if the run did not exit 0.
 nlohmann::json run_json(std::vector<std::string> args);
+// Runs a collective (`--set` for each of `sets`) and checks what holds wherever the closed form is exact:
+// the result verified, the simulated time within 0.1 % of model_s and not below bound_s. Returns the JSON.
+nlohmann::json run_exact(const std::string& topology, const std::string& collective,
+                         const std::string& algorithm, const std::string& size,
+                         const std::vector<std::string>& sets = {});
 // Checks that `args` fail as bad input: exit status 2, nothing on stdout, one "ultrasim: error: " line on
 // stderr containing `fragment`.
 void expect_input_error(const std::vector<std::string>& args, const std::string& fragment);

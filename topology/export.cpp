@@ -1,7 +1,6 @@
 #include "topology/export.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -13,17 +12,6 @@
 #include "topology/units.hpp"
 
 namespace ultrasim {
-namespace {
-
-// Shortest text that reads back as the same double (5e-07, not 5.0000000000000008e-07).
-std::string number(double value) {
-  char out[40];
-  auto [end, ec] = std::to_chars(out, out + sizeof out, value);
-  return std::string(out, end);
-}
-
-}  // namespace
-
 std::vector<TierStats> tier_stats(const Topology& t) {
   const int p = t.chip_count();
   std::vector<TierStats> stats;
@@ -323,8 +311,8 @@ std::string topology_simgrid_xml(const Topology& t, const Routes& routes) {
       << "  <zone id=\"ultrasim\" routing=\"Full\">\n";
   for (const auto& host : plan.hosts) out << "    <host id=\"" << host << "\" speed=\"1Gf\"/>\n";
   for (const auto& link : plan.links)
-    out << "    <link id=\"" << link.name << "\" bandwidth=\"" << number(link.bandwidth) << "Bps\" latency=\""
-        << number(link.latency) << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    out << "    <link id=\"" << link.name << "\" bandwidth=\"" << shortest_number(link.bandwidth)
+        << "Bps\" latency=\"" << shortest_number(link.latency) << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
   for (const auto& route : plan.routes) {
     out << "    <route src=\"" << plan.hosts[route.src] << "\" dst=\"" << plan.hosts[route.dst]
         << "\" symmetrical=\"NO\">";

@@ -1,22 +1,14 @@
 // file:PATH — a topology read from a file: the JSON that `ultrasim topology SPEC --format json` writes
 // (or one written by hand to the same schema, topology/topology.schema.json), or GraphML. See
 // topology/import.hpp and the README section "Your own topology (file:PATH)".
-#include <charconv>
-
 #include "topology/errors.hpp"
 #include "topology/export.hpp"
 #include "topology/import.hpp"
 #include "topology/registry.hpp"
+#include "topology/units.hpp"
 
 namespace ultrasim {
 namespace {
-
-// Shortest text that reads back as the same double ("4", "1.28e+11"), as parameters parse it.
-std::string number_text(double value) {
-  char out[40];
-  auto [end, ec] = std::to_chars(out, out + sizeof out, value);
-  return std::string(out, end);
-}
 
 // The exact bisection of an imported topology, where its file records the spec it was exported from,
 // that spec rebuilds with the recorded parameters into exactly this graph, and its generator has a
@@ -35,7 +27,7 @@ std::optional<double> origin_bisection(const Topology& imported) {
         else if (value.is_string())
           recorded.emplace_back(key, value.get<std::string>());
         else if (value.is_number())
-          recorded.emplace_back(key, number_text(value.get<double>()));
+          recorded.emplace_back(key, shortest_number(value.get<double>()));
         else
           recorded.emplace_back(key, value.dump());  // true, false
       }

@@ -1,6 +1,7 @@
 #include "topology/units.hpp"
 
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -121,6 +122,12 @@ bool parse_bool(std::string_view text) {
   if (text == "true" || text == "on" || text == "1" || text == "yes") return true;
   if (text == "false" || text == "off" || text == "0" || text == "no") return false;
   throw InputError("invalid boolean '" + std::string(text) + "'; expected true or false");
+}
+
+std::string shortest_number(double value) {
+  char out[40];
+  auto [end, ec] = std::to_chars(out, out + sizeof out, value);
+  return std::string(out, end);
 }
 
 std::string format_rate(double bytes_per_second) {

@@ -25,6 +25,9 @@ long parse_count(std::string_view text);
 // true/false/on/off/1/0/yes/no.
 bool parse_bool(std::string_view text);
 
+// The shortest text that reads back as the same double ("5e-07", not "5.0000000000000008e-07").
+std::string shortest_number(double value);
+
 // A rate for summaries: "256 GB/s" (1e9 bytes per second, as nccl-tests prints GB/s).
 std::string format_rate(double bytes_per_second);
 

@@ -6,40 +6,21 @@
 
 #include "cli_runner.hpp"
 
+using ultrasim::test::run_exact;
 using ultrasim::test::run_json;
-
-namespace {
-
-nlohmann::json check_exact(const std::string& topology, const std::string& collective,
-                           const std::string& algorithm, const std::string& size,
-                           const std::vector<std::string>& sets = {}) {
-  std::vector<std::string> args{"--topology",  topology,  "--collective", collective,
-                                "--algorithm", algorithm, "--size",       size};
-  for (const auto& set : sets) args.insert(args.end(), {"--set", set});
-  auto j = run_json(args);
-  INFO(topology << " " << collective << " " << algorithm << " " << size << ": time " << j["time_s"]
-                << " model " << j["model_s"]);
-  CHECK(j["verified"] == true);
-  double time = j["time_s"], model = j["model_s"], bound = j["bound_s"];
-  CHECK(std::abs(time - model) <= 1e-3 * model);
-  CHECK(time >= bound * (1 - 1e-9));
-  return j;
-}
-
-}  // namespace
 
 TEST_CASE("ring collectives match 2(p-1)(a + n/pB) and (p-1)(a + n/pB) on switch:N and ring:N") {
   auto p = GENERATE(2, 3, 5, 8, 16, 144);
   auto size = GENERATE(as<std::string>{}, "1KiB", "1048579", "64MiB", "1GiB");  // 1048579: not divisible
   auto collective = GENERATE(as<std::string>{}, "allreduce", "allgather", "reducescatter");
   for (const char* shape : {"switch:", "ring:"})
-    check_exact(shape + std::to_string(p), collective, "ring", size);
+    run_exact(shape + std::to_string(p), collective, "ring", size);
 }
 
 TEST_CASE("on trn3 the ring meets no contention, so its step-by-step alpha-beta model is exact too") {
   auto size = GENERATE(as<std::string>{}, "1MiB", "1GiB");
   for (const char* collective : {"allreduce", "allgather", "reducescatter", "alltoall"})
-    check_exact("trn3", collective, "ring", size);
+    run_exact("trn3", collective, "ring", size);
 }
 
 TEST_CASE("pipelined rings (pipeline_chunks = 4) stay exact on switch:8 and ring:8, reductions included") {
@@ -47,16 +28,16 @@ TEST_CASE("pipelined rings (pipeline_chunks = 4) stay exact on switch:8 and ring
     for (const char* collective : {"allreduce", "allgather", "reducescatter"})
       for (const char* size : {"1KiB", "1048579", "64MiB"})
         for (const char* chunks : {"pipeline_chunks=1", "pipeline_chunks=4"}) {
-          check_exact(shape, collective, "ring", size, {chunks});
-          check_exact(shape, collective, "ring", size, {chunks, "reduce_bandwidth=50GBps"});
+          run_exact(shape, collective, "ring", size, {chunks});
+          run_exact(shape, collective, "ring", size, {chunks, "reduce_bandwidth=50GBps"});
         }
 }
 
 TEST_CASE("ring pieces hide the reduction and a, at the price of a fill; the p-1 hop latency stays") {
   const double a = 1e-6, B = 100e9, R = 50e9;  // switch:8: two 500 ns links per route
   auto time_of = [](const char* collective, const char* size, int chunks) {
-    auto j = check_exact("switch:8", collective, "ring", size,
-                         {"pipeline_chunks=" + std::to_string(chunks), "reduce_bandwidth=50GBps"});
+    auto j = run_exact("switch:8", collective, "ring", size,
+                       {"pipeline_chunks=" + std::to_string(chunks), "reduce_bandwidth=50GBps"});
     CHECK(j["parameters"]["pipeline_chunks"] == chunks);
     return j["model_s"].get<double>();
   };
@@ -76,14 +57,14 @@ TEST_CASE("ring pieces hide the reduction and a, at the price of a fill; the p-1
 }
 
 TEST_CASE("sizes smaller than the chip count still agree (empty chunks cost latency only)") {
-  check_exact("switch:144", "allreduce", "ring", "100");
-  check_exact("ring:16", "allgather", "ring", "7");
+  run_exact("switch:144", "allreduce", "ring", "100");
+  run_exact("ring:16", "allgather", "ring", "7");
 }
 
 TEST_CASE("direct all-to-all matches a + (p-1) ceil(n/p) / B on switch:N") {
   auto p = GENERATE(2, 3, 5, 8, 16, 144);
   auto size = GENERATE(as<std::string>{}, "1KiB", "1048579", "64MiB", "1GiB");
-  check_exact("switch:" + std::to_string(p), "alltoall", "direct", size);
+  run_exact("switch:" + std::to_string(p), "alltoall", "direct", size);
 }
 
 TEST_CASE("agreement holds with switch latency and per-transfer overhead") {
@@ -136,7 +117,7 @@ TEST_CASE(
                          {"reduce", "chain", "ring:", {3, 5, 8, 16, 144}}}) {
     for (int p : c.chips)
       for (const char* size : {"1KiB", "1048579", "64MiB"})
-        check_exact(c.shape + std::to_string(p), c.collective, c.algorithm, size);
+        run_exact(c.shape + std::to_string(p), c.collective, c.algorithm, size);
   }
 }
 

@@ -5,16 +5,10 @@
 #include "topology/bisection.hpp"
 #include "topology/export.hpp"
 #include "topology/registry.hpp"
+#include "topology_helpers.hpp"
 
 using namespace ultrasim;
-
-namespace {
-
-Topology build(const std::string& spec, std::vector<std::pair<std::string, std::string>> sets = {}) {
-  return make_topology(spec, {}, sets);
-}
-
-}  // namespace
+using namespace ultrasim::test;
 
 TEST_CASE("the computed min cut between rank halves equals the bisection formula where both apply",
           "[export]") {

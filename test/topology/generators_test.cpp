@@ -2,26 +2,10 @@
 
 #include "topology/errors.hpp"
 #include "topology/registry.hpp"
+#include "topology_helpers.hpp"
 
 using namespace ultrasim;
-
-namespace {
-
-Topology build(const std::string& spec, std::vector<std::pair<std::string, std::string>> sets = {}) {
-  return make_topology(spec, {}, sets);
-}
-
-int degree(const Topology& t, Vertex v) {
-  return static_cast<int>(boost::out_degree(v, t.graph()));
-}
-
-int count_tier(const Topology& t, const std::string& tier) {
-  int n = 0;
-  for (const Link& l : t.links()) n += l.tier == tier;
-  return n;
-}
-
-}  // namespace
+using namespace ultrasim::test;
 
 TEST_CASE("switch:N is a star of N chips with the link parameters given") {
   Topology t = build("switch:16", {{"link_bandwidth", "50GBps"}, {"link_latency", "1us"}});

@@ -5,35 +5,17 @@
 #include "topology/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"
+#include "topology_helpers.hpp"
 
 using namespace ultrasim;
+using namespace ultrasim::test;
 
 namespace {
-
-Topology build(const std::string& spec, std::vector<std::pair<std::string, std::string>> sets = {}) {
-  return make_topology(spec, {}, sets);
-}
-
-int degree(const Topology& t, Vertex v) {
-  return static_cast<int>(boost::out_degree(v, t.graph()));
-}
-
-int count_tier(const Topology& t, const std::string& tier) {
-  int n = 0;
-  for (const Link& l : t.links()) n += l.tier == tier;
-  return n;
-}
 
 int tier_hops(const Topology& t, const Path& path, const std::string& tier) {
   int n = 0;
   for (const Hop& h : path.hops) n += t.links()[h.link].tier == tier;
   return n;
-}
-
-std::vector<std::string> names(const Topology& t, const Path& path) {
-  std::vector<std::string> out;
-  for (Vertex v : path.vertices) out.push_back(t.node(v).name);
-  return out;
 }
 
 double bisection(const Topology& t) {

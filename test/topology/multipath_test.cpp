@@ -9,17 +9,13 @@
 #include "topology/platform_plan.hpp"
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"
+#include "topology_helpers.hpp"
 #include "workloads/collective_job.hpp"
 
 using namespace ultrasim;
+using namespace ultrasim::test;
 
 namespace {
-
-std::vector<std::string> names(const Topology& t, const Path& p) {
-  std::vector<std::string> out;
-  for (Vertex v : p.vertices) out.push_back(t.node(v).name);
-  return out;
-}
 
 Topology planes(int chips, int k, std::vector<std::pair<std::string, std::string>> sets = {}) {
   sets.emplace_back("planes", std::to_string(k));

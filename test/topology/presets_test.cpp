@@ -9,14 +9,12 @@
 #include "topology/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"
+#include "topology_helpers.hpp"
 
 using namespace ultrasim;
+using namespace ultrasim::test;
 
 namespace {
-
-Topology build(const std::string& spec, std::vector<std::pair<std::string, std::string>> sets = {}) {
-  return make_topology(spec, {}, sets);
-}
 
 struct TierCount {
   int links = 0;  // graph links

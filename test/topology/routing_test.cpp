@@ -3,18 +3,10 @@
 #include "topology/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"
+#include "topology_helpers.hpp"
 
 using namespace ultrasim;
-
-namespace {
-
-std::vector<std::string> names(const Topology& t, const Path& p) {
-  std::vector<std::string> out;
-  for (Vertex v : p.vertices) out.push_back(t.node(v).name);
-  return out;
-}
-
-}  // namespace
+using namespace ultrasim::test;
 
 TEST_CASE("on a switch every route is chip-switch-chip, latency two links plus the switch") {
   Topology t = make_topology("switch:8", {}, {{"switch_latency", "300ns"}});
