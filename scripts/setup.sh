@@ -6,7 +6,7 @@ ULTRASIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ULTRASIM_BUILD="${ULTRASIM_BUILD:-$ULTRASIM_ROOT/build}"
 ULTRASIM_PACKAGES=(cmake make g++ pkg-config git libsimgrid-dev libboost-graph-dev nlohmann-json3-dev
                    catch2 libcli11-dev python3 python3-pandas python3-matplotlib python3-nbformat
-                   python3-nbclient python3-ipykernel jupyter-nbconvert)
+                   python3-nbclient python3-ipykernel python3-jsonschema jupyter-nbconvert)
 
 ultrasim_install_missing() {
   local missing=()

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """topology/topology.schema.json describes what `ultrasim topology SPEC --format json` writes.
 
-Usage: topology_schema_test.py ULTRASIM. Needs python3-jsonschema (Debian); skipped without it."""
+Usage: topology_schema_test.py ULTRASIM. Needs python3-jsonschema (Debian; scripts/setup.sh installs it)."""
 
 import json
 import subprocess
@@ -12,13 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ULTRASIM = sys.argv.pop(1) if len(sys.argv) > 1 else "ultrasim"
 
-try:
-    import jsonschema
-except ImportError:
-    jsonschema = None
+import jsonschema
 
 
-@unittest.skipIf(jsonschema is None, "python3-jsonschema is not installed")
 class SchemaTest(unittest.TestCase):
     def test_every_generator_export_validates(self):
         schema = json.loads((ROOT / "topology" / "topology.schema.json").read_text())
