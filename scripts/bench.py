@@ -16,6 +16,11 @@ SCENARIOS = [
     ("ring allreduce 1GiB trn3", ["--topology", "trn3", "--collective", "allreduce", "--algorithm", "ring"]),
     ("direct alltoall 1GiB trn3", ["--topology", "trn3", "--collective", "alltoall", "--algorithm", "direct"]),
     ("direct alltoall 1GiB switch:576", ["--topology", "switch:576", "--collective", "alltoall", "--algorithm", "direct"]),
+    # Multi-path: nvl72 stripes every message over its 18 NVSwitch planes (18 flows per message).
+    ("ring allreduce 1GiB nvl72", ["--topology", "nvl72", "--collective", "allreduce", "--algorithm", "ring"]),
+    ("direct alltoall 1GiB nvl72", ["--topology", "nvl72", "--collective", "alltoall", "--algorithm", "direct"]),
+    # Beyond one UltraServer: 576 chips, 4 trn3 joined by EFA rails.
+    ("direct alltoall 1GiB cluster:4:trn3", ["--topology", "cluster:4:trn3", "--collective", "alltoall", "--algorithm", "direct"]),
 ]
 
 
