@@ -93,11 +93,13 @@ std::string topology_summary(const Topology& t, const Routes& routes) {
   int lanes = 0;
   for (const Link& l : t.links()) lanes += l.lanes;
   out << "links        " << t.link_count() << " (full duplex), " << lanes << " physical lanes\n";
-  out << "  " << padded("tier", 12) << padded("links", 7) << padded("lanes", 7) << padded("per chip raw", 20)
-      << "per chip delivered (per direction)\n";
+  std::size_t tier_width = 12;  // the widest tier name and a space
+  for (const std::string& tier : t.tiers()) tier_width = std::max(tier_width, tier.size() + 1);
+  out << "  " << padded("tier", tier_width) << padded("links", 7) << padded("lanes", 7)
+      << padded("per chip raw", 20) << "per chip delivered (per direction)\n";
   for (const TierStats& s : tier_stats(t)) {
     if (s.links == 0) continue;
-    out << "  " << padded(s.tier, 12) << padded(std::to_string(s.links), 7)
+    out << "  " << padded(s.tier, tier_width) << padded(std::to_string(s.links), 7)
         << padded(std::to_string(s.lanes), 7) << padded(range_text(s.chip_raw), 20)
         << range_text(s.chip_delivered) << "\n";
   }

@@ -36,8 +36,10 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
 std::string unknown_name_message(const std::string& kind, const std::string& name,
                                  const std::vector<std::string>& known) {
   std::string message = "unknown " + kind + " '" + name + "'";
-  if (auto guess = closest_name(name, known); !guess.empty()) message += "; did you mean '" + guess + "'?";
-  message += " known: ";
+  if (auto guess = closest_name(name, known); !guess.empty())
+    message += "; did you mean '" + guess + "'? known: ";
+  else
+    message += "; known: ";
   for (std::size_t i = 0; i < known.size(); ++i) message += (i ? ", " : "") + known[i];
   return message;
 }

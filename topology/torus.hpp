@@ -21,6 +21,15 @@ struct TorusDimension {
   bool wrap = true;          // false: a line (size-1 links), as in a slice without wrap-around links
 };
 
+// Each dimension's links form a tier of their own, named `prefix` + x, y, z (then dim3, dim4, ...): since
+// routing breaks ties towards lower tiers first, routes on a torus are dimension-ordered (all x hops,
+// then y, then z), as torus routers do (Dally & Towles, 14.2: dimension-order routing). With one tier
+// for every dimension, ties fell to the first path found and concentrated traffic: a tpu-v5p:4x4x4
+// direct all-to-all took 45.3 ms instead of 8.95 ms.
+std::string dimension_tier(const std::string& prefix, std::size_t dimension);
+// The tiers of dims, in dimension order (what the Topology is declared with).
+std::vector<std::string> torus_tiers(const std::vector<TorusDimension>& dims);
+
 // Parses "AxBxC" into positive sizes. `name` and `example` go into the messages
 // ("invalid tpu-v5p dimensions '4x0x4'; expected positive sizes such as 4x4x4"). Throws InputError,
 // also when the product exceeds `max_chips`.

@@ -42,6 +42,17 @@ std::vector<long> parse_torus_dims(const std::string& name, const std::string& a
   return dims;
 }
 
+std::string dimension_tier(const std::string& prefix, std::size_t dimension) {
+  static const char* kNames[] = {"x", "y", "z"};
+  return prefix + (dimension < 3 ? kNames[dimension] : "dim" + std::to_string(dimension));
+}
+
+std::vector<std::string> torus_tiers(const std::vector<TorusDimension>& dims) {
+  std::vector<std::string> tiers;
+  for (const auto& d : dims) tiers.push_back(d.tier);
+  return tiers;
+}
+
 void add_torus_links(Topology& t, const std::vector<TorusDimension>& dims) {
   long total = 1;
   for (const auto& d : dims) total *= d.size;
@@ -77,9 +88,9 @@ namespace {
 
 std::vector<TorusDimension> uniform_dims(const std::vector<long>& sizes, const ParamSet& params) {
   std::vector<TorusDimension> dims;
-  for (long size : sizes)
-    dims.push_back({size, "link", params.number("link_bandwidth"), params.number("link_latency"),
-                    params.number("link_efficiency"), 1, true});
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    dims.push_back({sizes[i], dimension_tier("", i), params.number("link_bandwidth"),
+                    params.number("link_latency"), params.number("link_efficiency"), 1, true});
   return dims;
 }
 
@@ -92,9 +103,10 @@ GeneratorEntry torus_generator() {
                          std::vector<long> sizes = parse_torus_dims("torus", args, "4x4x4");
                          long total = 1;
                          for (long d : sizes) total *= d;
-                         Topology t(spec, params, {"link"});
+                         auto dims = uniform_dims(sizes, params);
+                         Topology t(spec, params, torus_tiers(dims));
                          for (long i = 0; i < total; ++i) t.add_chip();
-                         add_torus_links(t, uniform_dims(sizes, params));
+                         add_torus_links(t, dims);
                          return t;
                        }};
   entry.example = "torus:4x4";

@@ -25,8 +25,8 @@ std::vector<TorusDimension> v5p_dims(const std::string& args, const ParamSet& p)
   bool full_cubes = sizes[0] % 4 == 0 && sizes[1] % 4 == 0 && sizes[2] % 4 == 0;
   bool wrap = mode == "on" || (mode == "auto" && full_cubes);
   std::vector<TorusDimension> dims;
-  for (long size : sizes)
-    dims.push_back({size, "ici", p.number("ici_bandwidth"), p.number("ici_latency"),
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    dims.push_back({sizes[i], dimension_tier("ici_", i), p.number("ici_bandwidth"), p.number("ici_latency"),
                     p.number("ici_efficiency"), 1, wrap});
   return dims;
 }
@@ -55,7 +55,7 @@ GeneratorEntry tpu_v5p_generator() {
                          const long a = dims[0].size, b = dims[1].size, c = dims[2].size;
                          const bool hosts = a % 2 == 0 && b % 2 == 0;
                          const bool cubes = a % 4 == 0 && b % 4 == 0 && c % 4 == 0;
-                         Topology t(spec, p, {"ici"});
+                         Topology t(spec, p, torus_tiers(dims));
                          for (long z = 0; z < c; ++z)
                            for (long y = 0; y < b; ++y)
                              for (long x = 0; x < a; ++x) {

@@ -29,14 +29,16 @@ std::vector<ParamSpec> trn2_instance_params() {
 }
 
 std::vector<TorusDimension> trn2_instance_dims(const ParamSet& p) {
-  TorusDimension d{kTrn2Side,
-                   "neuronlink",
+  TorusDimension x{kTrn2Side,
+                   dimension_tier("neuronlink_", 0),
                    p.number("neuronlink_bandwidth"),
                    p.number("neuronlink_latency"),
                    p.number("neuronlink_efficiency"),
                    1,
                    true};
-  return {d, d};
+  TorusDimension y = x;
+  y.tier = dimension_tier("neuronlink_", 1);
+  return {x, y};
 }
 
 GeneratorEntry trn2_generator() {
@@ -44,9 +46,10 @@ GeneratorEntry trn2_generator() {
       "trn2", "trn2", "AWS trn2.48xlarge: 16 Trainium2 chips in a 4x4 2D torus, chips forward",
       trn2_instance_params(), [](const std::string& spec, const std::string& args, const ParamSet& p) {
         if (!args.empty()) throw InputError("topology trn2 takes no arguments; got 'trn2:" + args + "'");
-        Topology t(spec, p, {"neuronlink"});
+        auto dims = trn2_instance_dims(p);
+        Topology t(spec, p, torus_tiers(dims));
         for (long i = 0; i < kTrn2Side * kTrn2Side; ++i) t.add_chip(0);
-        add_torus_links(t, trn2_instance_dims(p));
+        add_torus_links(t, dims);
         return t;
       }};
   entry.bisection = [](const Topology& t) { return torus_bisection(trn2_instance_dims(t.params())); };

@@ -44,7 +44,7 @@ GeneratorEntry trn2_ultraserver_generator() {
           throw InputError("topology trn2-ultraserver takes no arguments; got 'trn2-ultraserver:" + args +
                            "'");
         auto dims = ultraserver_dims(p);
-        Topology t(spec, p, {"neuronlink", "z_ring"});
+        Topology t(spec, p, torus_tiers(dims));
         const long per_instance = dims[0].size * dims[1].size;
         for (long z = 0; z < kTrn2Instances; ++z)
           for (long i = 0; i < per_instance; ++i) t.add_chip(static_cast<int>(z));

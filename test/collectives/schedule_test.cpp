@@ -217,7 +217,7 @@ TEST_CASE("schedule loader: a chip may not send to itself") {
 
 TEST_CASE("schedule loader: op is reduce or copy") {
   CHECK(error_of(allreduce4(R"({"src": 0, "dst": 1, "chunk": 0, "op": "sum"})")) ==
-        "s.json: step 0, transfer 0: unknown op 'sum' known: reduce, copy");
+        "s.json: step 0, transfer 0: unknown op 'sum'; known: reduce, copy");
 }
 
 TEST_CASE("schedule loader: chunk and dst_chunk must name a slot of the collective's layout") {

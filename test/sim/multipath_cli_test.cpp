@@ -130,7 +130,7 @@ TEST_CASE("an unknown multipath policy is bad input naming the choices, with a g
           "[multipath]") {
   auto args = planes_run("allreduce", "ring", "1MiB", {"multipath=bogus"});
   args.insert(args.begin(), "run");
-  expect_input_error(args, "parameter multipath: unknown value 'bogus' known: auto, single, stripe, hash");
+  expect_input_error(args, "parameter multipath: unknown value 'bogus'; known: auto, single, stripe, hash");
   args = planes_run("allreduce", "ring", "1MiB", {"multipath=strip"});
   args.insert(args.begin(), "run");
   expect_input_error(args, "did you mean 'stripe'?");

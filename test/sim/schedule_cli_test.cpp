@@ -149,7 +149,7 @@ TEST_CASE("bad schedule file: a chip sending to itself") {
 
 TEST_CASE("bad schedule file: an unknown op") {
   expect_bad_file(allreduce4("op.json", R"({"src": 0, "dst": 1, "chunk": 0, "op": "add"})"),
-                  "step 0, transfer 0: unknown op 'add' known: reduce, copy");
+                  "step 0, transfer 0: unknown op 'add'; known: reduce, copy");
 }
 
 TEST_CASE("bad schedule file: chunk out of range") {

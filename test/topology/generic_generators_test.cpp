@@ -271,8 +271,8 @@ TEST_CASE("cluster:K:PRESET is K copies of PRESET plus a NIC link per chip into 
         build("cluster:4:torus:4x4", {{"link_bandwidth", "50GBps"}, {"nic_bandwidth", "800Gbps"}});
     CHECK(torus.chip_count() == 64);
     CHECK(torus.switch_count() == 16);
-    CHECK(count_tier(torus, "link") == 4 * 32);
-    for (const Link& l : torus.links()) CHECK(l.bandwidth() == (l.tier == "link" ? 50e9 : 100e9));
+    CHECK(count_tier(torus, "x") + count_tier(torus, "y") == 4 * 32);
+    for (const Link& l : torus.links()) CHECK(l.bandwidth() == (l.tier == "nic" ? 100e9 : 50e9));
     CHECK(torus.node(torus.chip(17)).domain == 1);
     CHECK(torus.node(torus.chip(17)).server == -1);  // a torus has no server level
     CHECK(check_all_routes(Routes(torus)) > 0);

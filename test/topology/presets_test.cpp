@@ -217,8 +217,11 @@ TEST_CASE("trn2: a 4x4 torus of 16 chips, 4 x 256 GB/s per chip", "[presets]") {
   Topology t = build("trn2");
   CHECK(t.chip_count() == 16);
   CHECK(t.switch_count() == 0);
-  CHECK(tier_counts(t)["neuronlink"] == TierCount{32, 32});
-  check_chip_tier(t, "neuronlink", 1024e9, 0.9, 4);
+  // One tier per dimension, so routes are dimension-ordered (x, then y).
+  CHECK(tier_counts(t)["neuronlink_x"] == TierCount{16, 16});
+  CHECK(tier_counts(t)["neuronlink_y"] == TierCount{16, 16});
+  check_chip_tier(t, "neuronlink_x", 512e9, 0.9, 2);
+  check_chip_tier(t, "neuronlink_y", 512e9, 0.9, 2);
   for (int r = 0; r < 16; ++r) CHECK(t.node(t.chip(r)).server == 0);
   CHECK(Routes(t).diameter() == 4);
   check_all_pairs_routed(t);
@@ -230,9 +233,11 @@ TEST_CASE("trn2-ultraserver: 4 instances x 4x4, same-coordinate chips in a 128 G
   CHECK(t.chip_count() == 64);
   CHECK(t.switch_count() == 0);
   auto tiers = tier_counts(t);
-  CHECK(tiers["neuronlink"] == TierCount{128, 128});
+  CHECK(tiers["neuronlink_x"] == TierCount{64, 64});
+  CHECK(tiers["neuronlink_y"] == TierCount{64, 64});
   CHECK(tiers["z_ring"] == TierCount{64, 64});
-  check_chip_tier(t, "neuronlink", 1024e9, 0.9, 4);
+  check_chip_tier(t, "neuronlink_x", 512e9, 0.9, 2);
+  check_chip_tier(t, "neuronlink_y", 512e9, 0.9, 2);
   check_chip_tier(t, "z_ring", 256e9, 0.9, 2);
   for (int r = 0; r < 64; ++r) CHECK(t.node(t.chip(r)).server == r / 16);
   for (const Link& l : t.links())
@@ -283,8 +288,10 @@ TEST_CASE("tpu-v5p:AxBxC: a 3D torus of 100 GB/s ICI links, wrap-around from one
   Topology cube = build("tpu-v5p:4x4x4");
   CHECK(cube.chip_count() == 64);
   CHECK(cube.switch_count() == 0);
-  CHECK(tier_counts(cube)["ici"] == TierCount{192, 192});
-  check_chip_tier(cube, "ici", 600e9, 0.9, 6);
+  for (const char* tier : {"ici_x", "ici_y", "ici_z"}) {  // a tier per dimension: dimension-order routes
+    CHECK(tier_counts(cube)[tier] == TierCount{64, 64});
+    check_chip_tier(cube, tier, 200e9, 0.9, 2);
+  }
   CHECK(Routes(cube).diameter() == 6);
   check_all_pairs_routed(cube);
   CHECK(*bisection(cube) == Approx(32 * 90e9));  // 2 x 64/4 links
@@ -303,13 +310,17 @@ TEST_CASE("tpu-v5p:AxBxC: a 3D torus of 100 GB/s ICI links, wrap-around from one
 
   SECTION("slices smaller than a cube have no wrap-around links (Google v5p docs)") {
     Topology small = build("tpu-v5p:2x4x4");
-    CHECK(tier_counts(small)["ici"].links == 16 + 24 + 24);
+    auto ici_links = [](const Topology& t) {
+      auto c = tier_counts(t);
+      return c["ici_x"].links + c["ici_y"].links + c["ici_z"].links;
+    };
+    CHECK(ici_links(small) == 16 + 24 + 24);
     CHECK(Routes(small).diameter() == 1 + 3 + 3);
     CHECK(small.node(small.chip(31)).rack == -1);
     check_all_pairs_routed(small);
     CHECK(*bisection(small) == Approx(8 * 90e9));  // one link per 4-chip line
-    CHECK(tier_counts(build("tpu-v5p:2x4x4", {{"ici_wraparound", "on"}}))["ici"].links == 16 + 32 + 32);
-    CHECK(tier_counts(build("tpu-v5p:4x4x4", {{"ici_wraparound", "off"}}))["ici"].links == 3 * 48);
+    CHECK(ici_links(build("tpu-v5p:2x4x4", {{"ici_wraparound", "on"}})) == 16 + 32 + 32);
+    CHECK(ici_links(build("tpu-v5p:4x4x4", {{"ici_wraparound", "off"}})) == 3 * 48);
     CHECK(build("tpu-v5p:2x2x1").link_count() == 4);
   }
 }
