@@ -9,13 +9,14 @@
 namespace ultrasim {
 
 ParamSpec groups_param() {
-  return {"groups",
-          "auto",
-          Unit::kChoice,
-          "chip groups of hierarchical algorithms: server, rack, N consecutive ranks, or auto (server level "
-          "when the topology has one, else blocks of floor(sqrt(p)))",
-          "NCCL's intra-node / inter-node split",
-          {"auto", "server", "rack", "N"}};
+  return {
+      "groups",
+      "auto",
+      Unit::kChoice,
+      "chip groups of hierarchical algorithms: server, rack, domain (cluster:K:PRESET's scale-up domains), N "
+      "consecutive ranks, or auto (server level when the topology has one, else blocks of floor(sqrt(p)))",
+      "NCCL's intra-node / inter-node split",
+      {"auto", "server", "rack", "domain", "N"}};
 }
 
 int Groups::columns() const {
@@ -25,11 +26,11 @@ int Groups::columns() const {
 }
 
 std::vector<int> level_labels(const std::string& groups, const Topology& topology) {
-  if (groups != "auto" && groups != "server" && groups != "rack") return {};
+  if (groups != "auto" && groups != "server" && groups != "rack" && groups != "domain") return {};
   std::vector<int> labels;
   for (int r = 0; r < topology.chip_count(); ++r) {
     const Node& chip = topology.node(topology.chip(r));
-    labels.push_back(groups == "rack" ? chip.rack : chip.server);
+    labels.push_back(groups == "rack" ? chip.rack : groups == "domain" ? chip.domain : chip.server);
   }
   if (std::find(labels.begin(), labels.end(), -1) == labels.end()) return labels;
   if (groups == "auto") return {};

@@ -23,7 +23,7 @@ std::unique_ptr<Algorithm> hierarchical(const std::string& collective, const std
 
 }  // namespace
 
-TEST_CASE("groups come from the server or rack level, or are blocks of N ranks") {
+TEST_CASE("groups come from the server, rack or domain level, or are blocks of N ranks") {
   Topology trn3 = make_topology("trn3", {}, {});
   Groups servers = make_groups("server", 144, level_labels("server", trn3));
   CHECK(servers.members.size() == 36);
@@ -32,6 +32,11 @@ TEST_CASE("groups come from the server or rack level, or are blocks of N ranks")
   CHECK(racks.members.size() == 2);
   CHECK(racks.columns() == 72);
   CHECK(make_groups("auto", 144, level_labels("auto", trn3)).members.size() == 36);  // auto = server level
+  // cluster:K:PRESET: one group per scale-up domain.
+  Topology cluster = make_topology("cluster:3:switch:4", {}, {});
+  Groups domains = make_groups("domain", 12, level_labels("domain", cluster));
+  CHECK(domains.members == std::vector<std::vector<int>>{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}});
+  CHECK_THROWS_WITH(level_labels("domain", trn3), Catch::Contains("has no domain level"));
 
   Topology flat = make_topology("switch:10", {}, {});
   CHECK_THROWS_AS(level_labels("server", flat), InputError);
