@@ -22,6 +22,12 @@ std::vector<TierStats> tier_stats(const Topology& t) {
   const Graph& g = t.graph();
   for (const Link& l : t.links()) {
     TierStats& s = stats[l.tier_index];
+    auto widen = [first = s.links == 0](std::pair<double, double>& range, double value) {
+      range = first ? std::pair{value, value}
+                    : std::pair{std::min(range.first, value), std::max(range.second, value)};
+    };
+    widen(s.link_raw, l.raw_bandwidth);
+    widen(s.link_delivered, l.bandwidth());
     ++s.links;
     s.lanes += l.lanes;
     for (std::size_t end : {l.a, l.b}) {
@@ -100,8 +106,11 @@ std::string topology_summary(const Topology& t, const Routes& routes) {
   for (const TierStats& s : tier_stats(t)) {
     if (s.links == 0) continue;
     out << "  " << padded(s.tier, tier_width) << padded(std::to_string(s.links), 7)
-        << padded(std::to_string(s.lanes), 7) << padded(range_text(s.chip_raw), 20)
-        << range_text(s.chip_delivered) << "\n";
+        << padded(std::to_string(s.lanes), 7);
+    if (s.chip_raw.second > 0)
+      out << padded(range_text(s.chip_raw), 20) << range_text(s.chip_delivered) << "\n";
+    else  // switch-to-switch links: no chip has one, so say what each link carries
+      out << padded(range_text(s.link_raw) + " a link", 20) << range_text(s.link_delivered) << " a link\n";
   }
   if (auto diameter = diameter_or_none(routes))
     out << "diameter     " << *diameter << " links\n";

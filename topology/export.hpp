@@ -19,6 +19,7 @@ struct TierStats {
   int links = 0;                                                   // graph links
   int lanes = 0;                                                   // physical links they bundle
   std::pair<double, double> chip_raw{0, 0}, chip_delivered{0, 0};  // B/s, {min, max} over chips
+  std::pair<double, double> link_raw{0, 0}, link_delivered{0, 0};  // B/s, {min, max} over its links
 };
 // In the order of Topology::tiers().
 std::vector<TierStats> tier_stats(const Topology& topology);
