@@ -84,6 +84,15 @@ TEST_CASE("the trn3 summary counts links and lanes per tier with per-chip raw an
   CHECK_THAT(summary, Catch::Contains("bisection    8.64 TB/s per direction (exact, formula)"));
   CHECK_THAT(summary, Catch::Contains("diameter     3 links"));
   CHECK_THAT(summary, Catch::Contains("  cross_rack  72     "));
+  // Tiers between switches: no chip has such a link, so the summary gives one link's rate.
+  Topology chips = build("trn3", {{"rack_switch", "chips"}});
+  auto spine = tier_stats(chips).back();
+  CHECK(spine.tier == "rack_spine");
+  CHECK(spine.chip_raw.second == 0);
+  CHECK(spine.link_raw == std::pair<double, double>{128e9, 128e9});  // a bundle of 2 x8
+  CHECK(spine.link_delivered == std::pair<double, double>{120e9, 120e9});
+  CHECK_THAT(topology_summary(chips, Routes(chips)),
+             Catch::Contains("rack_spine  400    800    128 GB/s a link     120 GB/s a link"));
 
   auto json = topology_json(t, routes);
   CHECK(json["bisection_Bps"] == 72 * 120e9);
