@@ -4,6 +4,8 @@
 #include <array>
 #include <stdexcept>
 
+#include "collectives/chip.hpp"
+
 namespace ultrasim {
 namespace {
 
@@ -112,6 +114,17 @@ std::vector<TreeTransfer> two_tree_schedule(const int p, const int chunks) {
     transfers.push_back(std::move(tr));
   }
   return transfers;
+}
+
+TreeInbox::TreeInbox(Chip& me, const std::vector<TreeTransfer>& transfers)
+    : me_(me), transfers_(transfers), taken_(transfers.size(), 0) {}
+
+void TreeInbox::take(int i) {
+  if (taken_[i]++) return;
+  const TreeTransfer& t = transfers_[i];
+  auto in = me_.recv(t.src, t.round);
+  me_.wait({in});
+  me_.accept(in, t.reduce ? OnArrival::kReduce : OnArrival::kKeep);
 }
 
 }  // namespace ultrasim

@@ -33,4 +33,19 @@ struct TreeTransfer {
 // Every transfer of the all-reduce over p chips with `chunks` chunks per tree, in round order.
 std::vector<TreeTransfer> two_tree_schedule(int p, int chunks);
 
+class Chip;
+
+// What a chip receives in the schedule, each transfer taken once, when first needed: take(i) posts the
+// receive of transfers[i], waits for it, and adds (reduction) or keeps (broadcast) what arrived.
+class TreeInbox {
+ public:
+  TreeInbox(Chip& me, const std::vector<TreeTransfer>& transfers);
+  void take(int i);
+
+ private:
+  Chip& me_;
+  const std::vector<TreeTransfer>& transfers_;
+  std::vector<char> taken_;
+};
+
 }  // namespace ultrasim

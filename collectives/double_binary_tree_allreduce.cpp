@@ -34,22 +34,16 @@ class DoubleBinaryTreeAllreduce : public Algorithm {
   void run(Chip& me) const override {
     const auto shared = schedule(me.size());
     const auto& transfers = *shared;
-    std::vector<char> taken(transfers.size(), 0);
-    auto take = [&](int i) {
-      if (taken[i]++) return;
-      auto in = me.recv(transfers[i].src, transfers[i].round);
-      me.wait({in});
-      me.accept(in, transfers[i].reduce ? OnArrival::kReduce : OnArrival::kKeep);
-    };
+    TreeInbox inbox(me, transfers);
     RequestPtr previous;
     for (const TreeTransfer& t : transfers) {
       if (t.src != me.rank()) continue;
-      for (int i : t.needs) take(i);
+      for (int i : t.needs) inbox.take(i);
       if (previous) me.wait({previous});
       previous = me.send(t.dst, t.round, {t.slot});
     }
     for (std::size_t i = 0; i < transfers.size(); ++i)
-      if (transfers[i].dst == me.rank()) take(static_cast<int>(i));
+      if (transfers[i].dst == me.rank()) inbox.take(static_cast<int>(i));
     if (previous) me.wait({previous});
   }
   // The same program on per-chip clocks: a send starts when the chip has taken what it needs and its

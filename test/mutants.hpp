@@ -190,22 +190,16 @@ class SendsBeforeSecondChild : public Algorithm {
   int chunks(int) const override { return 2 * 4; }
   void run(Chip& me) const override {
     const auto transfers = two_tree_schedule(me.size(), 4);
-    std::vector<char> taken(transfers.size(), 0);
-    auto take = [&](int i) {
-      if (taken[i]++) return;
-      auto in = me.recv(transfers[i].src, transfers[i].round);
-      me.wait({in});
-      me.accept(in, transfers[i].reduce ? OnArrival::kReduce : OnArrival::kKeep);
-    };
+    TreeInbox inbox(me, transfers);
     for (const TreeTransfer& t : transfers) {
       if (t.src != me.rank()) continue;
-      if (!t.needs.empty()) take(t.reduce ? t.needs.front() : t.needs.back());  // the bug: one of two
+      if (!t.needs.empty()) inbox.take(t.reduce ? t.needs.front() : t.needs.back());  // the bug: one of two
       for (int i : t.needs)
-        if (!t.reduce) take(i);
+        if (!t.reduce) inbox.take(i);
       me.wait({me.send(t.dst, t.round, {t.slot})});
     }
     for (std::size_t i = 0; i < transfers.size(); ++i)
-      if (transfers[i].dst == me.rank()) take(static_cast<int>(i));
+      if (transfers[i].dst == me.rank()) inbox.take(static_cast<int>(i));
   }
   double model_s(const CostInput&) const override { return 0; }
 };
