@@ -41,9 +41,7 @@ double concurrent_flows_time(const CostInput& in, const std::function<std::uint6
       if (n == 0) continue;
       // Each path the message takes carries its part (striped: split as the fabric splits it).
       const auto& shares = in.routes.message_paths(a, b);
-      std::vector<double> weights;
-      for (const PathShare& share : shares) weights.push_back(share.weight);
-      std::vector<std::uint64_t> parts = split_bytes(n, weights);
+      const std::vector<std::uint64_t> parts = in.routes.message_parts(a, b, n);
       for (std::size_t k = 0; k < shares.size(); ++k) {
         if (parts[k] == 0) continue;
         const Path& path = shares[k].path;

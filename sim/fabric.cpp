@@ -4,19 +4,29 @@
 #include <mutex>
 #include <stdexcept>
 
+#include <boost/container/small_vector.hpp>
+
 namespace sg = simgrid::s4u;
 
 namespace ultrasim {
 
-struct Fabric::SendRequest : Request {
-  int src = 0, dst = 0, step = 0;
-  std::uint64_t bytes = 0;
-  std::vector<Flow> flows;           // one per path taken (striped: several)
-  std::vector<int> paths;            // their path indices
-  std::vector<std::uint64_t> parts;  // their bytes, summing to `bytes`
+// Every request the fabric hands out says what it is, so that wait_all needs no dynamic_cast per request.
+struct Fabric::FabricRequest : Request {
+  enum class Kind { kSend, kRecv, kReduction };
+  explicit FabricRequest(Kind k) : kind(k) {}
+  const Kind kind;
 };
 
-struct Fabric::RecvRequest : Request {
+struct Fabric::SendRequest : FabricRequest {
+  SendRequest() : FabricRequest(Kind::kSend) {}
+  int src = 0, dst = 0, step = 0;
+  std::uint64_t bytes = 0;
+  boost::container::small_vector<Flow, 1>
+      flows;  // one per path taken (striped: several), parts summing to bytes
+};
+
+struct Fabric::RecvRequest : FabricRequest {
+  RecvRequest() : FabricRequest(Kind::kRecv) {}
   int src = 0, dst = 0, step = 0;
   std::shared_ptr<SendRequest> send;  // set when matched
   bool delivered = false;             // its message (and record) taken from the send, once
@@ -35,7 +45,8 @@ struct Fabric::Reduction {
   std::vector<Message> results;
 };
 
-struct Fabric::ReductionRequest : Request {
+struct Fabric::ReductionRequest : FabricRequest {
+  ReductionRequest() : FabricRequest(Kind::kReduction) {}
   std::shared_ptr<Reduction> reduction;
   int index = 0;  // of this chip in members
   bool result = false;
@@ -78,8 +89,8 @@ Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_
   sg::Host* to = platform_.endpoint(dst, path_index);
   double latency = platform_.route_latency(from, to) + transfer_overhead_;
   if (!inbox_.empty() && sg::this_actor::get_host() == from)
-    return Flow{inbox_[dst][path_index]->put_async(this, bytes), latency};
-  return Flow{sg::Comm::sendto_async(from, to, bytes), latency};
+    return Flow{inbox_[dst][path_index]->put_async(this, bytes), latency, path_index, bytes};
+  return Flow{sg::Comm::sendto_async(from, to, bytes), latency, path_index, bytes};
 }
 
 RequestPtr Fabric::send(int self, int dst, Message message, int step) {
@@ -87,20 +98,15 @@ RequestPtr Fabric::send(int self, int dst, Message message, int step) {
   request->src = self, request->dst = dst, request->step = step;
   request->bytes = message.bytes();
   request->message = std::move(message);
-  if (!routes_ || routes_->message_paths(self, dst).size() == 1) {
-    request->paths.push_back(routes_ ? routes_->message_paths(self, dst).front().index : 0);
-    request->parts.push_back(request->bytes);
+  if (!routes_ || routes_->policy() == Multipath::kSingle) {
+    request->flows.push_back(start_flow(self, dst, request->bytes, 0));  // the route: no lookup
   } else {
     const auto& shares = routes_->message_paths(self, dst);
-    std::vector<double> weights;
-    for (const PathShare& share : shares) weights.push_back(share.weight);
-    std::vector<std::uint64_t> parts = split_bytes(request->bytes, weights);
+    const auto parts = routes_->message_parts(self, dst, request->bytes);
     for (std::size_t k = 0; k < shares.size(); ++k)
-      if (parts[k] > 0) request->paths.push_back(shares[k].index), request->parts.push_back(parts[k]);
-    if (request->paths.empty()) request->paths.push_back(shares.front().index), request->parts.push_back(0);
+      if (parts[k] > 0) request->flows.push_back(start_flow(self, dst, parts[k], shares[k].index));
+    if (request->flows.empty()) request->flows.push_back(start_flow(self, dst, 0, shares.front().index));
   }
-  for (std::size_t k = 0; k < request->paths.size(); ++k)
-    request->flows.push_back(start_flow(self, dst, request->parts[k], request->paths[k]));
   ++transfer_count_;
   bytes_sent_ += request->bytes;
   Key key{self, dst, step};
@@ -137,7 +143,9 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
   std::vector<RecvRequest*> receives;
   std::vector<ReductionRequest*> results;
   for (const auto& request : requests) {
-    if (auto* reduction = dynamic_cast<ReductionRequest*>(request.get())) {
+    const auto& tagged = static_cast<const FabricRequest&>(*request);  // every request here is the fabric's
+    if (tagged.kind == FabricRequest::Kind::kReduction) {
+      auto* reduction = static_cast<ReductionRequest*>(request.get());
       if (!reduction->result) {
         flows.push_back(reduction->reduction->uploads[reduction->index].comm);
       } else {
@@ -149,7 +157,8 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
         flows.push_back(r.downloads[reduction->index].comm);
         results.push_back(reduction);
       }
-    } else if (auto* receive = dynamic_cast<RecvRequest*>(request.get())) {
+    } else if (tagged.kind == FabricRequest::Kind::kRecv) {
+      auto* receive = static_cast<RecvRequest*>(request.get());
       if (!receive->send) {
         std::unique_lock lock(*mutex_[self]);
         arrived_[self]->wait(lock, [receive] { return receive->send != nullptr; });
@@ -185,10 +194,10 @@ void Fabric::deliver(RecvRequest& receive) {
   receive.message = std::move(receive.send->message);
   if (record_) {
     const SendRequest& s = *receive.send;
-    for (std::size_t k = 0; k < s.flows.size(); ++k)
-      transfers_.push_back(TransferRecord{s.src, s.dst, s.parts[k], s.step, s.paths[k],
-                                          s.flows[k].comm->get_start_time(),
-                                          s.flows[k].comm->get_finish_time() + s.flows[k].latency});
+    for (const Flow& flow : s.flows)
+      transfers_.push_back(TransferRecord{s.src, s.dst, flow.bytes, s.step, flow.path,
+                                          flow.comm->get_start_time(),
+                                          flow.comm->get_finish_time() + flow.latency});
   }
 }
 

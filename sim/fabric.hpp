@@ -51,6 +51,8 @@ class Fabric {
   struct Flow {
     simgrid::s4u::CommPtr comm;
     double latency = 0;  // path latency + transfer_overhead, added at delivery
+    int path = 0;        // path index (0 = the route)
+    std::uint64_t bytes = 0;
   };
   // A one-sided flow of `bytes` from chip src to chip dst along path `path_index` (from src's chip host
   // to dst's endpoint k), started now. From the source chip's own actor it is a put to that endpoint's
@@ -79,6 +81,7 @@ class Fabric {
   std::uint64_t bytes_sent() const { return bytes_sent_; }
 
  private:
+  struct FabricRequest;
   struct SendRequest;
   struct RecvRequest;
   struct Reduction;

@@ -250,6 +250,14 @@ const std::vector<PathShare>& Routes::message_paths(int src_rank, int dst_rank) 
   return *cached;
 }
 
+std::vector<std::uint64_t> Routes::message_parts(int src_rank, int dst_rank, std::uint64_t bytes) const {
+  const auto& shares = message_paths(src_rank, dst_rank);
+  if (shares.size() == 1) return {bytes};
+  std::vector<double> weights;
+  for (const PathShare& share : shares) weights.push_back(share.weight);
+  return split_bytes(bytes, weights);
+}
+
 double Routes::message_bandwidth(int src_rank, int dst_rank) const {
   const auto& shares = message_paths(src_rank, dst_rank);
   if (shares.size() == 1) return shares.front().path.bandwidth;

@@ -77,6 +77,9 @@ class Routes {
   // The paths a message from chip a to chip b takes under the policy, with their shares (cached).
   // Throws SimulationError when unreachable.
   const std::vector<PathShare>& message_paths(int src_rank, int dst_rank) const;
+  // A message of `bytes` cut over message_paths(a, b) as the fabric sends it: one part per path (split_bytes
+  // of the shares), summing to `bytes`. The simulator and the closed forms both cut with this.
+  std::vector<std::uint64_t> message_parts(int src_rank, int dst_rank, std::uint64_t bytes) const;
   // The rate of one message from a to b alone on the fabric under the policy: n / bytes-per-second
   // of its busiest link direction. Single or hash: the bottleneck of its one path; stripe: the sum of
   // the paths' bandwidths where they share no link.
