@@ -1,7 +1,6 @@
 #include "topology/import.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <fstream>
 #include <map>
 #include <set>
@@ -49,13 +48,6 @@ struct Description {
 
 const std::vector<std::string> kMultipathPolicies{"single", "stripe", "hash"};
 const std::vector<std::string> kKinds{"chip", "switch"};
-
-// Shortest text that reads back as the same double.
-std::string number_text(double value) {
-  char out[40];
-  auto [end, ec] = std::to_chars(out, out + sizeof out, value);
-  return std::string(out, end);
-}
 
 // Every error names the file, the element and what was expected.
 class Errors {
@@ -166,7 +158,7 @@ Description read_json(const Errors& errors, const std::string& text) {
       else if (v.is_null())
         d.switch_params[name] = "inf";
       else if (v.is_number())
-        d.switch_params[name] = number_text(v.get<double>());
+        d.switch_params[name] = shortest_number(v.get<double>());
       else if (v.is_string())
         d.switch_params[name] = v.get<std::string>();
       else
@@ -232,18 +224,20 @@ Description read_json(const Errors& errors, const std::string& text) {
     link.b = json_string(errors, where, l, "b");
     where = link.where = where + " (" + link.a + " -- " + link.b + ")";
     if (l.contains("tier")) link.tier = json_string(errors, where, l, "tier");
-    if (l.contains("raw_bandwidth_Bps")) {
-      link.raw_bandwidth = json_quantity(errors, where, l, "raw_bandwidth_Bps", parse_rate, "bytes/s");
-      if (l.contains("raw_bandwidth_GBps")) {  // both: the exact one wins, but they must agree
-        double gbps = json_quantity(errors, where, l, "raw_bandwidth_GBps", parse_rate, "GB/s");
-        if (std::abs(gbps * 1e9 - link.raw_bandwidth) > 1e-9 * link.raw_bandwidth)
-          errors.fail(where, "raw_bandwidth_Bps and raw_bandwidth_GBps disagree; give one of them");
-      }
-    } else if (l.contains("raw_bandwidth_GBps")) {
+    // raw_bandwidth_GBps is the summary's figure: a plain number of GB/s (1e9 B/s).
+    auto gigabytes_per_s = [&]() {
       const Json& v = l["raw_bandwidth_GBps"];
       if (!v.is_number())
         errors.fail(where, "raw_bandwidth_GBps: expected a number of GB/s, got " + v.dump());
-      link.raw_bandwidth = v.get<double>() * 1e9;
+      return v.get<double>() * 1e9;
+    };
+    if (l.contains("raw_bandwidth_Bps")) {
+      link.raw_bandwidth = json_quantity(errors, where, l, "raw_bandwidth_Bps", parse_rate, "bytes/s");
+      if (l.contains("raw_bandwidth_GBps") &&  // both: the exact one wins, but they must agree
+          std::abs(gigabytes_per_s() - link.raw_bandwidth) > 1e-9 * link.raw_bandwidth)
+        errors.fail(where, "raw_bandwidth_Bps and raw_bandwidth_GBps disagree; give one of them");
+    } else if (l.contains("raw_bandwidth_GBps")) {
+      link.raw_bandwidth = gigabytes_per_s();
     } else {
       errors.fail(where, "no raw_bandwidth_Bps; expected the raw rate per direction in bytes/s");
     }

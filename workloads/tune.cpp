@@ -9,6 +9,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "topology/errors.hpp"
+#include "topology/units.hpp"
 
 namespace ultrasim {
 namespace {
@@ -80,11 +81,7 @@ std::string size_text(std::uint64_t bytes) {
 
 std::string value_text(const json& value) {
   if (value.is_string()) return value.get<std::string>();
-  if (value.is_number()) {
-    char out[32];
-    std::snprintf(out, sizeof out, "%g", value.get<double>());
-    return out;
-  }
+  if (value.is_number()) return shortest_number(value.get<double>());
   return value.dump();
 }
 
