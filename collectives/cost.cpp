@@ -58,6 +58,14 @@ double concurrent_flows_time(const CostInput& in, const std::function<std::uint6
   return latency + busiest;
 }
 
+double concurrent_flows_time(const CostInput& in, const std::map<std::pair<int, int>, std::uint64_t>& flows) {
+  if (flows.empty()) return 0;
+  return concurrent_flows_time(in, [&](int a, int b) {
+    auto it = flows.find({a, b});
+    return it == flows.end() ? std::uint64_t{0} : it->second;
+  });
+}
+
 double lower_bound_s(CollectiveKind kind, const CostInput& in) {
   const int p = in.p;
   if (p < 2) return 0;

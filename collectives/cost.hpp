@@ -2,6 +2,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <utility>
 
 #include "collectives/algorithm.hpp"
 
@@ -33,6 +35,8 @@ double rounds_time(const CostInput& in, int rounds,
 // path it takes under the multi-path policy with its part. `bytes(src, dst)` gives each ordered pair's
 // volume (0 = no flow).
 double concurrent_flows_time(const CostInput& in, const std::function<std::uint64_t(int, int)>& bytes);
+// The same for flows listed by (src, dst) pair (pairs not listed carry nothing); 0 for no flow.
+double concurrent_flows_time(const CostInput& in, const std::map<std::pair<int, int>, std::uint64_t>& flows);
 
 // bound_s: the bytes each chip must send or receive (collective by collective; see README) divided by
 // its injection bandwidth (sum of its links, per direction), plus the smallest route latency and the

@@ -122,12 +122,7 @@ double exchanges_time(const CostInput& in, const std::vector<GroupExchange>& exc
       if (reduce) reduced[dst] += block_bytes(e.blocks[block]);
     });
   if (flows.empty()) return 0;
-  return concurrent_flows_time(in,
-                               [&](int a, int b) {
-                                 auto it = flows.find({a, b});
-                                 return it == flows.end() ? std::uint64_t{0} : it->second;
-                               }) +
-         in.reduce_time(*std::max_element(reduced.begin(), reduced.end()));
+  return concurrent_flows_time(in, flows) + in.reduce_time(*std::max_element(reduced.begin(), reduced.end()));
 }
 
 }  // namespace ultrasim

@@ -42,7 +42,7 @@ Groups make_groups(const std::string& groups, int p, const std::vector<int>& lab
   Groups g;
   g.group_of.assign(p, 0);
   g.position.assign(p, 0);
-  if (!labels.empty()) {
+  if (labels.size() == static_cast<std::size_t>(p)) {
     std::map<int, int> index;  // label -> group, in order of first appearance
     for (int r = 0; r < p; ++r) {
       auto [it, added] = index.emplace(labels[r], static_cast<int>(g.members.size()));

@@ -35,8 +35,9 @@ struct Groups {
 // "auto" without levels and for N. Throws InputError when the topology has no such level.
 std::vector<int> level_labels(const std::string& groups, const Topology& topology);
 
-// Resolves `groups` for p chips. `labels` (from level_labels) group chips by label; without labels a
-// level name or "auto" means blocks of floor(sqrt(p)) chips and N means blocks of N (the last smaller).
+// Resolves `groups` for p chips. `labels` (from level_labels) group chips by label when there is one per
+// chip; otherwise (none, or placed on a topology of another size, as on the recording fake) a level name
+// or "auto" means blocks of floor(sqrt(p)) chips and N means blocks of N (the last smaller).
 Groups make_groups(const std::string& groups, int p, const std::vector<int>& labels);
 
 }  // namespace ultrasim

@@ -54,10 +54,7 @@ class Hierarchical : public Algorithm {
   }
 
  private:
-  Groups groups(int p) const {
-    return make_groups(groups_, p,
-                       labels_.size() == static_cast<std::size_t>(p) ? labels_ : std::vector<int>{});
-  }
+  Groups groups(int p) const { return make_groups(groups_, p, labels_); }
   std::vector<HierarchicalPhase> phases_;
   std::string groups_;
   bool inner_ring_, outer_ring_;

@@ -77,21 +77,11 @@ class HierarchicalAlltoall : public Algorithm {
         if (owner != x) inner[{x, owner}] += parts[z];
         outer[{owner, z}] += parts[z];
       }
-    auto time = [&](const std::map<std::pair<int, int>, std::uint64_t>& flows) {
-      if (flows.empty()) return 0.0;
-      return concurrent_flows_time(in, [&](int a, int b) {
-        auto it = flows.find({a, b});
-        return it == flows.end() ? std::uint64_t{0} : it->second;
-      });
-    };
-    return time(inner) + time(outer);
+    return concurrent_flows_time(in, inner) + concurrent_flows_time(in, outer);
   }
 
  private:
-  Groups groups(int p) const {
-    return make_groups(groups_, p,
-                       labels_.size() == static_cast<std::size_t>(p) ? labels_ : std::vector<int>{});
-  }
+  Groups groups(int p) const { return make_groups(groups_, p, labels_); }
   std::string groups_;
   std::vector<int> labels_;
 };

@@ -165,9 +165,7 @@ class SwitchReduce : public Algorithm {
   }
   int switch_index(int rank) const { return switch_of_.empty() ? 0 : switch_of_[rank]; }
   Groups groups(int p) const {
-    std::vector<int> labels;
-    if (static_cast<int>(switch_of_.size()) == p) labels = switch_of_;
-    return make_groups(std::to_string(std::max(p, 1)), p, labels);  // without a topology: one group
+    return make_groups(std::to_string(std::max(p, 1)), p, switch_of_);  // without a topology: one group
   }
   int depth_;
   bool capable_;
