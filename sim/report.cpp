@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "topology/units.hpp"
 #include "ultrasim_version.hpp"  // generated at every build: ULTRASIM_VERSION
 
 namespace ultrasim {
@@ -13,23 +14,8 @@ bool reduces(CollectiveKind kind) {
          kind == CollectiveKind::kReduce;
 }
 
-std::string fixed(double value, int decimals) {
-  char out[64];
-  std::snprintf(out, sizeof out, "%.*f", decimals, value);
-  return out;
-}
-
 std::string csv_number(const nlohmann::json& value) {
   return value.is_null() ? "" : value.dump();
-}
-
-// A text field as RFC 4180 wants it: quoted (quotes doubled) only if it holds a comma, quote or line
-// break, as a schedule's path (`file:PATH` in `algorithm`) may.
-std::string csv_text(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 // (field, json value) in the order table and CSV print them.
@@ -92,10 +78,10 @@ nlohmann::json run_json(const RunReport& r) {
 std::string run_table(const RunReport& r) {
   const nlohmann::json j = run_json(r);
   auto us = [](const nlohmann::json& v) {
-    return v.is_null() ? std::string("-") : fixed(v.get<double>() * 1e6, 2);
+    return v.is_null() ? std::string("-") : fixed_text(v.get<double>() * 1e6, 2);
   };
   auto gbps = [](const nlohmann::json& v) {
-    return v.is_null() ? std::string("-") : fixed(v.get<double>(), 2);
+    return v.is_null() ? std::string("-") : fixed_text(v.get<double>(), 2);
   };
   char line[512];
   std::ostringstream out;
@@ -111,17 +97,17 @@ std::string run_table(const RunReport& r) {
                 j["redop"].get<std::string>().c_str(), us(j["time_s"]).c_str(), gbps(j["algbw_GBps"]).c_str(),
                 gbps(j["busbw_GBps"]).c_str(), std::to_string(j["wrong"].get<std::uint64_t>()).c_str(),
                 us(j["model_s"]).c_str(), us(j["bound_s"]).c_str(),
-                j["pct_of_bound"].is_null() ? "-" : fixed(j["pct_of_bound"].get<double>(), 1).c_str());
+                j["pct_of_bound"].is_null() ? "-" : fixed_text(j["pct_of_bound"].get<double>(), 1).c_str());
   out << line;
   if (j.contains("first_error"))
     out << "# verification FAILED: " << j["first_error"].get<std::string>() << "\n";
   if (j.contains("auto_ranking")) {
     const auto& ranking = j["auto_ranking"];
     out << "# auto picked " << ranking[0]["algorithm"].get<std::string>() << " (model "
-        << fixed(ranking[0]["model_s"].get<double>() * 1e6, 2) << " us)";
+        << fixed_text(ranking[0]["model_s"].get<double>() * 1e6, 2) << " us)";
     if (ranking.size() > 1)
       out << "; runner-up " << ranking[1]["algorithm"].get<std::string>() << " (model "
-          << fixed(ranking[1]["model_s"].get<double>() * 1e6, 2) << " us)";
+          << fixed_text(ranking[1]["model_s"].get<double>() * 1e6, 2) << " us)";
     out << "\n";
   }
   return out.str();

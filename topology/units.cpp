@@ -130,6 +130,19 @@ std::string shortest_number(double value) {
   return std::string(out, end);
 }
 
+std::string fixed_text(double value, int decimals) {
+  char out[64];
+  std::snprintf(out, sizeof out, "%.*f", decimals, value);
+  return out;
+}
+
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 std::string format_rate(double bytes_per_second) {
   char out[64];
   std::snprintf(out, sizeof out, "%g GB/s", bytes_per_second / 1e9);

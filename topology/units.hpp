@@ -28,6 +28,12 @@ bool parse_bool(std::string_view text);
 // The shortest text that reads back as the same double ("5e-07", not "5.0000000000000008e-07").
 std::string shortest_number(double value);
 
+// `value` with `decimals` digits after the point ("12.74").
+std::string fixed_text(double value, int decimals);
+// A text field as RFC 4180 wants it: quoted (quotes doubled) only if it holds a comma, quote or line
+// break, as a schedule's path (`file:PATH` in an algorithm's name) may.
+std::string csv_text(const std::string& text);
+
 // A rate for summaries: "256 GB/s" (1e9 bytes per second, as nccl-tests prints GB/s).
 std::string format_rate(double bytes_per_second);
 

@@ -452,17 +452,17 @@ std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows) {
       std::stable_sort(list.begin(), list.end(),
                        [](auto* a, auto* b) { return (*a)["time_s"] < (*b)["time_s"]; });
       const auto& best = *list.front();
+      // The runner-up is the fastest other algorithm (seeds or swept parameters repeat the best one).
+      auto other = std::find_if(list.begin(), list.end(),
+                                [&](auto* row) { return (*row)["algorithm"] != best["algorithm"]; });
       auto fixed = [](const nlohmann::ordered_json& value, double scale) {
-        if (value.is_null()) return std::string("-");
-        char text[32];
-        std::snprintf(text, sizeof text, "%.2f", value.get<double>() * scale);
-        return std::string(text);
+        return value.is_null() ? std::string("-") : fixed_text(value.get<double>() * scale, 2);
       };
       std::snprintf(line, sizeof line, "%14llu  %-20s %12s %12s  %-20s %12s\n",
                     static_cast<unsigned long long>(bytes), best["algorithm"].get<std::string>().c_str(),
                     fixed(best["time_s"], 1e6).c_str(), fixed(best["busbw_GBps"], 1).c_str(),
-                    list.size() > 1 ? (*list[1])["algorithm"].get<std::string>().c_str() : "-",
-                    list.size() > 1 ? fixed((*list[1])["time_s"], 1e6).c_str() : "-");
+                    other != list.end() ? (**other)["algorithm"].get<std::string>().c_str() : "-",
+                    other != list.end() ? fixed((**other)["time_s"], 1e6).c_str() : "-");
       s << line;
     }
   }
@@ -481,17 +481,11 @@ std::string sweep_csv_line(const nlohmann::ordered_json& row) {
     if (row[key].is_string()) return row[key].get<std::string>();
     return row[key].dump();
   };
-  auto quoted = [](std::string text) {
-    if (text.find_first_of(",\"\n") == std::string::npos) return text;
-    std::string out = "\"";
-    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-  };
   std::string line;
   for (const char* key : {"point", "status", "topology", "collective", "requested_algorithm", "algorithm",
                           "bytes", "seed", "sets", "time_s", "algbw_GBps", "busbw_GBps", "model_s", "bound_s",
                           "pct_of_bound", "verified", "wrong", "error"})
-    line += (line.empty() ? "" : ",") + quoted(field(key));
+    line += (line.empty() ? "" : ",") + csv_text(field(key));
   return line + "\n";
 }
 

@@ -137,3 +137,15 @@ TEST_CASE("bad sweep input is one line and exit status 2") {
       {"sweep", "--topology", "switch:4", "--collective", "allreduce", "--sizes", "1KiB", "--resume"},
       "--resume needs --out");
 }
+
+TEST_CASE(
+    "the summary names each size's fastest algorithm and the fastest other one, seeds not counted twice") {
+  std::string out = temp_path("sweep_summary.jsonl");
+  CliResult r = run_cli({"sweep", "--topology", "switch:4", "--collective", "allreduce", "--algorithm",
+                         "ring,one-shot", "--sizes", "1MiB", "--seeds", "0,1", "--out", out});
+  REQUIRE(r.status == 0);
+  // switch:4 at 1 MiB: ring 6 x (1 us + 262144 B / 100 GB/s) = 21.73 us; one-shot sends 3 x 1 MiB from
+  // each chip at once: 1 us + 3145728 B / 100 GB/s = 32.46 us. Seed 1 repeats the ring: not a runner-up.
+  CHECK_THAT(r.out, Catch::Contains("# best per size: switch:4 allreduce"));
+  CHECK_THAT(r.out, Catch::Matches("[\\s\\S]*1048576  ring +21\\.73 .* one-shot +32\\.46\n[\\s\\S]*"));
+}
