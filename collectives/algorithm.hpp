@@ -24,7 +24,7 @@ struct CostInput {
   double transfer_overhead = 0;            // s added to every transfer
   std::optional<double> reduce_bandwidth;  // nullopt: reductions are free
   const TrafficMatrix* traffic = nullptr;  // alltoallv's per-pair bytes; null: the uniform one of `bytes`
-  double alpha(int a, int b) const { return routes.between(a, b).latency + transfer_overhead; }
+  double alpha(int a, int b) const { return routes.route_latency(a, b) + transfer_overhead; }
   // A message's rate under the routes' multi-path policy (striped: over its whole path set).
   double bandwidth(int a, int b) const { return routes.message_bandwidth(a, b); }
   double reduce_time(std::uint64_t n) const { return reduce_bandwidth ? n / *reduce_bandwidth : 0.0; }

@@ -7,6 +7,8 @@
 #include <queue>
 #include <set>
 
+#include <boost/container/small_vector.hpp>
+
 #include "topology/errors.hpp"
 
 namespace ultrasim {
@@ -17,7 +19,7 @@ namespace {
 struct Label {
   double latency = std::numeric_limits<double>::infinity();
   int hops = 0;
-  std::vector<int> tiers;
+  boost::container::small_vector<int, 8> tiers;  // inline up to 8 hops: no allocation per label
 };
 
 bool better(const Label& x, const Label& y) {
@@ -132,7 +134,6 @@ Routes::Tree& Routes::tree(Vertex from) const {
   tree->reached.assign(n, 0);
   tree->latency.assign(n, 0.0);
   tree->hops.assign(n, 0);
-  tree->preds.assign(n, {});
   std::vector<Label> label(n);
   label[from].latency = 0;
   // Label-setting search; the order set breaks exact ties by vertex id, so results are deterministic.
@@ -164,11 +165,15 @@ Routes::Tree& Routes::tree(Vertex from) const {
         label[v] = std::move(candidate);
         tree->parent[v] = u;
         tree->parent_link[v] = link.index;
-        tree->preds[v].assign(1, {u, link.index});
+        tree->ties.erase(v);
         frontier.insert(v);
-      } else if (!better(label[v], candidate) && tree->preds[v].back().first != u) {
+      } else if (!better(label[v], candidate)) {
         // An equal-cost route through another vertex (a parallel link from u is the same hop).
-        tree->preds[v].emplace_back(u, link.index);
+        auto& ties = tree->ties[v];
+        if ((ties.empty() ? tree->parent[v] : ties.back().first) != u)
+          ties.emplace_back(u, link.index);
+        else if (ties.empty())
+          tree->ties.erase(v);
       }
     }
   }
@@ -214,7 +219,10 @@ std::vector<Path> Routes::equal_paths(Vertex from, Vertex to) const {
                                 std::vector<Hop>(hops.rbegin(), hops.rend())));
       return;
     }
-    for (auto [u, l] : t.preds[v]) {
+    std::vector<std::pair<Vertex, int>> preds{{t.parent[v], t.parent_link[v]}};
+    if (auto tied = t.ties.find(v); tied != t.ties.end())
+      preds.insert(preds.end(), tied->second.begin(), tied->second.end());
+    for (auto [u, l] : preds) {
       vertices.push_back(u);
       hops.push_back(Hop{l, topology_.links()[l].a == u});
       self(self, u);
@@ -248,6 +256,12 @@ const std::vector<PathShare>& Routes::message_paths(int src_rank, int dst_rank) 
   }
   cached = std::make_unique<std::vector<PathShare>>(std::move(shares));
   return *cached;
+}
+
+double Routes::route_latency(int src_rank, int dst_rank) const {
+  // The hashed path ties with the route on latency, but is summed over other links: take the route's own.
+  if (policy_ == Multipath::kHash) return between(src_rank, dst_rank).latency;
+  return message_paths(src_rank, dst_rank).front().path.latency;  // the route, cached
 }
 
 std::vector<std::uint64_t> Routes::message_parts(int src_rank, int dst_rank, std::uint64_t bytes) const {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "topology/topology.hpp"
@@ -79,6 +80,8 @@ class Routes {
   const std::vector<PathShare>& message_paths(int src_rank, int dst_rank) const;
   // A message of `bytes` cut over message_paths(a, b) as the fabric sends it: one part per path (split_bytes
   // of the shares), summing to `bytes`. The simulator and the closed forms both cut with this.
+  // between(a, b).latency without building the path (cached with message_paths). Throws like between.
+  double route_latency(int src_rank, int dst_rank) const;
   std::vector<std::uint64_t> message_parts(int src_rank, int dst_rank, std::uint64_t bytes) const;
   // The rate of one message from a to b alone on the fabric under the policy: n / bytes-per-second
   // of its busiest link direction. Single or hash: the bottleneck of its one path; stripe: the sum of
@@ -101,8 +104,9 @@ class Routes {
     std::vector<char> reached;
     std::vector<double> latency;  // route latency to each vertex
     std::vector<int> hops;
-    // Every predecessor (vertex, link) through which a route ties with the best one; parent first.
-    std::vector<std::vector<std::pair<Vertex, int>>> preds;
+    // The predecessors (vertex, link) other than the parent through which a route ties with the best
+    // one, for the vertices that have any (most have none: kept sparse).
+    std::unordered_map<Vertex, std::vector<std::pair<Vertex, int>>> ties;
   };
   Tree& tree(Vertex from) const;
 
