@@ -4,7 +4,7 @@ set -euo pipefail
 
 ULTRASIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ULTRASIM_BUILD="${ULTRASIM_BUILD:-$ULTRASIM_ROOT/build}"
-ULTRASIM_PACKAGES=(cmake make g++ pkg-config git libsimgrid-dev libboost-graph-dev nlohmann-json3-dev
+ULTRASIM_PACKAGES=(cmake make g++ pkg-config git libsimgrid-dev libboost-graph-dev libboost-context-dev nlohmann-json3-dev
                    catch2 libcli11-dev python3 python3-pandas python3-matplotlib python3-nbformat
                    python3-nbclient python3-ipykernel python3-jsonschema jupyter-nbconvert)
 

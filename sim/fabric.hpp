@@ -16,24 +16,9 @@
 
 #include "collectives/transport.hpp"
 #include "sim/platform.hpp"
+#include "sim/records.hpp"
 
 namespace ultrasim {
-
-// One flow of a message: a whole message, or one sub-flow of a striped one (one record per path).
-struct TransferRecord {
-  int src = 0, dst = 0;
-  std::uint64_t bytes = 0;  // carried by this flow
-  int step = 0;
-  int path = 0;      // index in the pair's path set (0 = default route)
-  double start = 0;  // flow start, s
-  double end = 0;    // delivery: flow end + path latency, s
-};
-
-struct ComputeRecord {
-  int chip = 0;
-  std::string what;
-  double start = 0, end = 0;
-};
 
 class Fabric {
  public:

@@ -137,6 +137,7 @@ int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, 
 struct RunArgs {
   std::string topology, collective, algorithm, size, format = "table", trace, dtype = "float32", platform;
   std::string traffic_matrix;  // alltoallv: the matrix file, instead of --size
+  std::string engine = "auto";
   std::vector<std::string> sets, simgrid_config;
   std::uint64_t seed = 0;
 };
@@ -157,7 +158,7 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   std::unique_ptr<std::ofstream> trace;
   if (!args.trace.empty()) trace = open_output(args.trace, "trace");
 
-  RunOptions options{args.platform, trace != nullptr, args.simgrid_config};
+  RunOptions options{args.platform, trace != nullptr, args.simgrid_config, parse_engine(args.engine)};
   SimResult result = simulate(prepared, options);
   Metrics metrics = compute_metrics(prepared, result.time_s);
   RunReport report{prepared, result, metrics, command};
@@ -286,6 +287,8 @@ int main(int argc, char** argv) {
   run->add_option("--dtype", run_args.dtype, "element type for the count/type columns (default float32)");
   run->add_option("--platform", run_args.platform,
                   "run on this exported SimGrid XML instead of building one");
+  run->add_option("--engine", run_args.engine,
+                  "auto (contention-free where it proves exact, else SimGrid), simgrid or contention-free");
   run->add_option("--simgrid-cfg", run_args.simgrid_config,
                   "extra SimGrid setting name:value after ultrasim's own (advanced; may break exactness)");
 

@@ -56,6 +56,7 @@ nlohmann::json run_json(const RunReport& r) {
       {"transfers", r.result.transfers},
       {"bytes_sent", r.result.bytes_sent},
       {"seed", r.job.job.seed},
+      {"engine", engine_name(r.result.engine)},
       {"parameters", r.job.topology->params().to_json()},
   };
   if (r.job.traffic) {  // alltoallv: where its size came from

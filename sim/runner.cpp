@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "sim/chip_program.hpp"
+#include "sim/fabric.hpp"
+#include "sim/uncontended.hpp"
 #include "topology/errors.hpp"
 
 namespace sg = simgrid::s4u;
@@ -35,9 +38,7 @@ void check_paths(const Platform& platform, const Routes& routes, const std::stri
                              "; export it with the same --set multipath");
 }
 
-}  // namespace
-
-SimResult simulate(const PreparedJob& job, const RunOptions& options) {
+SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   const int p = job.p();
   // SimGrid parses its own options from argv; give it only ours.
   // SimGrid's own log lines (a deadlock notice, say) would break the one-line error contract: ultrasim
@@ -68,26 +69,11 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   if (topology.params().has("switch_reduce_bandwidth"))
     fabric.set_switch_reduce_bandwidth(topology.params().optional_rate("switch_reduce_bandwidth"));
 
-  const CollectiveKind kind = job.collective->kind;
-  const int chunks = job.algorithm->chunks(p);
-  const auto reduce_bandwidth = topology.params().optional_rate("reduce_bandwidth");
-  std::vector<std::vector<Contribution>> finals(p);
-  std::vector<double> finish(p, -1.0);
-  std::vector<std::string> failures;
-
+  ChipOutcomes outcomes(p);
   for (int r = 0; r < p; ++r) {
     sg::Actor::create(topology.node(topology.chip(r)).name, platform.chip(r), [&, r] {
-      try {
-        SimTransport transport(fabric, r, p);
-        Layout layout = make_layout(kind, job.job.bytes, p, chunks, r, job.traffic.get());
-        Chip chip(transport, std::move(layout.slot_bytes), std::move(layout.initial), reduce_bandwidth);
-        job.algorithm->run(chip);
-        finals[r] = chip.slots();
-        finish[r] = sg::Engine::get_clock();
-      } catch (const std::exception& e) {
-        // An exception escaping an actor aborts SimGrid; record it and let the chip stop.
-        failures.push_back("chip" + std::to_string(r) + ": " + e.what());
-      }
+      SimTransport transport(fabric, r, p);
+      run_chip(job, transport, outcomes);
     });
   }
   for (std::size_t k = 0; k < topology.switches().size(); ++k) {
@@ -98,27 +84,51 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
 
   engine.run();
 
-  if (!failures.empty()) throw SimulationError("simulation failed: " + failures.front());
-  std::vector<std::string> stuck;
-  for (int r = 0; r < p; ++r)
-    if (finish[r] < 0) stuck.push_back("chip" + std::to_string(r));
-  if (!stuck.empty()) {
-    auto waits = fabric.unmatched_receives();
-    throw SimulationError("deadlock: " + std::to_string(stuck.size()) + " chip(s) never finished, first " +
-                          stuck.front() + (waits.empty() ? "" : "; " + waits.front()));
-  }
-
   SimResult result;
-  result.time_s = p > 0 ? *std::max_element(finish.begin(), finish.end()) : 0.0;
-  result.verdict = verify(kind, p, chunks, finals, job.traffic.get());
   result.transfers = fabric.transfer_count();
   result.bytes_sent = fabric.bytes_sent();
   result.transfer_records = fabric.transfers();
-  std::sort(result.transfer_records.begin(), result.transfer_records.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.start, a.src, a.dst, a.step, a.path) < std::tie(b.start, b.src, b.dst, b.step, b.path);
-  });
   result.compute_records = fabric.computes();
-  return result;
+  result.engine = Engine::kSimGrid;
+  return conclude(job, outcomes, fabric.unmatched_receives(), std::move(result));
+}
+
+}  // namespace
+
+Engine parse_engine(const std::string& name) {
+  for (Engine engine : {Engine::kAuto, Engine::kSimGrid, Engine::kContentionFree})
+    if (name == engine_name(engine)) return engine;
+  throw InputError("unknown engine '" + name + "'; expected auto, simgrid or contention-free");
+}
+
+const char* engine_name(Engine engine) {
+  switch (engine) {
+    case Engine::kAuto:
+      return "auto";
+    case Engine::kSimGrid:
+      return "simgrid";
+    case Engine::kContentionFree:
+      return "contention-free";
+  }
+  return "?";
+}
+
+SimResult simulate(const PreparedJob& job, const RunOptions& options) {
+  // A platform file or SimGrid settings are SimGrid's to interpret.
+  const bool simgrid_only = !options.platform_file.empty() || !options.simgrid_config.empty();
+  if (options.engine == Engine::kContentionFree && simgrid_only)
+    throw InputError(
+        "--engine contention-free cannot use --platform or --simgrid-cfg (SimGrid's); use auto or simgrid");
+  if (options.engine == Engine::kSimGrid || simgrid_only) return simulate_simgrid(job, options);
+  UncontendedOutcome outcome = simulate_uncontended(job, options.record);
+  if (outcome.result) return std::move(*outcome.result);
+  if (options.engine == Engine::kContentionFree) {
+    if (outcome.declined.failed) throw SimulationError(outcome.declined.reason);
+    throw SimulationError("the contention-free engine cannot run this exactly: " + outcome.declined.reason +
+                          "; use --engine simgrid or auto");
+  }
+  // auto: SimGrid runs it, and reports a failure in its own words.
+  return simulate_simgrid(job, options);
 }
 
 }  // namespace ultrasim

@@ -37,37 +37,52 @@ PreparedJob job_with(std::unique_ptr<Algorithm> mutant) {
 }  // namespace
 
 TEST_CASE("in the simulator, a schedule that skips a step is caught by the verifier") {
-  auto out = test::in_child([] {
-    SimResult result = simulate(job_with(std::make_unique<test::SkipsLastStep>()), RunOptions{});
-    return std::vector<double>{static_cast<double>(result.verdict.wrong), result.time_s};
-  });
-  CHECK(out[0] == 4);  // each chip misses one chunk
-  // Five ring steps of one 1024-byte chunk over two 500 ns links each, not the correct ring's six.
-  CHECK(out[1] == Approx(5 * (1e-6 + 1024 / 100e9)).epsilon(1e-9));
+  for (Engine engine : {Engine::kSimGrid, Engine::kContentionFree}) {
+    INFO(engine_name(engine));
+    auto out = test::in_child([engine] {
+      RunOptions options;
+      options.engine = engine;
+      SimResult result = simulate(job_with(std::make_unique<test::SkipsLastStep>()), options);
+      return std::vector<double>{static_cast<double>(result.verdict.wrong), result.time_s};
+    });
+    CHECK(out[0] == 4);  // each chip misses one chunk
+    // Five ring steps of one 1024-byte chunk over two 500 ns links each, not the correct ring's six.
+    CHECK(out[1] == Approx(5 * (1e-6 + 1024 / 100e9)).epsilon(1e-9));
+  }
 }
 
 TEST_CASE("a schedule that never completes ends the run with a deadlock error naming the chip") {
-  auto out = test::in_child([] {
-    try {
-      simulate(job_with(std::make_unique<test::WaitsForever>()), RunOptions{});
-    } catch (const SimulationError& e) {
-      std::string what = e.what();
-      return std::vector<double>{1.0, what.find("deadlock") != std::string::npos ? 1.0 : 0.0,
-                                 what.find("chip0 waits for chip1 step 99") != std::string::npos ? 1.0 : 0.0};
-    }
-    return std::vector<double>{0.0, 0.0, 0.0};
-  });
-  CHECK(out == std::vector<double>{1.0, 1.0, 1.0});
+  for (Engine engine : {Engine::kSimGrid, Engine::kContentionFree}) {
+    INFO(engine_name(engine));
+    auto out = test::in_child([engine] {
+      try {
+        RunOptions options;
+        options.engine = engine;
+        simulate(job_with(std::make_unique<test::WaitsForever>()), options);
+      } catch (const SimulationError& e) {
+        std::string what = e.what();
+        return std::vector<double>{
+            1.0, what.find("deadlock") != std::string::npos ? 1.0 : 0.0,
+            what.find("chip0 waits for chip1 step 99") != std::string::npos ? 1.0 : 0.0};
+      }
+      return std::vector<double>{0.0, 0.0, 0.0};
+    });
+    CHECK(out == std::vector<double>{1.0, 1.0, 1.0});
+  }
 }
 
 TEST_CASE("waiting on a receive a second time keeps its message and records the transfer once") {
-  auto out = test::in_child([] {
-    RunOptions options;
-    options.record = true;
-    SimResult result = simulate(job_with(std::make_unique<WaitsTwice>()), options);
-    return std::vector<double>{static_cast<double>(result.verdict.wrong),
-                               static_cast<double>(result.transfer_records.size())};
-  });
-  CHECK(out[0] == 0);
-  CHECK(out[1] == 4 * 6);  // one record per transfer
+  for (Engine engine : {Engine::kSimGrid, Engine::kContentionFree}) {
+    INFO(engine_name(engine));
+    auto out = test::in_child([engine] {
+      RunOptions options;
+      options.record = true;
+      options.engine = engine;
+      SimResult result = simulate(job_with(std::make_unique<WaitsTwice>()), options);
+      return std::vector<double>{static_cast<double>(result.verdict.wrong),
+                                 static_cast<double>(result.transfer_records.size())};
+    });
+    CHECK(out[0] == 0);
+    CHECK(out[1] == 4 * 6);  // one record per transfer
+  }
 }

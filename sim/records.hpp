@@ -1,0 +1,56 @@
+// What a run produces, whichever engine ran it (SimGrid or contention-free): per-flow and per-compute
+// records, the result, and the options that choose the engine. Free of SimGrid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+
+namespace ultrasim {
+
+// One flow of a message: a whole message, or one sub-flow of a striped one (one record per path).
+struct TransferRecord {
+  int src = 0, dst = 0;
+  std::uint64_t bytes = 0;  // carried by this flow
+  int step = 0;
+  int path = 0;      // index in the pair's path set (0 = default route)
+  double start = 0;  // flow start, s
+  double end = 0;    // delivery: flow end + path latency, s
+};
+
+struct ComputeRecord {
+  int chip = 0;
+  std::string what;
+  double start = 0, end = 0;
+};
+
+// Which engine evaluates a run. `contention-free` computes every flow at its path's bottleneck rate
+// without SimGrid and proves afterwards that no link direction ever carried two flows at once, which
+// makes those times exactly SimGrid's max-min ones (sim/DESIGN.md); `auto` tries it and falls back to
+// SimGrid when the proof fails or the run needs what only SimGrid models (in-switch reduction, a
+// platform file, SimGrid settings).
+enum class Engine { kAuto, kSimGrid, kContentionFree };
+// "auto" | "simgrid" | "contention-free"; throws InputError on anything else.
+Engine parse_engine(const std::string& name);
+const char* engine_name(Engine engine);
+
+struct RunOptions {
+  std::string platform_file;  // load this exported SimGrid XML instead of building the platform
+  bool record = false;        // keep a record per transfer and compute interval (traces)
+  // Extra SimGrid settings "name:value", applied after ultrasim's own (advanced; may break exactness).
+  std::vector<std::string> simgrid_config;
+  Engine engine = Engine::kAuto;
+};
+
+struct SimResult {
+  double time_s = 0;  // when the last chip finished
+  Verdict verdict;
+  std::uint64_t transfers = 0, bytes_sent = 0;
+  std::vector<TransferRecord> transfer_records;  // with RunOptions::record, sorted by (start, src, dst)
+  std::vector<ComputeRecord> compute_records;
+  Engine engine = Engine::kSimGrid;  // the one that produced this result (never kAuto)
+};
+
+}  // namespace ultrasim
