@@ -5,7 +5,6 @@
 #include <limits>
 #include <map>
 #include <queue>
-#include <set>
 
 #include <boost/container/small_vector.hpp>
 
@@ -136,17 +135,26 @@ Routes::Tree& Routes::tree(Vertex from) const {
   tree->hops.assign(n, 0);
   std::vector<Label> label(n);
   label[from].latency = 0;
-  // Label-setting search; the order set breaks exact ties by vertex id, so results are deterministic.
-  auto cmp = [&](Vertex x, Vertex y) {
-    if (better(label[x], label[y])) return true;
-    if (better(label[y], label[x])) return false;
-    return x < y;
+  // Label-setting search. The frontier pops the smallest (label, vertex), exact ties broken by vertex id,
+  // so results are deterministic; an entry superseded by a better label for its vertex is skipped.
+  struct Entry {
+    Label label;
+    Vertex v;
+    std::uint32_t version;
   };
-  std::set<Vertex, decltype(cmp)> frontier(cmp);
-  frontier.insert(from);
+  auto after = [](const Entry& x, const Entry& y) {  // the heap's order: x pops after y
+    if (better(y.label, x.label)) return true;
+    if (better(x.label, y.label)) return false;
+    return y.v < x.v;
+  };
+  std::priority_queue<Entry, std::vector<Entry>, decltype(after)> frontier(after);
+  std::vector<std::uint32_t> version(n, 0);
+  frontier.push(Entry{label[from], from, 0});
   while (!frontier.empty()) {
-    Vertex u = *frontier.begin();
-    frontier.erase(frontier.begin());
+    const Vertex u = frontier.top().v;
+    const bool stale = tree->reached[u] || frontier.top().version != version[u];
+    frontier.pop();
+    if (stale) continue;
     tree->reached[u] = 1;
     tree->latency[u] = label[u].latency;
     tree->hops[u] = label[u].hops;
@@ -161,12 +169,11 @@ Routes::Tree& Routes::tree(Vertex from) const {
       candidate.tiers.push_back(link.tier_index);
       // Among parallel links, the first added wins (strictly better only).
       if (better(candidate, label[v])) {
-        frontier.erase(v);
         label[v] = std::move(candidate);
         tree->parent[v] = u;
         tree->parent_link[v] = link.index;
         tree->ties.erase(v);
-        frontier.insert(v);
+        frontier.push(Entry{label[v], v, ++version[v]});
       } else if (!better(label[v], candidate)) {
         // An equal-cost route through another vertex (a parallel link from u is the same hop).
         auto& ties = tree->ties[v];
