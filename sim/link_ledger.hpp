@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace ultrasim {
@@ -67,7 +68,7 @@ class LinkLedger {
     return true;
   }
 
-  std::vector<FlowSpan>& flows() { return flows_; }
+  std::deque<FlowSpan>& flows() { return flows_; }
   struct Clash {
     std::size_t direction = 0;
     std::uint32_t first = 0, second = 0;
@@ -78,7 +79,7 @@ class LinkLedger {
  private:
   static double tolerance(const FlowSpan& f) { return kOverlapTolerance * std::max(1.0, f.end); }
 
-  std::vector<FlowSpan> flows_;
+  std::deque<FlowSpan> flows_;                    // a deque: growing never copies what it holds
   std::vector<std::vector<std::uint32_t>> used_;  // per link direction: 2 x link (+1 for b -> a)
   std::vector<char> unsorted_;
   Clash clash_;

@@ -53,6 +53,7 @@ class FiberEngine {
         ledger_(job.topology->links().size()),
         clock_(p_, 0.0),
         waiting_(p_, nullptr),
+        matcher_(p_),
         outcomes_(p_) {}
 
   UncontendedOutcome run();
@@ -149,7 +150,7 @@ RequestPtr FiberEngine::send(int self, int dst, Message message, int step) {
   }
   ++result_.transfers;
   result_.bytes_sent += bytes;
-  if (auto receive = matcher_.post_send({self, dst, step}, request)) {
+  if (auto receive = matcher_.post_send(self, dst, step, request)) {
     receive->send = request;
     if (waiting_[dst] == receive.get()) waiting_[dst] = nullptr, ready_.push_back(dst);
   }
@@ -159,7 +160,7 @@ RequestPtr FiberEngine::send(int self, int dst, Message message, int step) {
 
 RequestPtr FiberEngine::recv(int self, int src, int step) {
   auto request = std::make_shared<RecvRequest>();
-  request->send = matcher_.post_recv({src, self, step}, request);
+  request->send = matcher_.post_recv(src, self, step, request);
   return request;
 }
 
