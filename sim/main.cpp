@@ -154,11 +154,12 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   CollectiveJob job{
       args.topology, args.collective, args.algorithm,        args.size.empty() ? 0 : parse_bytes(args.size),
       args.dtype,    args.seed,       parse_sets(args.sets), args.traffic_matrix};
+  const Engine engine = parse_engine(args.engine);
   PreparedJob prepared = prepare(job);
   std::unique_ptr<std::ofstream> trace;
   if (!args.trace.empty()) trace = open_output(args.trace, "trace");
 
-  RunOptions options{args.platform, trace != nullptr, args.simgrid_config, parse_engine(args.engine)};
+  RunOptions options{args.platform, trace != nullptr, args.simgrid_config, engine};
   SimResult result = simulate(prepared, options);
   Metrics metrics = compute_metrics(prepared, result.time_s);
   RunReport report{prepared, result, metrics, command};
@@ -172,7 +173,7 @@ int cmd_run(const RunArgs& args, const std::string& command) {
 
 struct SweepArgs {
   std::string topologies, collectives, algorithms = "all", sizes, seeds = "0", file, out, format = "jsonl";
-  std::string shard, timing;
+  std::string shard, timing, engine = "auto";
   std::vector<std::string> sets;
   int jobs = 0;  // 0: one per core
   bool resume = false;
@@ -203,6 +204,7 @@ int cmd_sweep(const SweepArgs& args) {
       args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.out = args.out, options.format = args.format, options.resume = args.resume;
   options.timing = args.timing, options.binary = "/proc/self/exe";
+  if (parse_engine(args.engine) != Engine::kAuto) options.run_extra = {"--engine", args.engine};
   if (!args.shard.empty()) {
     auto slash = args.shard.find('/');
     int k = -1, n = 0;
@@ -301,6 +303,8 @@ int main(int argc, char** argv) {
   sweep->add_option("--sizes", sweep_args.sizes,
                     "FROM:TO:xFACTOR, FROM:TO:+STEP or a list, e.g. 1KiB:4GiB:x2");
   sweep->add_option("--set", sweep_args.sets, "parameter values, name=v1,v2 (repeatable; crossed)");
+  sweep->add_option("--engine", sweep_args.engine,
+                    "auto|simgrid|contention-free, for every point (default auto)");
   sweep->add_option("--seeds", sweep_args.seeds, "seeds, e.g. 0,1,2 or 0:3 (default 0)");
   sweep->add_option("--file", sweep_args.file, "a JSON sweep file (flags given too override its keys)");
   sweep->add_option("--jobs", sweep_args.jobs, "points run at once (default: one per core)");

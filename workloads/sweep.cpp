@@ -307,7 +307,8 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-Child spawn(const std::string& binary, const SweepPoint& point, const std::string& dir) {
+Child spawn(const SweepOptions& options, const SweepPoint& point, const std::string& dir) {
+  const std::string& binary = options.binary;
   Child child;
   child.point = point.id;
   child.out = dir + "/" + std::to_string(point.id) + ".out";
@@ -317,6 +318,7 @@ Child spawn(const std::string& binary, const SweepPoint& point, const std::strin
   posix_spawn_file_actions_addopen(&actions, 1, child.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, child.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<std::string> args = point.run_args();
+  args.insert(args.end(), options.run_extra.begin(), options.run_extra.end());
   args.insert(args.begin(), binary);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -385,7 +387,7 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
   std::size_t next = 0;
   while (next < pending.size() || !running.empty()) {
     while (next < pending.size() && static_cast<int>(running.size()) < std::max(1, options.jobs)) {
-      Child child = spawn(options.binary, *pending[next++], dir);
+      Child child = spawn(options, *pending[next++], dir);
       running[child.pid] = child;
     }
     int status = 0;

@@ -59,8 +59,9 @@ struct SweepOptions {
   std::string out;                           // empty: rows to standard output at the end
   std::string format = "jsonl";              // jsonl | csv
   bool resume = false;
-  std::string timing;  // a file for per-point wall times (kept out of the results)
-  std::string binary;  // the ultrasim program that runs each point
+  std::string timing;                  // a file for per-point wall times (kept out of the results)
+  std::string binary;                  // the ultrasim program that runs each point
+  std::vector<std::string> run_extra;  // arguments added to every point's run, e.g. {"--engine", "simgrid"}
 };
 // Runs the sweep; returns the rows of every point of this shard, sorted by id. Prints progress on stderr
 // when it is a terminal.

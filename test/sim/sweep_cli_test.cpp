@@ -149,3 +149,30 @@ TEST_CASE(
   CHECK_THAT(r.out, Catch::Contains("# best per size: switch:4 allreduce"));
   CHECK_THAT(r.out, Catch::Matches("[\\s\\S]*1048576  ring +21\\.73 .* one-shot +32\\.46\n[\\s\\S]*"));
 }
+
+TEST_CASE("a sweep passes --engine to every point, and auto picks per point") {
+  const std::string simgrid = temp_path("sweep-engine-simgrid.jsonl"),
+                    automatic = temp_path("sweep-engine-auto.jsonl");
+  const std::vector<std::string> grid{"--topology",  "switch:4",    "--collective", "allreduce,alltoall",
+                                      "--algorithm", "ring,direct", "--sizes",      "1MiB"};
+  auto with = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args{"sweep", "--out", out};
+    args.insert(args.end(), grid.begin(), grid.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  REQUIRE(run_cli(with(simgrid, {"--engine", "simgrid"})).status == 0);
+  REQUIRE(run_cli(with(automatic, {})).status == 0);
+  auto s = rows_of(simgrid), a = rows_of(automatic);
+  REQUIRE(s.size() == 3);  // all-reduce ring, all-to-all direct and ring
+  REQUIRE(a.size() == 3);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO(a[i]["collective"] << " " << a[i]["algorithm"]);
+    CHECK(s[i]["engine"] == "simgrid");
+    // The rings never put two flows on a link; the direct all-to-all does (3 flows leave each chip).
+    CHECK(a[i]["engine"] == (a[i]["algorithm"] == "ring" ? "contention-free" : "simgrid"));
+    CHECK(a[i]["time_s"].get<double>() == Approx(s[i]["time_s"].get<double>()).epsilon(1e-12));
+  }
+  expect_input_error(with(temp_path("sweep-engine-bad.jsonl"), {"--engine", "fastest"}),
+                     "unknown engine 'fastest'");
+}
