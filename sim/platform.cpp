@@ -14,6 +14,9 @@ void configure_engine() {
   sg::Engine::set_config("network/crosstraffic:0");
   sg::Engine::set_config("network/TCP-gamma:0");
   sg::Engine::set_config("network/optim:Full");
+  // Re-solve only the constraints an event touched, not every flow in the system: same shares (the 58
+  // catalogue runs on trn3 are bit-identical), 1.1-1.8x faster where many flows are in flight.
+  sg::Engine::set_config("network/maxmin-selective-update:yes");
   sg::Engine::set_config("surf/precision:1e-13");
 }
 
