@@ -45,7 +45,10 @@ class Fabric {
 
   // Gives every chip endpoint (the chip host, and chip<r>#k of each further plane) an inbox whose
   // permanent receiver is a daemon "sink" actor on that host, so that a put starts its flow at once
-  // (one-sided) and the sink drains the inbox. Call once, before run().
+  // (one-sided) and the sink drains the inbox; and every chip a daemon "waiter" actor that waits for
+  // the flows of the chip's wait_all (SimGrid 3.32 removes a finished comm from the waiting actor's
+  // activity list by a scan of the whole list; the chip's list holds every put it started, the
+  // waiter's none). Call once, before run().
   void start_sinks();
 
   struct Flow {
@@ -100,6 +103,14 @@ class Fabric {
   std::vector<std::vector<simgrid::s4u::Mailbox*>> inbox_;  // per rank, per endpoint
   std::vector<simgrid::s4u::MutexPtr> mutex_;
   std::vector<simgrid::s4u::ConditionVariablePtr> arrived_;
+  // Per chip: the actor that waits for the flows of the chip's wait_all (see start_sinks), the flows
+  // handed to it, and the condition variables that hand them over and back.
+  struct Waiter {
+    std::vector<simgrid::s4u::CommPtr> flows;
+    bool pending = false;
+    simgrid::s4u::ConditionVariablePtr wake, done;
+  };
+  std::vector<Waiter> waiters_;
   std::map<std::pair<int, int>, std::shared_ptr<Reduction>> reductions_;  // (switch, step)
   std::vector<double> switch_busy_until_;          // per switch: when its reduction engine is free
   std::optional<double> switch_reduce_bandwidth_;  // nullopt: reductions at the switch are free
