@@ -111,7 +111,8 @@ Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_
   sg::Host* to = platform_.endpoint(dst, path_index);
   double latency = platform_.route_latency(from, to) + transfer_overhead_;
   if (!inbox_.empty() && sg::this_actor::get_host() == from)
-    return Flow{inbox_[dst][path_index]->put_async(this, bytes), latency, path_index, bytes};
+    return Flow{inbox_[dst][platform_.endpoint_index(path_index)]->put_async(this, bytes), latency,
+                path_index, bytes};
   return Flow{sg::Comm::sendto_async(from, to, bytes), latency, path_index, bytes};
 }
 

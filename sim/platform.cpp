@@ -36,6 +36,7 @@ Platform Platform::build(const PlatformPlan& plan, const Topology& topology) {
   }
   zone->seal();
   Platform platform(topology);
+  platform.hashed_routes_ = plan.hashed_routes;
   platform.find_hosts();
   platform.zero_latencies();
   return platform;
@@ -80,6 +81,7 @@ void Platform::zero_latencies() {
 
 sg::Host* Platform::endpoint(int rank, int path_index) const {
   const auto& hosts = endpoints_.at(rank);
+  path_index = endpoint_index(path_index);
   if (path_index < 0 || path_index >= static_cast<int>(hosts.size()))
     throw std::logic_error("no endpoint " + endpoint_name(*topology_, rank, path_index));
   return hosts[path_index];
