@@ -1,6 +1,8 @@
 #include "sim/fabric.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 
@@ -62,7 +64,11 @@ Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool rec
   for (int i = 0; i < chips; ++i) {
     mutex_.push_back(sg::Mutex::create());
     arrived_.push_back(sg::ConditionVariable::create());
+    max_endpoints_ = std::max(max_endpoints_, platform.endpoint_count(i));
   }
+  chips_ = chips;
+  flow_latency_.assign(static_cast<std::size_t>(chips) * chips * max_endpoints_,
+                       std::numeric_limits<double>::quiet_NaN());
 }
 
 void Fabric::start_sinks() {
@@ -109,7 +115,9 @@ void Fabric::start_sinks() {
 Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_index) {
   sg::Host* from = platform_.chip(src);
   sg::Host* to = platform_.endpoint(dst, path_index);
-  double latency = platform_.route_latency(from, to) + transfer_overhead_;
+  double& latency = flow_latency_[(static_cast<std::size_t>(src) * chips_ + dst) * max_endpoints_ +
+                                  platform_.endpoint_index(path_index)];
+  if (std::isnan(latency)) latency = platform_.route_latency(from, to) + transfer_overhead_;
   if (!inbox_.empty() && sg::this_actor::get_host() == from)
     return Flow{inbox_[dst][platform_.endpoint_index(path_index)]->put_async(this, bytes), latency,
                 path_index, bytes};
@@ -136,7 +144,7 @@ RequestPtr Fabric::send(int self, int dst, Message message, int step) {
   auto waiting = unmatched_recvs_.find(key);
   if (waiting != unmatched_recvs_.end()) {
     waiting->second.front()->send = request;
-    waiting->second.pop_front();
+    waiting->second.erase(waiting->second.begin());
     if (waiting->second.empty()) unmatched_recvs_.erase(waiting);
     arrived_[dst]->notify_all();
   } else {
@@ -152,7 +160,7 @@ RequestPtr Fabric::recv(int self, int src, int step) {
   auto posted = unmatched_sends_.find(key);
   if (posted != unmatched_sends_.end()) {
     request->send = posted->second.front();
-    posted->second.pop_front();
+    posted->second.erase(posted->second.begin());
     if (posted->second.empty()) unmatched_sends_.erase(posted);
   } else {
     unmatched_recvs_[key].push_back(request);
@@ -313,10 +321,13 @@ void Fabric::compute(int self, double seconds, const std::string& what) {
 
 std::vector<std::string> Fabric::unmatched_receives() const {
   std::vector<std::string> out;
-  for (const auto& [key, queue] : unmatched_recvs_) {
+  std::vector<std::pair<Key, std::size_t>> waiting;  // in key order, for a deterministic report
+  for (const auto& [key, queue] : unmatched_recvs_) waiting.emplace_back(key, queue.size());
+  std::sort(waiting.begin(), waiting.end());
+  for (const auto& [key, count] : waiting) {
     auto [src, dst, step] = key;
     out.push_back("chip" + std::to_string(dst) + " waits for chip" + std::to_string(src) + " step " +
-                  std::to_string(step) + " (" + std::to_string(queue.size()) + " receive(s))");
+                  std::to_string(step) + " (" + std::to_string(count) + " receive(s))");
   }
   return out;
 }

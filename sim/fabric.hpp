@@ -10,8 +10,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
 #include <simgrid/s4u.hpp>
 
 #include "collectives/transport.hpp"
@@ -91,6 +93,16 @@ class Fabric {
   struct ReductionRequest;
   void finish_reduction(Reduction& reduction);
   using Key = std::tuple<int, int, int>;  // src, dst, step
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      auto [src, dst, step] = k;
+      return (static_cast<std::size_t>(src) * 0x9E3779B97F4A7C15ull) ^
+             (static_cast<std::size_t>(dst) * 0xC2B2AE3D27D4EB4Full) ^ static_cast<std::size_t>(step);
+    }
+  };
+  // Unmatched requests per key, oldest first (almost always one: no deque's 512-byte block per key).
+  template <class T>
+  using Queues = std::unordered_map<Key, boost::container::small_vector<std::shared_ptr<T>, 1>, KeyHash>;
 
   void deliver(RecvRequest& receive);
 
@@ -98,8 +110,12 @@ class Fabric {
   double transfer_overhead_;
   bool record_;
   const Routes* routes_;
-  std::map<Key, std::deque<std::shared_ptr<SendRequest>>> unmatched_sends_;
-  std::map<Key, std::deque<std::shared_ptr<RecvRequest>>> unmatched_recvs_;
+  Queues<SendRequest> unmatched_sends_;
+  Queues<RecvRequest> unmatched_recvs_;
+  // Path latency + transfer_overhead of path k from chip a to chip b, at (a p + b) K + k (NaN: not yet
+  // looked up); K = the most endpoints a chip has.
+  std::vector<double> flow_latency_;
+  int chips_ = 0, max_endpoints_ = 1;
   std::vector<std::vector<simgrid::s4u::Mailbox*>> inbox_;  // per rank, per endpoint
   std::vector<simgrid::s4u::MutexPtr> mutex_;
   std::vector<simgrid::s4u::ConditionVariablePtr> arrived_;
