@@ -79,10 +79,9 @@ void Fabric::start_sinks() {
       sg::Mailbox* inbox = sg::Mailbox::by_name(host->get_name() + "_inbox");
       auto sink = sg::Actor::create(host->get_name() + "_sink", host, [inbox] {
         sg::Actor::self()->daemonize();
-        for (;;) {
-          Fabric* ignored = nullptr;
-          inbox->get_async<Fabric>(&ignored)->wait();  // the flow is timed by its sender's handle
-        }
+        auto mutex = sg::Mutex::create();
+        std::unique_lock lock(*mutex);
+        sg::ConditionVariable::create()->wait(lock);  // forever: never notified
       });
       inbox->set_receiver(sink);
       inbox_.back().push_back(inbox);

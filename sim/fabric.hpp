@@ -47,10 +47,12 @@ class Fabric {
 
   // Gives every chip endpoint (the chip host, and chip<r>#k of each further plane) an inbox whose
   // permanent receiver is a daemon "sink" actor on that host, so that a put starts its flow at once
-  // (one-sided) and the sink drains the inbox; and every chip a daemon "waiter" actor that waits for
-  // the flows of the chip's wait_all (SimGrid 3.32 removes a finished comm from the waiting actor's
-  // activity list by a scan of the whole list; the chip's list holds every put it started, the
-  // waiter's none). Call once, before run().
+  // (one-sided). The sink only exists: it never takes from the inbox (a take cost two simcalls per
+  // flow and changed no time); the chip's activity list holds the flow anyway. Blocked on a condition
+  // variable, not suspended: SimGrid suspends the comms of a suspended actor. And every chip gets a
+  // daemon "waiter" actor that waits for the flows of the chip's wait_all: SimGrid 3.32 removes a
+  // finished comm from the waiting actor's activity list by a scan of the whole list, and the chip's
+  // list holds every put it started, the waiter's none. Call once, before run().
   void start_sinks();
 
   struct Flow {
