@@ -12,6 +12,15 @@ namespace sg = simgrid::s4u;
 
 namespace ultrasim {
 
+namespace {
+// Whether SimGrid has ended the flow: it sets an activity's finish time (-1 before) when it processes
+// the end of its action, before it answers any wait. Reading it costs no simcall, where a wait on an
+// ended comm costs one and a context switch.
+bool has_ended(const sg::Comm& flow) {
+  return flow.get_finish_time() >= 0;
+}
+}  // namespace
+
 // Every request the fabric hands out says what it is, so that wait_all needs no dynamic_cast per request.
 struct Fabric::FabricRequest : Request {
   enum class Kind { kSend, kRecv, kReduction };
@@ -101,7 +110,7 @@ void Fabric::start_sinks() {
           w.wake->wait(lock, [&w] { return w.pending; });
         }
         for (const auto& flow : w.flows)
-          if (flow->get_state() != sg::Activity::State::FINISHED) flow->wait();
+          if (!has_ended(*flow)) flow->wait();
         w.flows.clear();
         std::unique_lock lock(*mutex_[r]);
         w.pending = false;
@@ -202,9 +211,7 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
   // 2. Wait for the flows, then until the last receive's data has crossed its path's latency.
   // Waiting on each flow in turn ends when the last one does; finished flows cost no simcall. The
   // chip's waiter does the waiting (start_sinks), so that no wait scans the chip's long activity list.
-  auto unfinished = [](const sg::CommPtr& flow) {
-    return flow->get_state() != sg::Activity::State::FINISHED;
-  };
+  auto unfinished = [](const sg::CommPtr& flow) { return !has_ended(*flow); };
   if (!waiters_.empty() && std::any_of(flows.begin(), flows.end(), unfinished)) {
     Waiter& waiter = waiters_[self];
     std::unique_lock lock(*mutex_[self]);
