@@ -125,7 +125,7 @@ Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_
   sg::Host* to = platform_.endpoint(dst, path_index);
   double& latency = flow_latency_[(static_cast<std::size_t>(src) * chips_ + dst) * max_endpoints_ +
                                   platform_.endpoint_index(path_index)];
-  if (std::isnan(latency)) latency = platform_.route_latency(from, to) + transfer_overhead_;
+  if (std::isnan(latency)) latency = platform_.route_latency(from, to, /*cache=*/false) + transfer_overhead_;
   if (!inbox_.empty() && sg::this_actor::get_host() == from)
     return Flow{inbox_[dst][platform_.endpoint_index(path_index)]->put_async(this, bytes), latency,
                 path_index, bytes};
@@ -181,6 +181,8 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
   std::vector<sg::CommPtr> flows;
   std::vector<RecvRequest*> receives;
   std::vector<ReductionRequest*> results;
+  flows.reserve(requests.size());
+  receives.reserve(requests.size());
   for (const auto& request : requests) {
     const auto& tagged = static_cast<const FabricRequest&>(*request);  // every request here is the fabric's
     if (tagged.kind == FabricRequest::Kind::kReduction) {

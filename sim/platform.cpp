@@ -87,14 +87,15 @@ sg::Host* Platform::endpoint(int rank, int path_index) const {
   return hosts[path_index];
 }
 
-double Platform::route_latency(sg::Host* src, sg::Host* dst) {
-  auto& row = route_latency_[src];
-  if (auto it = row.find(dst); it != row.end()) return it->second;
+double Platform::route_latency(sg::Host* src, sg::Host* dst, bool cache) {
+  if (cache)
+    if (auto row = route_latency_.find(src); row != route_latency_.end())
+      if (auto it = row->second.find(dst); it != row->second.end()) return it->second;
   std::vector<sg::Link*> links;
   src->route_to(dst, links, nullptr);
   double latency = 0;
   for (const sg::Link* link : links) latency += link_latency_.at(link);
-  row.emplace(dst, latency);
+  if (cache) route_latency_[src].emplace(dst, latency);
   return latency;
 }
 

@@ -37,7 +37,8 @@ class Platform {
   // Endpoints of a chip, its own host included (1 + the planes chip<rank>#1, #2, ... the platform has).
   int endpoint_count(int rank) const { return static_cast<int>(endpoints_.at(rank).size()); }
   // Sum of the (recorded) latencies of the links on the route from `src` to `dst`, in s.
-  double route_latency(simgrid::s4u::Host* src, simgrid::s4u::Host* dst);
+  // Kept for the next call unless `cache` is false (the Fabric keeps chip-to-chip ones itself).
+  double route_latency(simgrid::s4u::Host* src, simgrid::s4u::Host* dst, bool cache = true);
 
  private:
   Platform(const Topology& topology) : topology_(&topology) {}
