@@ -178,7 +178,7 @@ RequestPtr Fabric::recv(int self, int src, int step) {
 
 void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
   // 1. Every receive must be matched by a posted send (the sender may not have reached it yet).
-  std::vector<sg::CommPtr> flows;
+  std::vector<sg::CommPtr> flows, own;  // own: the chip's sends (in its activity list)
   std::vector<RecvRequest*> receives;
   std::vector<ReductionRequest*> results;
   flows.reserve(requests.size());
@@ -207,21 +207,30 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
       receives.push_back(receive);
       for (const Flow& flow : receive->send->flows) flows.push_back(flow.comm);
     } else {
-      for (const Flow& flow : static_cast<SendRequest*>(request.get())->flows) flows.push_back(flow.comm);
+      for (const Flow& flow : static_cast<SendRequest*>(request.get())->flows) own.push_back(flow.comm);
     }
   }
   // 2. Wait for the flows, then until the last receive's data has crossed its path's latency.
-  // Waiting on each flow in turn ends when the last one does; finished flows cost no simcall. The
-  // chip's waiter does the waiting (start_sinks), so that no wait scans the chip's long activity list.
+  // Waiting on each flow in turn ends when the last one does; a wait on an ended flow returns at once.
+  // Many flows: the chip's waiter waits (start_sinks) for those still running, so that no wait scans
+  // the chip's long activity list. A few: the chip waits itself, cheaper than the hand-over; it waits
+  // for each of its own sends, ended or not, since that takes the send off its list and keeps the list
+  // short (a ring's chip would otherwise keep every put), and for the others only if still running.
   auto unfinished = [](const sg::CommPtr& flow) { return !has_ended(*flow); };
-  if (!waiters_.empty() && std::any_of(flows.begin(), flows.end(), unfinished)) {
+  constexpr std::ptrdiff_t kSelfWaitMax = 8;
+  if (!waiters_.empty() && std::count_if(flows.begin(), flows.end(), unfinished) +
+                                   std::count_if(own.begin(), own.end(), unfinished) >
+                               kSelfWaitMax) {
     Waiter& waiter = waiters_[self];
     std::unique_lock lock(*mutex_[self]);
     waiter.flows = std::move(flows);
+    waiter.flows.insert(waiter.flows.end(), own.begin(), own.end());
     waiter.pending = true;
     waiter.wake->notify_one();
     waiter.done->wait(lock, [&waiter] { return !waiter.pending; });
   } else {
+    for (const auto& flow : own)
+      if (flow->get_state() != sg::Activity::State::FINISHED) flow->wait();
     for (const auto& flow : flows)
       if (unfinished(flow)) flow->wait();
   }
