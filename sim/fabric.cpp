@@ -213,15 +213,19 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
   // 2. Wait for the flows, then until the last receive's data has crossed its path's latency.
   // Waiting on each flow in turn ends when the last one does; a wait on an ended flow returns at once.
   // Many flows: the chip's waiter waits (start_sinks) for those still running, so that no wait scans
-  // the chip's long activity list. A few: the chip waits itself, cheaper than the hand-over; it waits
-  // for each of its own sends, ended or not, since that takes the send off its list and keeps the list
-  // short (a ring's chip would otherwise keep every put), and for the others only if still running.
+  // the chip's long activity list; the puts it waited for stay in that list, so from then on the
+  // waiter does every wait of the chip. Until then, a few flows: the chip waits itself, cheaper than
+  // the hand-over; it waits for each of its own sends, ended or not, since that takes the send off its
+  // list and keeps the list short (a ring's chip would otherwise keep every put), and for the others
+  // only if still running.
   auto unfinished = [](const sg::CommPtr& flow) { return !has_ended(*flow); };
   constexpr std::ptrdiff_t kSelfWaitMax = 8;
-  if (!waiters_.empty() && std::count_if(flows.begin(), flows.end(), unfinished) +
-                                   std::count_if(own.begin(), own.end(), unfinished) >
-                               kSelfWaitMax) {
+  if (!waiters_.empty() &&
+      (waiters_[self].engaged || std::count_if(flows.begin(), flows.end(), unfinished) +
+                                         std::count_if(own.begin(), own.end(), unfinished) >
+                                     kSelfWaitMax)) {
     Waiter& waiter = waiters_[self];
+    waiter.engaged = true;
     std::unique_lock lock(*mutex_[self]);
     waiter.flows = std::move(flows);
     waiter.flows.insert(waiter.flows.end(), own.begin(), own.end());

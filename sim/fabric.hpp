@@ -126,6 +126,7 @@ class Fabric {
   struct Waiter {
     std::vector<simgrid::s4u::CommPtr> flows;
     bool pending = false;
+    bool engaged = false;  // it has waited for the chip once: the chip's list is long from then on
     simgrid::s4u::ConditionVariablePtr wake, done;
   };
   std::vector<Waiter> waiters_;
