@@ -1,6 +1,8 @@
 #include "sim/fabric.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 
@@ -9,6 +11,15 @@
 namespace sg = simgrid::s4u;
 
 namespace ultrasim {
+
+namespace {
+// Whether SimGrid has ended the flow: it sets an activity's finish time (-1 before) when it processes
+// the end of its action, before it answers any wait. Reading it costs no simcall, where a wait on an
+// ended comm costs one and a context switch.
+bool has_ended(const sg::Comm& flow) {
+  return flow.get_finish_time() >= 0;
+}
+}  // namespace
 
 // Every request the fabric hands out says what it is, so that wait_all needs no dynamic_cast per request.
 struct Fabric::FabricRequest : Request {
@@ -62,7 +73,11 @@ Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool rec
   for (int i = 0; i < chips; ++i) {
     mutex_.push_back(sg::Mutex::create());
     arrived_.push_back(sg::ConditionVariable::create());
+    max_endpoints_ = std::max(max_endpoints_, platform.endpoint_count(i));
   }
+  chips_ = chips;
+  flow_latency_.assign(static_cast<std::size_t>(chips) * chips * max_endpoints_,
+                       std::numeric_limits<double>::quiet_NaN());
 }
 
 void Fabric::start_sinks() {
@@ -73,23 +88,47 @@ void Fabric::start_sinks() {
       sg::Mailbox* inbox = sg::Mailbox::by_name(host->get_name() + "_inbox");
       auto sink = sg::Actor::create(host->get_name() + "_sink", host, [inbox] {
         sg::Actor::self()->daemonize();
-        for (;;) {
-          Fabric* ignored = nullptr;
-          inbox->get_async<Fabric>(&ignored)->wait();  // the flow is timed by its sender's handle
-        }
+        auto mutex = sg::Mutex::create();
+        std::unique_lock lock(*mutex);
+        sg::ConditionVariable::create()->wait(lock);  // forever: never notified
       });
       inbox->set_receiver(sink);
       inbox_.back().push_back(inbox);
     }
+  }
+  waiters_.resize(mutex_.size());
+  for (int r = 0; r < static_cast<int>(mutex_.size()); ++r) {
+    Waiter& waiter = waiters_[r];
+    waiter.wake = sg::ConditionVariable::create();
+    waiter.done = sg::ConditionVariable::create();
+    sg::Actor::create(platform_.chip(r)->get_name() + "_waiter", platform_.chip(r), [this, r] {
+      sg::Actor::self()->daemonize();
+      Waiter& w = waiters_[r];
+      for (;;) {
+        {
+          std::unique_lock lock(*mutex_[r]);
+          w.wake->wait(lock, [&w] { return w.pending; });
+        }
+        for (const auto& flow : w.flows)
+          if (!has_ended(*flow)) flow->wait();
+        w.flows.clear();
+        std::unique_lock lock(*mutex_[r]);
+        w.pending = false;
+        w.done->notify_one();
+      }
+    });
   }
 }
 
 Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_index) {
   sg::Host* from = platform_.chip(src);
   sg::Host* to = platform_.endpoint(dst, path_index);
-  double latency = platform_.route_latency(from, to) + transfer_overhead_;
+  double& latency = flow_latency_[(static_cast<std::size_t>(src) * chips_ + dst) * max_endpoints_ +
+                                  platform_.endpoint_index(path_index)];
+  if (std::isnan(latency)) latency = platform_.route_latency(from, to, /*cache=*/false) + transfer_overhead_;
   if (!inbox_.empty() && sg::this_actor::get_host() == from)
-    return Flow{inbox_[dst][path_index]->put_async(this, bytes), latency, path_index, bytes};
+    return Flow{inbox_[dst][platform_.endpoint_index(path_index)]->put_async(this, bytes), latency,
+                path_index, bytes};
   return Flow{sg::Comm::sendto_async(from, to, bytes), latency, path_index, bytes};
 }
 
@@ -113,7 +152,7 @@ RequestPtr Fabric::send(int self, int dst, Message message, int step) {
   auto waiting = unmatched_recvs_.find(key);
   if (waiting != unmatched_recvs_.end()) {
     waiting->second.front()->send = request;
-    waiting->second.pop_front();
+    waiting->second.erase(waiting->second.begin());
     if (waiting->second.empty()) unmatched_recvs_.erase(waiting);
     arrived_[dst]->notify_all();
   } else {
@@ -129,7 +168,7 @@ RequestPtr Fabric::recv(int self, int src, int step) {
   auto posted = unmatched_sends_.find(key);
   if (posted != unmatched_sends_.end()) {
     request->send = posted->second.front();
-    posted->second.pop_front();
+    posted->second.erase(posted->second.begin());
     if (posted->second.empty()) unmatched_sends_.erase(posted);
   } else {
     unmatched_recvs_[key].push_back(request);
@@ -139,9 +178,11 @@ RequestPtr Fabric::recv(int self, int src, int step) {
 
 void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
   // 1. Every receive must be matched by a posted send (the sender may not have reached it yet).
-  std::vector<sg::CommPtr> flows;
+  std::vector<sg::CommPtr> flows, own;  // own: the chip's sends (in its activity list)
   std::vector<RecvRequest*> receives;
   std::vector<ReductionRequest*> results;
+  flows.reserve(requests.size());
+  receives.reserve(requests.size());
   for (const auto& request : requests) {
     const auto& tagged = static_cast<const FabricRequest&>(*request);  // every request here is the fabric's
     if (tagged.kind == FabricRequest::Kind::kReduction) {
@@ -166,13 +207,37 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
       receives.push_back(receive);
       for (const Flow& flow : receive->send->flows) flows.push_back(flow.comm);
     } else {
-      for (const Flow& flow : static_cast<SendRequest*>(request.get())->flows) flows.push_back(flow.comm);
+      for (const Flow& flow : static_cast<SendRequest*>(request.get())->flows) own.push_back(flow.comm);
     }
   }
   // 2. Wait for the flows, then until the last receive's data has crossed its path's latency.
-  // Waiting on each flow in turn ends when the last one does; finished flows cost no simcall.
-  for (const auto& flow : flows)
-    if (flow->get_state() != sg::Activity::State::FINISHED) flow->wait();
+  // Waiting on each flow in turn ends when the last one does; a wait on an ended flow returns at once.
+  // Many flows: the chip's waiter waits (start_sinks) for those still running, so that no wait scans
+  // the chip's long activity list; the puts it waited for stay in that list, so from then on the
+  // waiter does every wait of the chip. Until then, a few flows: the chip waits itself, cheaper than
+  // the hand-over; it waits for each of its own sends, ended or not, since that takes the send off its
+  // list and keeps the list short (a ring's chip would otherwise keep every put), and for the others
+  // only if still running.
+  auto unfinished = [](const sg::CommPtr& flow) { return !has_ended(*flow); };
+  constexpr std::ptrdiff_t kSelfWaitMax = 8;
+  if (!waiters_.empty() &&
+      (waiters_[self].engaged || std::count_if(flows.begin(), flows.end(), unfinished) +
+                                         std::count_if(own.begin(), own.end(), unfinished) >
+                                     kSelfWaitMax)) {
+    Waiter& waiter = waiters_[self];
+    waiter.engaged = true;
+    std::unique_lock lock(*mutex_[self]);
+    waiter.flows = std::move(flows);
+    waiter.flows.insert(waiter.flows.end(), own.begin(), own.end());
+    waiter.pending = true;
+    waiter.wake->notify_one();
+    waiter.done->wait(lock, [&waiter] { return !waiter.pending; });
+  } else {
+    for (const auto& flow : own)
+      if (flow->get_state() != sg::Activity::State::FINISHED) flow->wait();
+    for (const auto& flow : flows)
+      if (unfinished(flow)) flow->wait();
+  }
   double done = sg::Engine::get_clock();
   for (RecvRequest* receive : receives) {
     for (const Flow& flow : receive->send->flows)
@@ -277,10 +342,13 @@ void Fabric::compute(int self, double seconds, const std::string& what) {
 
 std::vector<std::string> Fabric::unmatched_receives() const {
   std::vector<std::string> out;
-  for (const auto& [key, queue] : unmatched_recvs_) {
+  std::vector<std::pair<Key, std::size_t>> waiting;  // in key order, for a deterministic report
+  for (const auto& [key, queue] : unmatched_recvs_) waiting.emplace_back(key, queue.size());
+  std::sort(waiting.begin(), waiting.end());
+  for (const auto& [key, count] : waiting) {
     auto [src, dst, step] = key;
     out.push_back("chip" + std::to_string(dst) + " waits for chip" + std::to_string(src) + " step " +
-                  std::to_string(step) + " (" + std::to_string(queue.size()) + " receive(s))");
+                  std::to_string(step) + " (" + std::to_string(count) + " receive(s))");
   }
   return out;
 }

@@ -10,8 +10,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
 #include <simgrid/s4u.hpp>
 
 #include "collectives/transport.hpp"
@@ -30,7 +32,12 @@ class Fabric {
 
   // Gives every chip endpoint (the chip host, and chip<r>#k of each further plane) an inbox whose
   // permanent receiver is a daemon "sink" actor on that host, so that a put starts its flow at once
-  // (one-sided) and the sink drains the inbox. Call once, before run().
+  // (one-sided). The sink only exists: it never takes from the inbox (a take cost two simcalls per
+  // flow and changed no time); the chip's activity list holds the flow anyway. Blocked on a condition
+  // variable, not suspended: SimGrid suspends the comms of a suspended actor. And every chip gets a
+  // daemon "waiter" actor that waits for the flows of the chip's wait_all: SimGrid 3.32 removes a
+  // finished comm from the waiting actor's activity list by a scan of the whole list, and the chip's
+  // list holds every put it started, the waiter's none. Call once, before run().
   void start_sinks();
 
   struct Flow {
@@ -73,6 +80,16 @@ class Fabric {
   struct ReductionRequest;
   void finish_reduction(Reduction& reduction);
   using Key = std::tuple<int, int, int>;  // src, dst, step
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      auto [src, dst, step] = k;
+      return (static_cast<std::size_t>(src) * 0x9E3779B97F4A7C15ull) ^
+             (static_cast<std::size_t>(dst) * 0xC2B2AE3D27D4EB4Full) ^ static_cast<std::size_t>(step);
+    }
+  };
+  // Unmatched requests per key, oldest first (almost always one: no deque's 512-byte block per key).
+  template <class T>
+  using Queues = std::unordered_map<Key, boost::container::small_vector<std::shared_ptr<T>, 1>, KeyHash>;
 
   void deliver(RecvRequest& receive);
 
@@ -80,11 +97,24 @@ class Fabric {
   double transfer_overhead_;
   bool record_;
   const Routes* routes_;
-  std::map<Key, std::deque<std::shared_ptr<SendRequest>>> unmatched_sends_;
-  std::map<Key, std::deque<std::shared_ptr<RecvRequest>>> unmatched_recvs_;
+  Queues<SendRequest> unmatched_sends_;
+  Queues<RecvRequest> unmatched_recvs_;
+  // Path latency + transfer_overhead of path k from chip a to chip b, at (a p + b) K + k (NaN: not yet
+  // looked up); K = the most endpoints a chip has.
+  std::vector<double> flow_latency_;
+  int chips_ = 0, max_endpoints_ = 1;
   std::vector<std::vector<simgrid::s4u::Mailbox*>> inbox_;  // per rank, per endpoint
   std::vector<simgrid::s4u::MutexPtr> mutex_;
   std::vector<simgrid::s4u::ConditionVariablePtr> arrived_;
+  // Per chip: the actor that waits for the flows of the chip's wait_all (see start_sinks), the flows
+  // handed to it, and the condition variables that hand them over and back.
+  struct Waiter {
+    std::vector<simgrid::s4u::CommPtr> flows;
+    bool pending = false;
+    bool engaged = false;  // it has waited for the chip once: the chip's list is long from then on
+    simgrid::s4u::ConditionVariablePtr wake, done;
+  };
+  std::vector<Waiter> waiters_;
   std::map<std::pair<int, int>, std::shared_ptr<Reduction>> reductions_;  // (switch, step)
   std::vector<double> switch_busy_until_;          // per switch: when its reduction engine is free
   std::optional<double> switch_reduce_bandwidth_;  // nullopt: reductions at the switch are free

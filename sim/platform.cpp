@@ -39,6 +39,7 @@ Platform Platform::build(const PlatformPlan& plan, const Topology& topology) {
   }
   zone->seal();
   Platform platform(topology);
+  platform.hashed_routes_ = plan.hashed_routes;
   platform.find_hosts();
   platform.zero_latencies();
   return platform;
@@ -83,19 +84,21 @@ void Platform::zero_latencies() {
 
 sg::Host* Platform::endpoint(int rank, int path_index) const {
   const auto& hosts = endpoints_.at(rank);
+  path_index = endpoint_index(path_index);
   if (path_index < 0 || path_index >= static_cast<int>(hosts.size()))
     throw std::logic_error("no endpoint " + endpoint_name(*topology_, rank, path_index));
   return hosts[path_index];
 }
 
-double Platform::route_latency(sg::Host* src, sg::Host* dst) {
-  auto& row = route_latency_[src];
-  if (auto it = row.find(dst); it != row.end()) return it->second;
+double Platform::route_latency(sg::Host* src, sg::Host* dst, bool cache) {
+  if (cache)
+    if (auto row = route_latency_.find(src); row != route_latency_.end())
+      if (auto it = row->second.find(dst); it != row->second.end()) return it->second;
   std::vector<sg::Link*> links;
   src->route_to(dst, links, nullptr);
   double latency = 0;
   for (const sg::Link* link : links) latency += link_latency_.at(link);
-  row.emplace(dst, latency);
+  if (cache) route_latency_[src].emplace(dst, latency);
   return latency;
 }
 

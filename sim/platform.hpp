@@ -28,12 +28,17 @@ class Platform {
   simgrid::s4u::Host* switch_host(int index) const { return switches_.at(index); }
   int switch_count() const { return static_cast<int>(switches_.size()); }
   // The host of a chip's endpoint for path k (k = 0: the chip host); flows on path k of a pair run
-  // from the source's chip host to the destination's endpoint k. Throws std::logic_error if missing.
+  // from the source's chip host to the destination's endpoint k. On a platform built from a plan with
+  // hashed_routes, a pair's route is the one path its messages take: every k gives the chip host.
+  // Throws std::logic_error if missing.
   simgrid::s4u::Host* endpoint(int rank, int path_index) const;
+  // The index among the chip's endpoints that path k arrives at: k, or 0 with hashed_routes.
+  int endpoint_index(int path_index) const { return hashed_routes_ ? 0 : path_index; }
   // Endpoints of a chip, its own host included (1 + the planes chip<rank>#1, #2, ... the platform has).
   int endpoint_count(int rank) const { return static_cast<int>(endpoints_.at(rank).size()); }
   // Sum of the (recorded) latencies of the links on the route from `src` to `dst`, in s.
-  double route_latency(simgrid::s4u::Host* src, simgrid::s4u::Host* dst);
+  // Kept for the next call unless `cache` is false (the Fabric keeps chip-to-chip ones itself).
+  double route_latency(simgrid::s4u::Host* src, simgrid::s4u::Host* dst, bool cache = true);
 
  private:
   Platform(const Topology& topology) : topology_(&topology) {}
@@ -42,6 +47,7 @@ class Platform {
 
   const Topology* topology_;
   std::vector<simgrid::s4u::Host*> chips_, switches_;
+  bool hashed_routes_ = false;
   std::vector<std::vector<simgrid::s4u::Host*>> endpoints_;  // per rank: chip host, then chip<rank>#1, ...
   std::unordered_map<const simgrid::s4u::Link*, double> link_latency_;
   std::unordered_map<const simgrid::s4u::Host*, std::unordered_map<const simgrid::s4u::Host*, double>>

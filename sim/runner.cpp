@@ -60,9 +60,10 @@ SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   }
 
   const Topology& topology = *job.topology;
-  Platform platform = options.platform_file.empty()
-                          ? Platform::build(make_platform_plan(topology, *job.routes), topology)
-                          : Platform::load(options.platform_file, topology);
+  Platform platform =
+      options.platform_file.empty()
+          ? Platform::build(make_platform_plan(topology, *job.routes, PlanPaths::kTaken), topology)
+          : Platform::load(options.platform_file, topology);
   if (!options.platform_file.empty()) check_paths(platform, *job.routes, options.platform_file);
   Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record, job.routes.get());
   fabric.start_sinks();

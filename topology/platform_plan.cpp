@@ -10,7 +10,7 @@ std::vector<PlanHop> plan_hops(const Path& path) {
   return hops;
 }
 
-PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes) {
+PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes, PlanPaths paths) {
   PlatformPlan plan;
   const int p = topology.chip_count();
   for (int r = 0; r < p; ++r) plan.hosts.push_back(topology.node(topology.chip(r)).name);
@@ -26,9 +26,13 @@ PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes) 
     plan.links.push_back(
         PlanLink{link.name, link.bandwidth(), link.latency + half_switch(link.a) + half_switch(link.b)});
 
+  const bool hashed_routes = paths == PlanPaths::kTaken && routes.policy() == Multipath::kHash;
+  plan.hashed_routes = hashed_routes;
   for (int a = 0; a < p; ++a)
     for (int b = 0; b < p; ++b)
-      if (a != b) plan.routes.push_back(PlanRoute{a, b, plan_hops(routes.between(a, b))});
+      if (a != b)
+        plan.routes.push_back(PlanRoute{
+            a, b, plan_hops(hashed_routes ? routes.message_paths(a, b).front().path : routes.between(a, b))});
   for (std::size_t k = 0; k < topology.switches().size(); ++k) {
     Vertex s = topology.switches()[k];
     for (int a = 0; a < p; ++a) {
@@ -38,7 +42,7 @@ PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes) 
       if (back) plan.routes.push_back(PlanRoute{plan.switch_host[k], a, plan_hops(*back)});
     }
   }
-  if (routes.policy() == Multipath::kSingle) return plan;
+  if (routes.policy() == Multipath::kSingle || hashed_routes) return plan;
   std::vector<std::vector<Path>> sets;  // per ordered pair (a, b), a != b, in (a, b) order
   std::size_t planes = 1;
   for (int a = 0; a < p; ++a)

@@ -39,6 +39,7 @@ struct PlatformPlan {
   std::vector<PlanRoute> routes;
   std::vector<int> switch_host;                  // host index of each switch, in Topology::switches() order
   std::map<std::pair<int, int>, int> endpoints;  // (rank, k >= 1) -> host index of chip<rank>#k
+  bool hashed_routes = false;  // PlanPaths::kTaken under hash: every path k of a pair is its route
 };
 
 std::vector<PlanHop> plan_hops(const Path& path);
@@ -48,8 +49,14 @@ std::vector<PlanHop> plan_hops(const Path& path);
 // switch's latency). Under a multi-path policy (Routes::policy() not single) it also holds every path
 // set: with K the largest set, endpoint hosts chip<r>#k for k = 1..K-1 and every chip r (plane-major),
 // and path k of each pair as the route chip<a> -> chip<b>#k. Throws SimulationError if a pair of chips
-// is unreachable.
-PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes);
+// is unreachable. With `paths` kTaken, what the simulator needs: the paths messages take
+// (Routes::message_paths). Under `hash`, where a pair's messages all take one path, that path is then
+// the pair's route and there are no endpoint hosts: SimGrid's Full zone keeps a table over every pair
+// of hosts, and clos:24x24's 13,248 endpoints cost it 1.5 GB (the plan of every set, 7.7 M routes, 2 GB
+// more). Under `stripe` every path is taken: the plan is kEvery's.
+enum class PlanPaths { kEvery, kTaken };
+PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes,
+                                PlanPaths paths = PlanPaths::kEvery);
 
 // Path k >= 1 of the pair (a, b) (a further plane, rail or detour) is the route from a's own host to
 // b's endpoint chip<b>#k: sources stay the chip hosts, so the chip's actor starts every flow (as a put,
