@@ -86,14 +86,20 @@ void Fabric::start_sinks() {
     for (int k = 0; k < platform_.endpoint_count(r); ++k) {
       sg::Host* host = platform_.endpoint(r, k);
       sg::Mailbox* inbox = sg::Mailbox::by_name(host->get_name() + "_inbox");
-      auto sink = sg::Actor::create(host->get_name() + "_sink", host, [inbox] {
+      auto wake = sg::ConditionVariable::create();
+      auto sink = sg::Actor::create(host->get_name() + "_sink", host, [inbox, wake] {
         sg::Actor::self()->daemonize();
         auto mutex = sg::Mutex::create();
-        std::unique_lock lock(*mutex);
-        sg::ConditionVariable::create()->wait(lock);  // forever: never notified
+        for (;;) {
+          {
+            std::unique_lock lock(*mutex);
+            wake->wait(lock);
+          }
+          while (inbox->ready()) inbox->get<Fabric>();  // ended comms, oldest first; their flows are timed
+        }
       });
       inbox->set_receiver(sink);
-      inbox_.back().push_back(inbox);
+      inbox_.back().push_back(Inbox{inbox, wake});
     }
   }
   waiters_.resize(mutex_.size());
@@ -126,9 +132,11 @@ Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_
   double& latency = flow_latency_[(static_cast<std::size_t>(src) * chips_ + dst) * max_endpoints_ +
                                   platform_.endpoint_index(path_index)];
   if (std::isnan(latency)) latency = platform_.route_latency(from, to, /*cache=*/false) + transfer_overhead_;
-  if (!inbox_.empty() && sg::this_actor::get_host() == from)
-    return Flow{inbox_[dst][platform_.endpoint_index(path_index)]->put_async(this, bytes), latency,
-                path_index, bytes};
+  if (!inbox_.empty() && sg::this_actor::get_host() == from) {
+    Inbox& inbox = inbox_[dst][platform_.endpoint_index(path_index)];
+    if (++inbox.puts % kDrainEvery == 0) inbox.wake->notify_one();
+    return Flow{inbox.mailbox->put_async(this, bytes), latency, path_index, bytes};
+  }
   return Flow{sg::Comm::sendto_async(from, to, bytes), latency, path_index, bytes};
 }
 
