@@ -69,6 +69,7 @@ Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool rec
       transfer_overhead_(transfer_overhead),
       record_(record),
       routes_(routes),
+      matcher_(chips),
       switch_busy_until_(platform.switch_count(), 0.0) {
   for (int i = 0; i < chips; ++i) {
     mutex_.push_back(sg::Mutex::create());
@@ -156,15 +157,9 @@ RequestPtr Fabric::send(int self, int dst, Message message, int step) {
   }
   ++transfer_count_;
   bytes_sent_ += request->bytes;
-  Key key{self, dst, step};
-  auto waiting = unmatched_recvs_.find(key);
-  if (waiting != unmatched_recvs_.end()) {
-    waiting->second.front()->send = request;
-    waiting->second.erase(waiting->second.begin());
-    if (waiting->second.empty()) unmatched_recvs_.erase(waiting);
+  if (auto receive = matcher_.post_send(self, dst, step, request)) {
+    receive->send = request;
     arrived_[dst]->notify_all();
-  } else {
-    unmatched_sends_[key].push_back(request);
   }
   return request;
 }
@@ -172,15 +167,7 @@ RequestPtr Fabric::send(int self, int dst, Message message, int step) {
 RequestPtr Fabric::recv(int self, int src, int step) {
   auto request = std::make_shared<RecvRequest>();
   request->src = src, request->dst = self, request->step = step;
-  Key key{src, self, step};
-  auto posted = unmatched_sends_.find(key);
-  if (posted != unmatched_sends_.end()) {
-    request->send = posted->second.front();
-    posted->second.erase(posted->second.begin());
-    if (posted->second.empty()) unmatched_sends_.erase(posted);
-  } else {
-    unmatched_recvs_[key].push_back(request);
-  }
+  request->send = matcher_.post_recv(src, self, step, request);
   return request;
 }
 
@@ -346,19 +333,6 @@ void Fabric::compute(int self, double seconds, const std::string& what) {
   double start = sg::Engine::get_clock();
   sg::this_actor::sleep_for(seconds);
   if (record_) computes_.push_back(ComputeRecord{self, what, start, sg::Engine::get_clock()});
-}
-
-std::vector<std::string> Fabric::unmatched_receives() const {
-  std::vector<std::string> out;
-  std::vector<std::pair<Key, std::size_t>> waiting;  // in key order, for a deterministic report
-  for (const auto& [key, queue] : unmatched_recvs_) waiting.emplace_back(key, queue.size());
-  std::sort(waiting.begin(), waiting.end());
-  for (const auto& [key, count] : waiting) {
-    auto [src, dst, step] = key;
-    out.push_back("chip" + std::to_string(dst) + " waits for chip" + std::to_string(src) + " step " +
-                  std::to_string(step) + " (" + std::to_string(count) + " receive(s))");
-  }
-  return out;
 }
 
 }  // namespace ultrasim

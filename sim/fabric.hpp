@@ -17,6 +17,8 @@
 #include <simgrid/s4u.hpp>
 
 #include "collectives/transport.hpp"
+#include "sim/engine_transport.hpp"
+#include "sim/matching.hpp"
 #include "sim/platform.hpp"
 #include "sim/records.hpp"
 
@@ -60,13 +62,14 @@ class Fabric {
   RequestPtr recv(int self, int src, int step);
   void wait_all(int self, const std::vector<RequestPtr>& requests);
   void compute(int self, double seconds, const std::string& what);
+  double now(int) const { return simgrid::s4u::Engine::get_clock(); }
   Transport::SwitchRequests switch_reduce(int self, int sw, const std::vector<int>& members, Message message,
                                           const std::vector<int>& wants, int step);
   // The rate of every switch's reduction engine (B/s; nullopt: free). Set before run().
   void set_switch_reduce_bandwidth(std::optional<double> rate) { switch_reduce_bandwidth_ = rate; }
 
   // After the run: what never completed, for a deadlock report ("chip3 waits for chip2 step 5").
-  std::vector<std::string> unmatched_receives() const;
+  std::vector<std::string> unmatched_receives() const { return matcher_.unmatched_receives(); }
   const std::vector<TransferRecord>& transfers() const { return transfers_; }
   const std::vector<ComputeRecord>& computes() const { return computes_; }
   std::uint64_t transfer_count() const { return transfer_count_; }
@@ -79,26 +82,13 @@ class Fabric {
   struct Reduction;
   struct ReductionRequest;
   void finish_reduction(Reduction& reduction);
-  using Key = std::tuple<int, int, int>;  // src, dst, step
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-      auto [src, dst, step] = k;
-      return (static_cast<std::size_t>(src) * 0x9E3779B97F4A7C15ull) ^
-             (static_cast<std::size_t>(dst) * 0xC2B2AE3D27D4EB4Full) ^ static_cast<std::size_t>(step);
-    }
-  };
-  // Unmatched requests per key, oldest first (almost always one: no deque's 512-byte block per key).
-  template <class T>
-  using Queues = std::unordered_map<Key, boost::container::small_vector<std::shared_ptr<T>, 1>, KeyHash>;
-
   void deliver(RecvRequest& receive);
 
   Platform& platform_;
   double transfer_overhead_;
   bool record_;
   const Routes* routes_;
-  Queues<SendRequest> unmatched_sends_;
-  Queues<RecvRequest> unmatched_recvs_;
+  Matcher<std::shared_ptr<SendRequest>, std::shared_ptr<RecvRequest>> matcher_;
   // Path latency + transfer_overhead of path k from chip a to chip b, at (a p + b) K + k (NaN: not yet
   // looked up); K = the most endpoints a chip has.
   std::vector<double> flow_latency_;
@@ -132,26 +122,6 @@ class Fabric {
   std::uint64_t transfer_count_ = 0, bytes_sent_ = 0;
 };
 
-class SimTransport : public Transport {
- public:
-  SimTransport(Fabric& fabric, int rank, int size) : fabric_(fabric), rank_(rank), size_(size) {}
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  RequestPtr send(int dst, Message message, int step) override {
-    return fabric_.send(rank_, dst, std::move(message), step);
-  }
-  RequestPtr recv(int src, int step) override { return fabric_.recv(rank_, src, step); }
-  void wait_all(const std::vector<RequestPtr>& requests) override { fabric_.wait_all(rank_, requests); }
-  void compute(double seconds, const std::string& what) override { fabric_.compute(rank_, seconds, what); }
-  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
-                               const std::vector<int>& wants, int step) override {
-    return fabric_.switch_reduce(rank_, sw, members, std::move(message), wants, step);
-  }
-  double now() const override { return simgrid::s4u::Engine::get_clock(); }
-
- private:
-  Fabric& fabric_;
-  int rank_, size_;
-};
+using SimTransport = EngineTransport<Fabric>;
 
 }  // namespace ultrasim

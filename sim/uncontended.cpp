@@ -11,6 +11,7 @@
 #include <boost/context/protected_fixedsize_stack.hpp>
 
 #include "sim/chip_program.hpp"
+#include "sim/engine_transport.hpp"
 #include "sim/link_ledger.hpp"
 #include "sim/matching.hpp"
 #include "topology/errors.hpp"
@@ -67,6 +68,11 @@ class FiberEngine {
     clock_[self] += seconds;
     if (record_) result_.compute_records.push_back(ComputeRecord{self, what, start, clock_[self]});
   }
+  Transport::SwitchRequests switch_reduce(int self, int, const std::vector<int>&, Message,
+                                          const std::vector<int>&, int) {
+    decline(self, "in-switch reduction is modelled by the SimGrid engine only");
+    return {};  // not reached: a declined run never resumes this fiber
+  }
   void decline(int self, std::string reason) {
     if (declined_.reason.empty()) declined_.reason = std::move(reason);
     suspend(self);
@@ -95,27 +101,7 @@ class FiberEngine {
   Declined declined_;
 };
 
-class FiberTransport : public Transport {
- public:
-  FiberTransport(FiberEngine& engine, int rank, int size) : engine_(engine), rank_(rank), size_(size) {}
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  RequestPtr send(int dst, Message message, int step) override {
-    return engine_.send(rank_, dst, std::move(message), step);
-  }
-  RequestPtr recv(int src, int step) override { return engine_.recv(rank_, src, step); }
-  void wait_all(const std::vector<RequestPtr>& requests) override { engine_.wait_all(rank_, requests); }
-  void compute(double seconds, const std::string& what) override { engine_.compute(rank_, seconds, what); }
-  SwitchRequests switch_reduce(int, const std::vector<int>&, Message, const std::vector<int>&, int) override {
-    engine_.decline(rank_, "in-switch reduction is modelled by the SimGrid engine only");
-    return {};  // not reached: a declined run never resumes this fiber
-  }
-  double now() const override { return engine_.now(rank_); }
-
- private:
-  FiberEngine& engine_;
-  int rank_, size_;
-};
+using FiberTransport = EngineTransport<FiberEngine>;
 
 RequestPtr FiberEngine::send(int self, int dst, Message message, int step) {
   auto request = std::make_shared<SendRequest>();
