@@ -136,20 +136,31 @@ Routes::Tree& Routes::tree(Vertex from) const {
   std::vector<Label> label(n);
   label[from].latency = 0;
   // Label-setting search. The frontier pops the smallest (label, vertex), exact ties broken by vertex id,
-  // so results are deterministic; an entry superseded by a better label for its vertex is skipped.
+  // so results are deterministic; an entry superseded by a better label for its vertex is skipped. A vertex
+  // that relays nothing (a chip that does not forward) never enters the frontier: it only collects its best
+  // label and ties, which are final once every relay is done (a relay popped after it could only offer a
+  // route with more hops), so the frontier holds switches and forwarding chips only.
   struct Entry {
-    Label label;
-    Vertex v;
+    std::uint32_t label;  // its label when pushed, in `pushed` (small entries: the heap moves them a lot)
     std::uint32_t version;
+    Vertex v;
   };
-  auto after = [](const Entry& x, const Entry& y) {  // the heap's order: x pops after y
-    if (better(y.label, x.label)) return true;
-    if (better(x.label, y.label)) return false;
+  std::vector<Label> pushed;
+  auto after = [&pushed](const Entry& x, const Entry& y) {  // the heap's order: x pops after y
+    if (better(pushed[y.label], pushed[x.label])) return true;
+    if (better(pushed[x.label], pushed[y.label])) return false;
     return y.v < x.v;
   };
   std::priority_queue<Entry, std::vector<Entry>, decltype(after)> frontier(after);
   std::vector<std::uint32_t> version(n, 0);
-  frontier.push(Entry{label[from], from, 0});
+  auto relays = [&](Vertex v) {
+    return v == from || g[v].kind == NodeKind::kSwitch || topology_.chip_forwarding();
+  };
+  auto push = [&](Vertex v, std::uint32_t version) {
+    pushed.push_back(label[v]);
+    frontier.push(Entry{static_cast<std::uint32_t>(pushed.size() - 1), version, v});
+  };
+  push(from, 0);
   while (!frontier.empty()) {
     const Vertex u = frontier.top().v;
     const bool stale = tree->reached[u] || frontier.top().version != version[u];
@@ -158,8 +169,7 @@ Routes::Tree& Routes::tree(Vertex from) const {
     tree->reached[u] = 1;
     tree->latency[u] = label[u].latency;
     tree->hops[u] = label[u].hops;
-    bool relays = u == from || g[u].kind == NodeKind::kSwitch || topology_.chip_forwarding();
-    if (!relays) continue;
+    if (!relays(u)) continue;
     for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
       Vertex v = boost::target(*e, g);
       if (tree->reached[v]) continue;
@@ -173,7 +183,7 @@ Routes::Tree& Routes::tree(Vertex from) const {
         tree->parent[v] = u;
         tree->parent_link[v] = link.index;
         tree->ties.erase(v);
-        frontier.push(Entry{label[v], v, ++version[v]});
+        if (relays(v)) push(v, ++version[v]);
       } else if (!better(label[v], candidate)) {
         // An equal-cost route through another vertex (a parallel link from u is the same hop).
         auto& ties = tree->ties[v];
@@ -184,6 +194,12 @@ Routes::Tree& Routes::tree(Vertex from) const {
       }
     }
   }
+  for (Vertex v = 0; v < n; ++v)
+    if (!tree->reached[v] && !std::isinf(label[v].latency)) {
+      tree->reached[v] = 1;
+      tree->latency[v] = label[v].latency;
+      tree->hops[v] = label[v].hops;
+    }
   trees_[from] = std::move(tree);
   return *trees_[from];
 }
