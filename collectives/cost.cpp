@@ -40,15 +40,11 @@ double concurrent_flows_time(const CostInput& in, const std::function<std::uint6
       std::uint64_t n = a == b ? 0 : bytes(a, b);
       if (n == 0) continue;
       // Each path the message takes carries its part (striped: split as the fabric splits it).
-      const auto& shares = in.routes.message_paths(a, b);
-      const std::vector<std::uint64_t> parts = in.routes.message_parts(a, b, n);
-      for (std::size_t k = 0; k < shares.size(); ++k) {
-        if (parts[k] == 0) continue;
-        const Path& path = shares[k].path;
-        latency = std::max(latency, path.latency + in.transfer_overhead);
-        for (const Hop& hop : path.hops)
-          (hop.up ? load_up : load_down)[hop.link] += static_cast<double>(parts[k]);
-      }
+      in.routes.for_each_flow(a, b, n, [&](const PathShare& share, std::uint64_t part) {
+        latency = std::max(latency, share.path.latency + in.transfer_overhead);
+        for (const Hop& hop : share.path.hops)
+          (hop.up ? load_up : load_down)[hop.link] += static_cast<double>(part);
+      });
     }
   double busiest = 0;
   for (std::size_t i = 0; i < t.links().size(); ++i) {

@@ -149,11 +149,9 @@ RequestPtr Fabric::send(int self, int dst, Message message, int step) {
   if (!routes_ || routes_->policy() == Multipath::kSingle) {
     request->flows.push_back(start_flow(self, dst, request->bytes, 0));  // the route: no lookup
   } else {
-    const auto& shares = routes_->message_paths(self, dst);
-    const auto parts = routes_->message_parts(self, dst, request->bytes);
-    for (std::size_t k = 0; k < shares.size(); ++k)
-      if (parts[k] > 0) request->flows.push_back(start_flow(self, dst, parts[k], shares[k].index));
-    if (request->flows.empty()) request->flows.push_back(start_flow(self, dst, 0, shares.front().index));
+    routes_->for_each_flow(self, dst, request->bytes, [&](const PathShare& share, std::uint64_t part) {
+      request->flows.push_back(start_flow(self, dst, part, share.index));
+    });
   }
   ++transfer_count_;
   bytes_sent_ += request->bytes;

@@ -4,16 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <tuple>
-#include <unordered_map>
 #include <vector>
 
-#include <boost/container/small_vector.hpp>
 #include <simgrid/s4u.hpp>
 
 #include "collectives/transport.hpp"
@@ -34,9 +30,10 @@ class Fabric {
 
   // Gives every chip endpoint (the chip host, and chip<r>#k of each further plane) an inbox whose
   // permanent receiver is a daemon "sink" actor on that host, so that a put starts its flow at once
-  // (one-sided). The sink only exists: it never takes from the inbox (a take cost two simcalls per
-  // flow and changed no time); the chip's activity list holds the flow anyway. Blocked on a condition
-  // variable, not suspended: SimGrid suspends the comms of a suspended actor. And every chip gets a
+  // (one-sided). The sink does not take each comm as it ends (two simcalls per flow, and no time
+  // depends on it): woken once every kDrainEvery puts, it takes the ended ones in one go, so the inbox
+  // does not keep every comm of the run. It blocks on a condition variable, not suspended: SimGrid
+  // suspends the comms of a suspended actor. And every chip gets a
   // daemon "waiter" actor that waits for the flows of the chip's wait_all: SimGrid 3.32 removes a
   // finished comm from the waiting actor's activity list by a scan of the whole list, and the chip's
   // list holds every put it started, the waiter's none. Call once, before run().

@@ -1,6 +1,7 @@
 #include "sim/runner.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "sim/chip_program.hpp"
 #include "sim/fabric.hpp"
@@ -96,21 +97,20 @@ SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
 
 }  // namespace
 
+namespace {
+constexpr std::pair<Engine, const char*> kEngineNames[] = {
+    {Engine::kAuto, "auto"}, {Engine::kSimGrid, "simgrid"}, {Engine::kContentionFree, "contention-free"}};
+}
+
 Engine parse_engine(const std::string& name) {
-  for (Engine engine : {Engine::kAuto, Engine::kSimGrid, Engine::kContentionFree})
-    if (name == engine_name(engine)) return engine;
+  for (const auto& [engine, text] : kEngineNames)
+    if (name == text) return engine;
   throw InputError("unknown engine '" + name + "'; expected auto, simgrid or contention-free");
 }
 
 const char* engine_name(Engine engine) {
-  switch (engine) {
-    case Engine::kAuto:
-      return "auto";
-    case Engine::kSimGrid:
-      return "simgrid";
-    case Engine::kContentionFree:
-      return "contention-free";
-  }
+  for (const auto& [e, text] : kEngineNames)
+    if (e == engine) return text;
   return "?";
 }
 

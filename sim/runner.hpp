@@ -1,6 +1,7 @@
-// Runs one prepared collective job in SimGrid: builds the platform, starts one actor per chip (running
-// the algorithm) and one per switch, runs the engine, verifies the result. One call per process:
-// SimGrid's engine cannot be reset.
+// Runs one prepared collective job with the engine RunOptions::engine chooses: the contention-free one
+// (sim/uncontended.hpp) where it proves exact, or SimGrid, which builds the platform, starts one actor
+// per chip (running the algorithm) and one per switch, and runs. Verifies the result. One call per
+// process: SimGrid's engine cannot be reset.
 #pragma once
 
 #include <string>

@@ -31,7 +31,6 @@ struct FiberRequest : Request {
 
 struct SendRequest : FiberRequest {
   SendRequest() : FiberRequest(false) {}
-  int src = 0, dst = 0, step = 0;
   double left = 0;       // when the last part's flow ended
   double delivered = 0;  // when the last part arrived (flow end + path latency)
   boost::container::small_vector<TransferRecord, 1> parts;  // kept only when recording
@@ -105,12 +104,11 @@ using FiberTransport = EngineTransport<FiberEngine>;
 
 RequestPtr FiberEngine::send(int self, int dst, Message message, int step) {
   auto request = std::make_shared<SendRequest>();
-  request->src = self, request->dst = dst, request->step = step;
   const std::uint64_t bytes = message.bytes();
   request->message = std::move(message);
   const double start = clock_[self];
   request->left = request->delivered = start;
-  auto one_flow = [&](const PathShare& share, std::uint64_t part) {
+  routes_.for_each_flow(self, dst, bytes, [&](const PathShare& share, std::uint64_t part) {
     const double end = part == 0 ? start : start + static_cast<double>(part) / share.path.bandwidth;
     const double delivered = end + share.path.latency + overhead_;
     request->left = std::max(request->left, end);
@@ -123,17 +121,7 @@ RequestPtr FiberEngine::send(int self, int dst, Message message, int step) {
     flows.push_back(FlowSpan{start, end, self, dst});
     for (const Hop& hop : share.path.hops)
       if (!ledger_.add(hop.link, hop.up, f) && declined_.reason.empty()) declined_.reason = clash_text();
-  };
-  const auto& shares = routes_.message_paths(self, dst);
-  if (shares.size() == 1) {
-    one_flow(shares.front(), bytes);
-  } else {
-    const auto parts = routes_.message_parts(self, dst, bytes);
-    bool any = false;
-    for (std::size_t k = 0; k < shares.size(); ++k)
-      if (parts[k] > 0) one_flow(shares[k], parts[k]), any = true;
-    if (!any) one_flow(shares.front(), 0);
-  }
+  });
   ++result_.transfers;
   result_.bytes_sent += bytes;
   if (auto receive = matcher_.post_send(self, dst, step, request)) {

@@ -186,11 +186,9 @@ Routes::Tree& Routes::tree(Vertex from) const {
         if (relays(v)) push(v, ++version[v]);
       } else if (!better(label[v], candidate)) {
         // An equal-cost route through another vertex (a parallel link from u is the same hop).
-        auto& ties = tree->ties[v];
-        if ((ties.empty() ? tree->parent[v] : ties.back().first) != u)
-          ties.emplace_back(u, link.index);
-        else if (ties.empty())
-          tree->ties.erase(v);
+        auto tied = tree->ties.find(v);
+        if ((tied == tree->ties.end() ? tree->parent[v] : tied->second.back().first) != u)
+          tree->ties[v].emplace_back(u, link.index);
       }
     }
   }

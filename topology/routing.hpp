@@ -78,11 +78,24 @@ class Routes {
   // The paths a message from chip a to chip b takes under the policy, with their shares (cached).
   // Throws SimulationError when unreachable.
   const std::vector<PathShare>& message_paths(int src_rank, int dst_rank) const;
-  // A message of `bytes` cut over message_paths(a, b) as the fabric sends it: one part per path (split_bytes
-  // of the shares), summing to `bytes`. The simulator and the closed forms both cut with this.
   // between(a, b).latency without building the path (cached with message_paths). Throws like between.
   double route_latency(int src_rank, int dst_rank) const;
+  // A message of `bytes` cut over message_paths(a, b) as the fabric sends it: one part per path (split_bytes
+  // of the shares), summing to `bytes`. The simulator and the closed forms both cut with this.
   std::vector<std::uint64_t> message_parts(int src_rank, int dst_rank, std::uint64_t bytes) const;
+  // The flows a message of `bytes` from a to b is sent as, in both engines: calls f(share, part) for
+  // every path message_parts gives bytes, or once with 0 bytes on the first path if none gets any (an
+  // empty message is still one flow, delivered after its path's latency).
+  template <class F>
+  void for_each_flow(int src_rank, int dst_rank, std::uint64_t bytes, F&& f) const {
+    const auto& shares = message_paths(src_rank, dst_rank);
+    if (shares.size() == 1) return f(shares.front(), bytes);
+    const std::vector<std::uint64_t> parts = message_parts(src_rank, dst_rank, bytes);
+    bool any = false;
+    for (std::size_t k = 0; k < shares.size(); ++k)
+      if (parts[k] > 0) f(shares[k], parts[k]), any = true;
+    if (!any) f(shares.front(), std::uint64_t{0});
+  }
   // The rate of one message from a to b alone on the fabric under the policy: n / bytes-per-second
   // of its busiest link direction. Single or hash: the bottleneck of its one path; stripe: the sum of
   // the paths' bandwidths where they share no link.
