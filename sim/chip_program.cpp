@@ -2,16 +2,51 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <tuple>
+#include <utility>
 
 #include "collectives/chip.hpp"
 #include "topology/errors.hpp"
 
 namespace ultrasim {
+namespace {
 
-void run_chip(const PreparedJob& job, Transport& transport, ChipOutcomes& out) {
-  const int p = job.p(), r = transport.rank();
+// A slow chip (slow-chip:RANK=FACTOR): the transport of `inner` with every computation `factor` x longer.
+class SlowTransport : public Transport {
+ public:
+  SlowTransport(Transport& inner, double factor) : inner_(inner), factor_(factor) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  RequestPtr send(int dst, Message message, int step) override {
+    return inner_.send(dst, std::move(message), step);
+  }
+  RequestPtr recv(int src, int step) override { return inner_.recv(src, step); }
+  void wait_all(const std::vector<RequestPtr>& requests) override { inner_.wait_all(requests); }
+  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
+                               const std::vector<int>& wants, int step) override {
+    return inner_.switch_reduce(sw, members, std::move(message), wants, step);
+  }
+  void compute(double seconds, const std::string& what) override { inner_.compute(seconds * factor_, what); }
+  double now() const override { return inner_.now(); }
+
+ private:
+  Transport& inner_;
+  double factor_;
+};
+
+}  // namespace
+
+void run_chip(const PreparedJob& job, Transport& engine_transport, ChipOutcomes& out) {
+  const int p = job.p(), r = engine_transport.rank();
   try {
+    // Stragglers (workloads/faults.hpp): a late chip idles until its start; a slow one computes slower.
+    const bool faulty = !job.faults.start.empty();
+    if (faulty && job.faults.start[r] > 0) engine_transport.compute(job.faults.start[r], "late start");
+    std::optional<SlowTransport> slow;
+    if (faulty && job.faults.compute_scale[r] != 1)
+      slow.emplace(engine_transport, job.faults.compute_scale[r]);
+    Transport& transport = slow ? static_cast<Transport&>(*slow) : engine_transport;
     Layout layout =
         make_layout(job.collective->kind, job.job.bytes, p, job.algorithm->chunks(p), r, job.traffic.get());
     Chip chip(transport, std::move(layout.slot_bytes), std::move(layout.initial),

@@ -20,8 +20,9 @@ struct ChipOutcomes {
 };
 
 // Runs the job's algorithm as chip transport.rank() over `transport`, storing its final slots and its
-// finish time (transport.now()) in `out`. An exception is recorded in out.failures, not thrown (one
-// escaping a SimGrid actor aborts the process).
+// finish time (transport.now()) in `out`. A late chip (job.faults) first idles until its start (a
+// "late start" compute interval); a slow one's computations take its factor x longer. An exception is
+// recorded in out.failures, not thrown (one escaping a SimGrid actor aborts the process).
 void run_chip(const PreparedJob& job, Transport& transport, ChipOutcomes& out);
 
 // The run's result: time = the last chip's finish, the verdict, the records sorted by (start, src, dst,

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <boost/container/small_vector.hpp>
+#include <simgrid/Exception.hpp>
 
 namespace sg = simgrid::s4u;
 
@@ -117,7 +118,7 @@ void Fabric::start_sinks() {
           w.wake->wait(lock, [&w] { return w.pending; });
         }
         for (const auto& flow : w.flows)
-          if (!has_ended(*flow)) flow->wait();
+          if (!has_ended(*flow)) wait_flow(flow);
         w.flows.clear();
         std::unique_lock lock(*mutex_[r]);
         w.pending = false;
@@ -127,18 +128,74 @@ void Fabric::start_sinks() {
   }
 }
 
-Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_index) {
+Fabric::Flow Fabric::start_flow(int src, int dst, std::uint64_t bytes, int path_index, int epoch) {
+  const int endpoint = endpoint_of(epoch, path_index);
   sg::Host* from = platform_.chip(src);
-  sg::Host* to = platform_.endpoint(dst, path_index);
-  double& latency = flow_latency_[(static_cast<std::size_t>(src) * chips_ + dst) * max_endpoints_ +
-                                  platform_.endpoint_index(path_index)];
+  sg::Host* to = platform_.endpoint_host(dst, endpoint);
+  double& latency = flow_latency_[(static_cast<std::size_t>(src) * chips_ + dst) * max_endpoints_ + endpoint];
   if (std::isnan(latency)) latency = platform_.route_latency(from, to, /*cache=*/false) + transfer_overhead_;
   if (!inbox_.empty() && sg::this_actor::get_host() == from) {
-    Inbox& inbox = inbox_[dst][platform_.endpoint_index(path_index)];
+    Inbox& inbox = inbox_[dst][endpoint];
     if (++inbox.puts % kDrainEvery == 0) inbox.wake->notify_one();
-    return Flow{inbox.mailbox->put_async(this, bytes), latency, path_index, bytes};
+    return Flow{inbox.mailbox->put_async(this, bytes), latency, path_index, bytes, epoch};
   }
-  return Flow{sg::Comm::sendto_async(from, to, bytes), latency, path_index, bytes};
+  return Flow{sg::Comm::sendto_async(from, to, bytes), latency, path_index, bytes, epoch};
+}
+
+void Fabric::add_epoch(const Routes* routes, int first_endpoint) {
+  if (epoch_routes_.empty()) epoch_routes_.push_back(routes_), epoch_first_endpoint_.push_back(0);
+  epoch_routes_.push_back(routes);
+  epoch_first_endpoint_.push_back(first_endpoint);
+}
+
+void Fabric::begin_epoch(int epoch) {
+  epoch_ = epoch;
+  const Routes& routes = *epoch_routes_.at(epoch);
+  auto crosses_down = [&](const SendRequest& send, const Flow& flow) {
+    for (const PathShare& share : epoch_routes_[flow.epoch]->message_paths(send.src, send.dst))
+      if (share.index == flow.path)
+        return std::any_of(share.path.hops.begin(), share.path.hops.end(),
+                           [&](const Hop& hop) { return routes.link_down(hop.link); });
+    return false;
+  };
+  std::vector<std::weak_ptr<SendRequest>> still;
+  for (const auto& weak : live_) {
+    auto send = weak.lock();
+    if (!send) continue;
+    // The replacements are in place and counted before the old flows are cancelled: a cancel wakes the
+    // chips waiting for them, which must then find the new flows (starting a flow lets others run, but
+    // wakes no waiter).
+    decltype(send->flows) flows;
+    std::vector<sg::CommPtr> dropped;
+    for (const Flow& flow : send->flows) {
+      if (has_ended(*flow.comm) || !crosses_down(*send, flow)) {
+        flows.push_back(flow);
+        continue;
+      }
+      dropped.push_back(flow.comm);
+      ++restarted_flows_;
+      resent_bytes_ += flow.bytes;
+      routes.for_each_flow(send->src, send->dst, flow.bytes, [&](const PathShare& share, std::uint64_t part) {
+        flows.push_back(start_flow(send->src, send->dst, part, share.index, epoch));
+      });
+    }
+    send->flows = std::move(flows);
+    for (const auto& comm : dropped) comm->cancel();
+    if (std::any_of(send->flows.begin(), send->flows.end(),
+                    [](const Flow& f) { return !has_ended(*f.comm); }))
+      still.push_back(send);
+  }
+  live_ = std::move(still);
+}
+
+void Fabric::wait_flow(const sg::CommPtr& flow) {
+  try {
+    flow->wait();
+  } catch (const simgrid::CancelException&) {
+    // begin_epoch cancelled it and started its replacement: wait_all looks again.
+  } catch (const simgrid::NetworkFailureException&) {
+    // The same: SimGrid 3.32 reports a cancelled flow's network action as failed.
+  }
 }
 
 RequestPtr Fabric::send(int self, int dst, Message message, int step) {
@@ -146,13 +203,17 @@ RequestPtr Fabric::send(int self, int dst, Message message, int step) {
   request->src = self, request->dst = dst, request->step = step;
   request->bytes = message.bytes();
   request->message = std::move(message);
-  if (!routes_ || routes_->policy() == Multipath::kSingle) {
+  // A chip's message to itself never leaves it: no fault touches it (epoch 0's loopback route).
+  const Routes* routes = epoch_ == 0 || self == dst ? routes_ : epoch_routes_[epoch_];
+  if (!routes || (routes->policy() == Multipath::kSingle && routes == routes_)) {
     request->flows.push_back(start_flow(self, dst, request->bytes, 0));  // the route: no lookup
   } else {
-    routes_->for_each_flow(self, dst, request->bytes, [&](const PathShare& share, std::uint64_t part) {
-      request->flows.push_back(start_flow(self, dst, part, share.index));
+    const int epoch = routes == routes_ ? 0 : epoch_;
+    routes->for_each_flow(self, dst, request->bytes, [&](const PathShare& share, std::uint64_t part) {
+      request->flows.push_back(start_flow(self, dst, part, share.index, epoch));
     });
   }
+  if (!epoch_routes_.empty()) live_.push_back(request);
   ++transfer_count_;
   bytes_sent_ += request->bytes;
   if (auto receive = matcher_.post_send(self, dst, step, request)) {
@@ -170,66 +231,71 @@ RequestPtr Fabric::recv(int self, int src, int step) {
 }
 
 void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
-  // 1. Every receive must be matched by a posted send (the sender may not have reached it yet).
   std::vector<sg::CommPtr> flows, own;  // own: the chip's sends (in its activity list)
   std::vector<RecvRequest*> receives;
   std::vector<ReductionRequest*> results;
-  flows.reserve(requests.size());
-  receives.reserve(requests.size());
-  for (const auto& request : requests) {
-    const auto& tagged = static_cast<const FabricRequest&>(*request);  // every request here is the fabric's
-    if (tagged.kind == FabricRequest::Kind::kReduction) {
-      auto* reduction = static_cast<ReductionRequest*>(request.get());
-      if (!reduction->result) {
-        flows.push_back(reduction->reduction->uploads[reduction->index].comm);
-      } else {
-        Reduction& r = *reduction->reduction;
-        if (r.downloads.empty()) {
-          std::unique_lock lock(*mutex_[self]);
-          arrived_[self]->wait(lock, [&r] { return !r.downloads.empty(); });
+  // A fault may cancel and restart flows while this chip waits: then it looks at its requests again.
+  for (std::uint64_t restarted = restarted_flows_ + 1; restarted != restarted_flows_;) {
+    restarted = restarted_flows_;
+    flows.clear(), own.clear(), receives.clear(), results.clear();
+    // 1. Every receive must be matched by a posted send (the sender may not have reached it yet).
+    flows.reserve(requests.size());
+    receives.reserve(requests.size());
+    for (const auto& request : requests) {
+      const auto& tagged = static_cast<const FabricRequest&>(*request);  // every request here is the fabric's
+      if (tagged.kind == FabricRequest::Kind::kReduction) {
+        auto* reduction = static_cast<ReductionRequest*>(request.get());
+        if (!reduction->result) {
+          flows.push_back(reduction->reduction->uploads[reduction->index].comm);
+        } else {
+          Reduction& r = *reduction->reduction;
+          if (r.downloads.empty()) {
+            std::unique_lock lock(*mutex_[self]);
+            arrived_[self]->wait(lock, [&r] { return !r.downloads.empty(); });
+          }
+          flows.push_back(r.downloads[reduction->index].comm);
+          results.push_back(reduction);
         }
-        flows.push_back(r.downloads[reduction->index].comm);
-        results.push_back(reduction);
+      } else if (tagged.kind == FabricRequest::Kind::kRecv) {
+        auto* receive = static_cast<RecvRequest*>(request.get());
+        if (!receive->send) {
+          std::unique_lock lock(*mutex_[self]);
+          arrived_[self]->wait(lock, [receive] { return receive->send != nullptr; });
+        }
+        receives.push_back(receive);
+        for (const Flow& flow : receive->send->flows) flows.push_back(flow.comm);
+      } else {
+        for (const Flow& flow : static_cast<SendRequest*>(request.get())->flows) own.push_back(flow.comm);
       }
-    } else if (tagged.kind == FabricRequest::Kind::kRecv) {
-      auto* receive = static_cast<RecvRequest*>(request.get());
-      if (!receive->send) {
-        std::unique_lock lock(*mutex_[self]);
-        arrived_[self]->wait(lock, [receive] { return receive->send != nullptr; });
-      }
-      receives.push_back(receive);
-      for (const Flow& flow : receive->send->flows) flows.push_back(flow.comm);
-    } else {
-      for (const Flow& flow : static_cast<SendRequest*>(request.get())->flows) own.push_back(flow.comm);
     }
-  }
-  // 2. Wait for the flows, then until the last receive's data has crossed its path's latency.
-  // Waiting on each flow in turn ends when the last one does; a wait on an ended flow returns at once.
-  // Many flows: the chip's waiter waits (start_sinks) for those still running, so that no wait scans
-  // the chip's long activity list; the puts it waited for stay in that list, so from then on the
-  // waiter does every wait of the chip. Until then, a few flows: the chip waits itself, cheaper than
-  // the hand-over; it waits for each of its own sends, ended or not, since that takes the send off its
-  // list and keeps the list short (a ring's chip would otherwise keep every put), and for the others
-  // only if still running.
-  auto unfinished = [](const sg::CommPtr& flow) { return !has_ended(*flow); };
-  constexpr std::ptrdiff_t kSelfWaitMax = 8;
-  if (!waiters_.empty() &&
-      (waiters_[self].engaged || std::count_if(flows.begin(), flows.end(), unfinished) +
-                                         std::count_if(own.begin(), own.end(), unfinished) >
-                                     kSelfWaitMax)) {
-    Waiter& waiter = waiters_[self];
-    waiter.engaged = true;
-    std::unique_lock lock(*mutex_[self]);
-    waiter.flows = std::move(flows);
-    waiter.flows.insert(waiter.flows.end(), own.begin(), own.end());
-    waiter.pending = true;
-    waiter.wake->notify_one();
-    waiter.done->wait(lock, [&waiter] { return !waiter.pending; });
-  } else {
-    for (const auto& flow : own)
-      if (flow->get_state() != sg::Activity::State::FINISHED) flow->wait();
-    for (const auto& flow : flows)
-      if (unfinished(flow)) flow->wait();
+    // 2. Wait for the flows, then until the last receive's data has crossed its path's latency.
+    // Waiting on each flow in turn ends when the last one does; a wait on an ended flow returns at once.
+    // Many flows: the chip's waiter waits (start_sinks) for those still running, so that no wait scans
+    // the chip's long activity list; the puts it waited for stay in that list, so from then on the
+    // waiter does every wait of the chip. Until then, a few flows: the chip waits itself, cheaper than
+    // the hand-over; it waits for each of its own sends, ended or not, since that takes the send off its
+    // list and keeps the list short (a ring's chip would otherwise keep every put), and for the others
+    // only if still running.
+    auto unfinished = [](const sg::CommPtr& flow) { return !has_ended(*flow); };
+    constexpr std::ptrdiff_t kSelfWaitMax = 8;
+    if (!waiters_.empty() &&
+        (waiters_[self].engaged || std::count_if(flows.begin(), flows.end(), unfinished) +
+                                           std::count_if(own.begin(), own.end(), unfinished) >
+                                       kSelfWaitMax)) {
+      Waiter& waiter = waiters_[self];
+      waiter.engaged = true;
+      std::unique_lock lock(*mutex_[self]);
+      waiter.flows = std::move(flows);
+      waiter.flows.insert(waiter.flows.end(), own.begin(), own.end());
+      waiter.pending = true;
+      waiter.wake->notify_one();
+      waiter.done->wait(lock, [&waiter] { return !waiter.pending; });
+    } else {
+      for (const auto& flow : own)
+        if (flow->get_state() != sg::Activity::State::FINISHED) wait_flow(flow);
+      for (const auto& flow : flows)
+        if (unfinished(flow)) wait_flow(flow);
+    }
   }
   double done = sg::Engine::get_clock();
   for (RecvRequest* receive : receives) {

@@ -42,15 +42,29 @@ class Fabric {
   struct Flow {
     simgrid::s4u::CommPtr comm;
     double latency = 0;  // path latency + transfer_overhead, added at delivery
-    int path = 0;        // path index (0 = the route)
+    int path = 0;        // path index (0 = the route) in its epoch's path set of the pair
     std::uint64_t bytes = 0;
+    int epoch = 0;  // the routing epoch it was started in (faults; 0 = the fault-free routes)
   };
-  // A one-sided flow of `bytes` from chip src to chip dst along path `path_index` (from src's chip host
-  // to dst's endpoint k), started now. From the source chip's own actor it is a put to that endpoint's
-  // inbox; from another actor, a host-to-host comm along the same route. Both start at once and cost
-  // the same; puts avoid 3.32's O(flows in flight) bookkeeping of host-to-host comms (one global list
-  // scanned at every completion: 250 s instead of 2 s for a 288-chip all-to-all).
-  Flow start_flow(int src, int dst, std::uint64_t bytes, int path_index = 0);
+  // A one-sided flow of `bytes` from chip src to chip dst along path `path_index` of routing epoch
+  // `epoch` (from src's chip host to dst's endpoint for that path), started now. From the source chip's
+  // own actor it is a put to that endpoint's inbox; from another actor, or without sinks, a
+  // host-to-host comm along the same route. Both start at once and cost the same; puts avoid 3.32's
+  // O(flows in flight) bookkeeping of host-to-host comms (one global list scanned at every completion:
+  // 250 s instead of 2 s for a 288-chip all-to-all).
+  Flow start_flow(int src, int dst, std::uint64_t bytes, int path_index = 0, int epoch = 0);
+
+  // Link faults (workloads/faults.hpp). Routing epoch e >= 1 (set up before run(), in order) sends path
+  // j of a pair, as `routes` gives it, to the destination's endpoint first_endpoint + j (the platform
+  // holds those routes: add_epoch_paths). A put cancelled by a fault stays at the head of its inbox,
+  // where the sink no longer drains it: that inbox keeps its ended comms from then on (memory only).
+  void add_epoch(const Routes* routes, int first_endpoint);
+  // Called at the epoch's start (from the fault actor, or before run() for one starting at 0): new flows
+  // take its routes, and every flow still in flight across a link it has down is cancelled and started
+  // again now, whole, on the epoch's paths of its pair (its bytes are resent).
+  void begin_epoch(int epoch);
+  std::uint64_t restarted_flows() const { return restarted_flows_; }
+  std::uint64_t resent_bytes() const { return resent_bytes_; }
 
   // The Transport operations, on behalf of chip `self`. A send under `stripe` is one flow per path
   // with its bytes cut by split_bytes (paths given no byte get no flow); it is delivered when the last
@@ -81,10 +95,24 @@ class Fabric {
   void finish_reduction(Reduction& reduction);
   void deliver(RecvRequest& receive);
 
+  int endpoint_of(int epoch, int path) const {
+    return epoch == 0 ? platform_.endpoint_index(path) : epoch_first_endpoint_[epoch] + path;
+  }
+  // Waits for a flow; a flow cancelled by begin_epoch returns here too (its replacement is waited for
+  // on the next round of wait_all).
+  static void wait_flow(const simgrid::s4u::CommPtr& flow);
+
   Platform& platform_;
   double transfer_overhead_;
   bool record_;
   const Routes* routes_;
+  // Routing epochs (faults): their routes (epoch 0: routes_) and first endpoint; the current epoch;
+  // every send that may still have a flow in flight (kept only with epochs); what begin_epoch resent.
+  std::vector<const Routes*> epoch_routes_;
+  std::vector<int> epoch_first_endpoint_;
+  int epoch_ = 0;
+  std::vector<std::weak_ptr<SendRequest>> live_;
+  std::uint64_t restarted_flows_ = 0, resent_bytes_ = 0;
   Matcher<std::shared_ptr<SendRequest>, std::shared_ptr<RecvRequest>> matcher_;
   // Path latency + transfer_overhead of path k from chip a to chip b, at (a p + b) K + k (NaN: not yet
   // looked up); K = the most endpoints a chip has.

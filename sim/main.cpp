@@ -138,7 +138,7 @@ struct RunArgs {
   std::string topology, collective, algorithm, size, format = "table", trace, dtype = "float32", platform;
   std::string traffic_matrix;  // alltoallv: the matrix file, instead of --size
   std::string engine = "auto";
-  std::vector<std::string> sets, simgrid_config;
+  std::vector<std::string> sets, simgrid_config, faults;
   std::uint64_t seed = 0;
 };
 
@@ -153,16 +153,20 @@ int cmd_run(const RunArgs& args, const std::string& command) {
                          : "--size is required");
   CollectiveJob job{
       args.topology, args.collective, args.algorithm,        args.size.empty() ? 0 : parse_bytes(args.size),
-      args.dtype,    args.seed,       parse_sets(args.sets), args.traffic_matrix};
+      args.dtype,    args.seed,       parse_sets(args.sets), args.traffic_matrix,
+      args.faults};
   const Engine engine = parse_engine(args.engine);
   PreparedJob prepared = prepare(job);
   std::unique_ptr<std::ofstream> trace;
   if (!args.trace.empty()) trace = open_output(args.trace, "trace");
 
   RunOptions options{args.platform, trace != nullptr, args.simgrid_config, engine};
+  // With faults, the same run without them first (in a child process), for the slowdown.
+  std::optional<double> fault_free;
+  if (!prepared.faults.empty()) fault_free = fault_free_time(prepared, options);
   SimResult result = simulate(prepared, options);
   Metrics metrics = compute_metrics(prepared, result.time_s);
-  RunReport report{prepared, result, metrics, command};
+  RunReport report{prepared, result, metrics, command, fault_free};
   const nlohmann::json json = run_json(report);
   if (args.format == "json") std::cout << json.dump(2) << "\n";
   if (args.format == "csv") std::cout << run_csv(report);
@@ -174,7 +178,7 @@ int cmd_run(const RunArgs& args, const std::string& command) {
 struct SweepArgs {
   std::string topologies, collectives, algorithms = "all", sizes, seeds = "0", file, out, format = "jsonl";
   std::string shard, timing, engine = "auto";
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, faults;
   int jobs = 0;  // 0: one per core
   bool resume = false;
 };
@@ -205,6 +209,8 @@ int cmd_sweep(const SweepArgs& args) {
   options.out = args.out, options.format = args.format, options.resume = args.resume;
   options.timing = args.timing, options.binary = "/proc/self/exe";
   if (parse_engine(args.engine) != Engine::kAuto) options.run_extra = {"--engine", args.engine};
+  if (!args.faults.empty()) spec.faults = args.faults;
+  for (const auto& fault : spec.faults) options.run_extra.insert(options.run_extra.end(), {"--fault", fault});
   if (!args.shard.empty()) {
     auto slash = args.shard.find('/');
     int k = -1, n = 0;
@@ -291,6 +297,9 @@ int main(int argc, char** argv) {
                   "run on this exported SimGrid XML instead of building one");
   run->add_option("--engine", run_args.engine,
                   "auto (contention-free where it proves exact, else SimGrid), simgrid or contention-free");
+  run->add_option("--fault", run_args.faults,
+                  "inject a fault (repeatable): link-down:NAME@T[-T], switch-down:NAME@T[-T], "
+                  "degrade:NAME=FRACTION[@T[-T]], slow-chip:RANK=FACTOR, late-chip:RANK@T");
   run->add_option("--simgrid-cfg", run_args.simgrid_config,
                   "extra SimGrid setting name:value after ultrasim's own (advanced; may break exactness)");
 
@@ -305,6 +314,8 @@ int main(int argc, char** argv) {
   sweep->add_option("--set", sweep_args.sets, "parameter values, name=v1,v2 (repeatable; crossed)");
   sweep->add_option("--engine", sweep_args.engine,
                     "auto|simgrid|contention-free, for every point (default auto)");
+  sweep->add_option("--fault", sweep_args.faults,
+                    "a fault every point runs with (repeatable; as run --fault)");
   sweep->add_option("--seeds", sweep_args.seeds, "seeds, e.g. 0,1,2 or 0:3 (default 0)");
   sweep->add_option("--file", sweep_args.file, "a JSON sweep file (flags given too override its keys)");
   sweep->add_option("--jobs", sweep_args.jobs, "points run at once (default: one per core)");

@@ -32,6 +32,8 @@ class Platform {
   // hashed_routes, a pair's route is the one path its messages take: every k gives the chip host.
   // Throws std::logic_error if missing.
   simgrid::s4u::Host* endpoint(int rank, int path_index) const;
+  // The chip's endpoint host number `index` (0: the chip host), whatever hashed_routes says.
+  simgrid::s4u::Host* endpoint_host(int rank, int index) const { return endpoints_.at(rank).at(index); }
   // The index among the chip's endpoints that path k arrives at: k, or 0 with hashed_routes.
   int endpoint_index(int path_index) const { return hashed_routes_ ? 0 : path_index; }
   // Endpoints of a chip, its own host included (1 + the planes chip<rank>#1, #2, ... the platform has).

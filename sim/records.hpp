@@ -51,6 +51,9 @@ struct SimResult {
   std::vector<TransferRecord> transfer_records;  // with RunOptions::record, sorted by (start, src, dst)
   std::vector<ComputeRecord> compute_records;
   Engine engine = Engine::kSimGrid;  // the one that produced this result (never kAuto)
+  // Link faults: flows in flight across a link when it failed, cancelled and sent again on a detour,
+  // and their bytes (counted again; bytes_sent counts each message once).
+  std::uint64_t restarted_flows = 0, resent_bytes = 0;
 };
 
 }  // namespace ultrasim

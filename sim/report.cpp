@@ -66,6 +66,17 @@ nlohmann::json run_json(const RunReport& r) {
     out["traffic_total_bytes"] = traffic.total();
     out["busiest_chip"] = traffic.busiest_chip();
   }
+  if (!r.job.faults.empty()) {  // what was injected, and what it cost
+    nlohmann::json faults = nlohmann::json::array();
+    for (const Fault& fault : r.job.faults.faults) faults.push_back(fault.text);
+    out["faults"] = faults;
+    out["fault_free_time_s"] = optional(r.fault_free_time_s);
+    out["slowdown"] = r.fault_free_time_s && *r.fault_free_time_s > 0
+                          ? nlohmann::json(m.time_s / *r.fault_free_time_s)
+                          : nlohmann::json();
+    out["restarted_flows"] = r.result.restarted_flows;
+    out["resent_bytes"] = r.result.resent_bytes;
+  }
   if (!r.result.verdict.first_error.empty()) out["first_error"] = r.result.verdict.first_error;
   if (!r.job.auto_ranking.empty()) {
     nlohmann::json ranking = nlohmann::json::array();
@@ -102,6 +113,16 @@ std::string run_table(const RunReport& r) {
   out << line;
   if (j.contains("first_error"))
     out << "# verification FAILED: " << j["first_error"].get<std::string>() << "\n";
+  if (j.contains("faults")) {
+    out << "# faults:";
+    for (const auto& fault : j["faults"]) out << " " << fault.get<std::string>();
+    out << "\n# fault-free " << us(j["fault_free_time_s"]) << " us, slowdown "
+        << (j["slowdown"].is_null() ? std::string("-") : fixed_text(j["slowdown"].get<double>(), 4) + "x");
+    if (j["restarted_flows"].get<std::uint64_t>() > 0)
+      out << ", " << j["restarted_flows"] << " flow(s) restarted on detours (" << j["resent_bytes"]
+          << " bytes resent)";
+    out << "\n";
+  }
   if (j.contains("auto_ranking")) {
     const auto& ranking = j["auto_ranking"];
     out << "# auto picked " << ranking[0]["algorithm"].get<std::string>() << " (model "

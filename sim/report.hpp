@@ -2,6 +2,7 @@
 // fields), CSV. Outputs carry no wall-clock values, so equal inputs give byte-identical outputs.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +18,8 @@ struct RunReport {
   const PreparedJob& job;
   const SimResult& result;
   const Metrics& metrics;
-  std::string command;  // the command line that produced it
+  std::string command;                                     // the command line that produced it
+  std::optional<double> fault_free_time_s = std::nullopt;  // with faults: the same run without them
 };
 
 nlohmann::json run_json(const RunReport& report);

@@ -1,12 +1,18 @@
 #include "sim/runner.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <utility>
 
 #include "sim/chip_program.hpp"
 #include "sim/fabric.hpp"
 #include "sim/uncontended.hpp"
 #include "topology/errors.hpp"
+#include "topology/units.hpp"
 
 namespace sg = simgrid::s4u;
 
@@ -39,6 +45,61 @@ void check_paths(const Platform& platform, const Routes& routes, const std::stri
                              "; export it with the same --set multipath");
 }
 
+// Why epoch `e`'s failed links end the run, if they cut some chip off: the chips cut off (the smaller
+// side of the split, as seen from chip 0) and the faults holding links down ("" if every chip still
+// reaches every other).
+std::string cut_off_message(const Topology& t, const Routes& routes, const FaultPlan::Epoch& epoch) {
+  const int p = t.chip_count();
+  std::vector<std::string> reached, lost;
+  std::string pair;
+  for (int b = 0; b < p; ++b) {
+    (b == 0 || routes.find(t.chip(0), t.chip(b)) ? reached : lost).push_back("chip" + std::to_string(b));
+    for (int a = 0; a < p && pair.empty(); ++a)
+      if (a != b && !routes.find(t.chip(a), t.chip(b)))
+        pair = "chip" + std::to_string(a) + " cannot reach chip" + std::to_string(b);
+  }
+  if (pair.empty()) return "";
+  const std::vector<std::string>& cut = !lost.empty() && lost.size() <= reached.size() ? lost : reached;
+  std::string chips, causes;
+  for (std::size_t i = 0; i < cut.size() && i < 8; ++i) chips += (i ? ", " : "") + cut[i];
+  if (cut.size() > 8) chips += " and " + std::to_string(cut.size() - 8) + " more";
+  for (const std::string& cause : epoch.cause) causes += (causes.empty() ? "" : ", ") + cause;
+  return "link faults cut " + chips + " off at " + shortest_number(epoch.at) + " s (" + pair +
+         "; no route avoids the failed links); failed: " + causes;
+}
+
+// What link faults need on the SimGrid side: each epoch's routes (index 0 unused: the job's), their
+// paths in the platform, and the error of an epoch that cuts a chip off.
+struct FaultRouting {
+  std::vector<std::unique_ptr<Routes>> routes;
+  std::vector<int> first_endpoint;
+  std::vector<std::string> cut_off;
+};
+
+FaultRouting plan_fault_routing(const PreparedJob& job, PlatformPlan& plan) {
+  const auto& epochs = job.faults.epochs;
+  FaultRouting out;
+  out.routes.resize(epochs.size());
+  out.first_endpoint.assign(epochs.size(), 0);
+  out.cut_off.resize(epochs.size());
+  int next = 1;  // endpoints per chip so far: the chip host and chip<r>#k of the plan's path sets
+  for (const auto& [rank_k, host] : plan.endpoints) next = std::max(next, rank_k.second + 1);
+  for (std::size_t e = 1; e < epochs.size(); ++e) {
+    out.routes[e] = std::make_unique<Routes>(*job.topology, epochs[e].down);
+    out.cut_off[e] = cut_off_message(*job.topology, *out.routes[e], epochs[e]);
+    out.first_endpoint[e] = next;
+    next += add_epoch_paths(plan, *job.topology, *out.routes[e], next);
+  }
+  return out;
+}
+
+void set_link_bandwidth(const Topology& topology, const FaultPlan::BandwidthChange& change) {
+  const Link& link = topology.links()[change.link];
+  auto* duplex = sg::SplitDuplexLink::by_name(link.name);
+  duplex->get_link_up()->set_bandwidth(link.bandwidth() * change.fraction);
+  duplex->get_link_down()->set_bandwidth(link.bandwidth() * change.fraction);
+}
+
 SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   const int p = job.p();
   // SimGrid parses its own options from argv; give it only ours.
@@ -61,13 +122,58 @@ SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   }
 
   const Topology& topology = *job.topology;
-  Platform platform =
-      options.platform_file.empty()
-          ? Platform::build(make_platform_plan(topology, *job.routes, PlanPaths::kTaken), topology)
-          : Platform::load(options.platform_file, topology);
+  const FaultPlan& faults = job.faults;
+  const bool epochs = faults.epochs.size() > 1;
+  if (epochs && !options.platform_file.empty())
+    throw InputError(
+        "link-down and switch-down faults cannot run on a --platform file (its routes are fixed)");
+  FaultRouting fault_routing;
+  Platform platform = [&] {
+    if (!options.platform_file.empty()) return Platform::load(options.platform_file, topology);
+    PlatformPlan plan = make_platform_plan(topology, *job.routes, PlanPaths::kTaken);
+    if (epochs) fault_routing = plan_fault_routing(job, plan);
+    return Platform::build(plan, topology);
+  }();
   if (!options.platform_file.empty()) check_paths(platform, *job.routes, options.platform_file);
   Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record, job.routes.get());
+  for (std::size_t e = 1; e < faults.epochs.size(); ++e)
+    fabric.add_epoch(fault_routing.routes[e].get(), fault_routing.first_endpoint[e]);
   fabric.start_sinks();
+  // Faults in effect from time 0 apply now; a daemon actor applies the others when their time comes.
+  std::size_t next_epoch = 1, next_change = 0;
+  std::string fault_failure;
+  auto apply_due = [&](double now) {
+    for (; next_change < faults.bandwidth_changes.size() && faults.bandwidth_changes[next_change].at <= now;
+         ++next_change)
+      set_link_bandwidth(topology, faults.bandwidth_changes[next_change]);
+    for (; next_epoch < faults.epochs.size() && faults.epochs[next_epoch].at <= now; ++next_epoch) {
+      if (!fault_routing.cut_off[next_epoch].empty()) return fault_routing.cut_off[next_epoch];
+      fabric.begin_epoch(static_cast<int>(next_epoch));
+    }
+    return std::string();
+  };
+  if (std::string failure = apply_due(0); !failure.empty()) throw SimulationError(failure);
+  if (next_epoch < faults.epochs.size() || next_change < faults.bandwidth_changes.size())
+    sg::Actor::create("faults", platform.chip(0), [&] {
+      sg::Actor::self()->daemonize();
+      while (next_epoch < faults.epochs.size() || next_change < faults.bandwidth_changes.size()) {
+        double at = std::numeric_limits<double>::infinity();
+        if (next_epoch < faults.epochs.size()) at = faults.epochs[next_epoch].at;
+        if (next_change < faults.bandwidth_changes.size())
+          at = std::min(at, faults.bandwidth_changes[next_change].at);
+        sg::this_actor::sleep_until(at);
+        fault_failure = apply_due(at);
+        if (!fault_failure.empty()) {
+          sg::Actor::kill_all();  // no chip can finish: end the run here rather than wait forever
+          return;
+        }
+      }
+      // Stay until the run ends: an actor that exits cancels the flows it started (the resent ones).
+      auto mutex = sg::Mutex::create();
+      auto never = sg::ConditionVariable::create();
+      std::unique_lock lock(*mutex);
+      never->wait(lock);
+    });
   if (topology.params().has("switch_reduce_bandwidth"))
     fabric.set_switch_reduce_bandwidth(topology.params().optional_rate("switch_reduce_bandwidth"));
 
@@ -85,8 +191,11 @@ SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   }
 
   engine.run();
+  if (!fault_failure.empty()) throw SimulationError(fault_failure);
 
   SimResult result;
+  result.restarted_flows = fabric.restarted_flows();
+  result.resent_bytes = fabric.resent_bytes();
   result.transfers = fabric.transfer_count();
   result.bytes_sent = fabric.bytes_sent();
   result.transfer_records = fabric.transfers();
@@ -115,11 +224,20 @@ const char* engine_name(Engine engine) {
 }
 
 SimResult simulate(const PreparedJob& job, const RunOptions& options) {
-  // A platform file or SimGrid settings are SimGrid's to interpret.
-  const bool simgrid_only = !options.platform_file.empty() || !options.simgrid_config.empty();
-  if (options.engine == Engine::kContentionFree && simgrid_only)
+  if (job.faults.epochs.size() > 1 && job.entry->name == std::string("switch-reduce"))
+    throw InputError(
+        "link-down and switch-down faults cannot run with switch-reduce (its chip-switch "
+        "routes are fixed); use degrade, or another algorithm");
+  // A platform file, SimGrid settings and link faults are SimGrid's to interpret.
+  const bool simgrid_input = !options.platform_file.empty() || !options.simgrid_config.empty();
+  const bool simgrid_only = simgrid_input || job.faults.touches_links();
+  if (options.engine == Engine::kContentionFree && simgrid_input)
     throw InputError(
         "--engine contention-free cannot use --platform or --simgrid-cfg (SimGrid's); use auto or simgrid");
+  if (options.engine == Engine::kContentionFree && simgrid_only)
+    throw InputError(
+        "--engine contention-free cannot model link faults (link-down, switch-down, degrade); use auto or "
+        "simgrid");
   if (options.engine == Engine::kSimGrid || simgrid_only) return simulate_simgrid(job, options);
   UncontendedOutcome outcome = simulate_uncontended(job, options.record);
   if (outcome.result) return std::move(*outcome.result);
@@ -130,6 +248,34 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   }
   // auto: SimGrid runs it, and reports a failure in its own words.
   return simulate_simgrid(job, options);
+}
+
+std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return std::nullopt;
+  const pid_t child = fork();
+  if (child < 0) return std::nullopt;
+  if (child == 0) {  // the child: the run without faults, its time in the pipe
+    close(pipe_fds[0]);
+    int status = 1;
+    try {
+      job.faults = plan_faults({}, *job.topology);
+      RunOptions quiet = options;
+      quiet.record = false;
+      const double time = simulate(job, quiet).time_s;
+      status = write(pipe_fds[1], &time, sizeof time) == sizeof time ? 0 : 1;
+    } catch (...) {
+    }
+    _exit(status);
+  }
+  close(pipe_fds[1]);
+  double time = 0;
+  const bool got = read(pipe_fds[0], &time, sizeof time) == sizeof time;
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return time;
 }
 
 }  // namespace ultrasim

@@ -4,6 +4,7 @@
 // process: SimGrid's engine cannot be reset.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,14 @@
 
 namespace ultrasim {
 
-// Throws SimulationError when a chip is unreachable, an actor fails, or the run deadlocks (naming the
-// chips still waiting); InputError for a bad platform file.
+// Throws SimulationError when a chip is unreachable (from the start, or cut off by link faults: naming
+// the chips and the failed elements), an actor fails, or the run deadlocks (naming the chips still
+// waiting); InputError for a bad platform file or faults the chosen engine cannot model.
 SimResult simulate(const PreparedJob& job, const RunOptions& options);
+
+// The time of the same run without its faults (job.faults ignored), for the slowdown they cause.
+// Simulates in a child process (one simulation per process), so call it before simulate(); nullopt if
+// that run failed.
+std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options);
 
 }  // namespace ultrasim

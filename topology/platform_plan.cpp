@@ -83,4 +83,30 @@ void add_path(PlatformPlan& plan, const Topology& topology, int a, int b, const 
   plan.routes.push_back(PlanRoute{a, at->second, plan_hops(path)});
 }
 
+int add_epoch_paths(PlatformPlan& plan, const Topology& topology, const Routes& routes, int first) {
+  const int p = topology.chip_count();
+  struct Added {
+    int a, b, k;
+    std::vector<PlanHop> hops;
+  };
+  std::vector<Added> added;
+  int width = 1;
+  for (int a = 0; a < p; ++a)
+    for (int b = 0; b < p; ++b) {
+      if (a == b || !routes.find(topology.chip(a), topology.chip(b))) continue;
+      for (const PathShare& share : routes.message_paths(a, b)) {
+        width = std::max(width, share.index + 1);
+        added.push_back(Added{a, b, first + share.index, plan_hops(share.path)});
+      }
+    }
+  for (int k = first; k < first + width; ++k)
+    for (int r = 0; r < p; ++r) {
+      plan.endpoints[{r, k}] = static_cast<int>(plan.hosts.size());
+      plan.hosts.push_back(endpoint_name(topology, r, k));
+    }
+  for (Added& route : added)
+    plan.routes.push_back(PlanRoute{route.a, plan.endpoints.at({route.b, route.k}), std::move(route.hops)});
+  return width;
+}
+
 }  // namespace ultrasim

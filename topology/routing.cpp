@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <utility>
 
 #include <boost/container/small_vector.hpp>
 
@@ -115,8 +116,9 @@ int hashed_path(int a, int b, int count) {
   return static_cast<int>(z % static_cast<std::uint64_t>(count));
 }
 
-Routes::Routes(const Topology& topology)
+Routes::Routes(const Topology& topology, std::vector<char> down)
     : topology_(topology),
+      down_(std::move(down)),
       policy_(multipath_policy(topology)),
       max_paths_(topology.params().has("max_paths") ? static_cast<int>(topology.params().number("max_paths"))
                                                     : kDefaultMaxPaths),
@@ -174,6 +176,7 @@ Routes::Tree& Routes::tree(Vertex from) const {
       Vertex v = boost::target(*e, g);
       if (tree->reached[v]) continue;
       const Link& link = topology_.link(*e);
+      if (link_down(link.index)) continue;
       Label candidate{label[u].latency + link.latency + (u != from ? g[u].latency : 0.0), label[u].hops + 1,
                       label[u].tiers};
       candidate.tiers.push_back(link.tier_index);

@@ -63,8 +63,9 @@ int hashed_path(int a, int b, int count);
 class Routes {
  public:
   // The policy and the cap on a path set come from the topology's parameters (`multipath`,
-  // `max_paths`) where declared.
-  explicit Routes(const Topology& topology);
+  // `max_paths`) where declared. Links marked in `down` (indexed like Topology::links(); empty: none)
+  // are avoided as if absent: the routes around failed elements (workloads/faults.hpp).
+  explicit Routes(const Topology& topology, std::vector<char> down = {});
 
   // The route between two vertices; nullopt when `to` cannot be reached from `from`.
   std::optional<Path> find(Vertex from, Vertex to) const;
@@ -109,6 +110,7 @@ class Routes {
   int diameter() const;
 
   const Topology& topology() const { return topology_; }
+  bool link_down(int link) const { return !down_.empty() && down_[link]; }
 
  private:
   struct Tree {
@@ -124,6 +126,7 @@ class Routes {
   Tree& tree(Vertex from) const;
 
   const Topology& topology_;
+  std::vector<char> down_;  // per link: avoided (failed); empty: every link is up
   Multipath policy_ = Multipath::kSingle;
   int max_paths_ = kDefaultMaxPaths;
   mutable std::vector<std::unique_ptr<Tree>> trees_;

@@ -156,6 +156,7 @@ PreparedJob prepare(const CollectiveJob& job) {
     build();
   }
   prepared.algorithm = make_placed(*prepared.entry, *prepared.topology);
+  prepared.faults = plan_faults(job.faults, *prepared.topology);
   return prepared;
 }
 

@@ -11,6 +11,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "topology/registry.hpp"
+#include "workloads/faults.hpp"
 
 namespace ultrasim {
 
@@ -25,6 +26,8 @@ struct CollectiveJob {
   // alltoallv only: the file of per-pair bytes (workloads/traffic_matrix_file.hpp); empty = the uniform
   // matrix of `bytes` (TrafficMatrix::uniform).
   std::string traffic_matrix = {};
+  // --fault specs (workloads/faults.hpp), applied in the order given; empty: a fault-free run.
+  std::vector<std::string> faults = {};
 };
 
 // Parameters of the simulation model itself (not of a topology), settable with --set.
@@ -47,12 +50,16 @@ struct PreparedJob {
   std::unique_ptr<TrafficMatrix> traffic;
   // With "auto": every candidate's model_s, smallest first (ties in registry order); empty otherwise.
   std::vector<std::pair<std::string, double>> auto_ranking;
+  // job.faults resolved against the topology (empty plan without faults). model_s and bound_s stay
+  // those of the fault-free fabric.
+  FaultPlan faults;
   CostInput cost_input() const;
   int p() const { return topology->chip_count(); }
 };
 
 // Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set), a
-// traffic matrix for another collective than alltoallv, or one whose p is not the topology's chip count.
+// traffic matrix for another collective than alltoallv or one whose p is not the topology's chip count,
+// a bad --fault.
 // With algorithm "auto", evaluates every algorithm of the collective on this topology and size and keeps
 // the one with the smallest model_s (model_s is exact only where the algorithm meets no contention).
 // With algorithm "file:PATH", loads the schedule (collectives/schedule.hpp) and runs it; the file's

@@ -121,8 +121,8 @@ SweepSpec read_sweep_file(const std::string& path) {
     }
   };
   for (const auto& [key, value] : j.items()) {
-    static const std::set<std::string> known{"topologies", "collectives", "algorithms",
-                                             "sizes",      "sets",        "seeds"};
+    static const std::set<std::string> known{"topologies", "collectives", "algorithms", "sizes",
+                                             "sets",       "seeds",       "faults"};
     if (!known.count(key))
       throw InputError("sweep file '" + path +
                        "': " + unknown_name_message("key", key, {known.begin(), known.end()}));
@@ -131,6 +131,7 @@ SweepSpec read_sweep_file(const std::string& path) {
   strings("collectives", spec.collectives, true);
   spec.algorithms = {"all"};
   strings("algorithms", spec.algorithms, false);
+  strings("faults", spec.faults, false);
   if (!j.contains("sizes")) throw InputError("sweep file '" + path + "' has no \"sizes\"");
   if (j["sizes"].is_string()) {
     spec.sizes = parse_sizes(j["sizes"].get<std::string>());

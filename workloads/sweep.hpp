@@ -19,6 +19,7 @@ struct SweepSpec {
   std::vector<std::uint64_t> sizes;
   std::vector<std::pair<std::string, std::vector<std::string>>> sets;  // name -> values, in given order
   std::vector<std::uint64_t> seeds{0};
+  std::vector<std::string> faults;  // --fault specs every point runs with (not crossed)
 };
 
 // One point of the grid: the inputs of one `ultrasim run`.
