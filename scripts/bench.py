@@ -41,6 +41,17 @@ SCENARIOS = [
      None, None),
     ("direct alltoall 1GiB nvl72", RUN + ["--topology", "nvl72", "--collective", "alltoall", "--algorithm", "direct"],
      None, None),
+    # Faults: a rack switch lost mid-run (routing epochs, flows resent on detours) and a straggler. Wall
+    # time includes the fault-free run each one simulates first, for its slowdown.
+    ("ring allreduce 1GiB trn3 rack0_switch down at 100us",
+     RUN + ["--topology", "trn3", "--collective", "allreduce", "--algorithm", "ring", "--fault",
+            "switch-down:rack0_switch@100us"], None, None),
+    ("direct alltoall 1GiB trn3 server0_switch down at 50us",
+     RUN + ["--topology", "trn3", "--collective", "alltoall", "--algorithm", "direct", "--fault",
+            "switch-down:server0_switch@50us"], None, None),
+    ("ring allreduce 1GiB switch:1152 chip 7 late by 1ms",
+     RUN + ["--topology", "switch:1152", "--collective", "allreduce", "--algorithm", "ring", "--fault",
+            "late-chip:7@1ms"], None, None),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
     # as many at once as cores. Peak memory is the sweep driver's own.
     ("sweep trn3 allreduce+alltoall x 25 sizes", SWEEP, 60, None),
