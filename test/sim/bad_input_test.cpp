@@ -333,3 +333,17 @@ TEST_CASE("the memory guard refuses a configuration that would not fit, saying h
   CHECK(run_cli(run({"--size", "1"})).status == 0);
   unsetenv("ULTRASIM_MEMORY_LIMIT");
 }
+
+TEST_CASE("a path that is not UTF-8 is not an error: JSON output shows its bad byte as U+FFFD") {
+  // This used to end in nlohmann's type_error 316 (exit status 1) when the command or algorithm was dumped.
+  const std::string path = temp_path("ring\xff.json");
+  std::ofstream(path) << read_file(std::string(ULTRASIM_SOURCE_DIR) +
+                                   "/collectives/schedules/ring_allreduce_8.json");
+  CliResult r = run_cli({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm",
+                         "file:" + path, "--size", "1MiB", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto json = nlohmann::json::parse(r.out);
+  CHECK(json["algorithm"] == "file:" + temp_path("ring\xef\xbf\xbd.json"));
+  CHECK(json["verified"] == true);
+}
