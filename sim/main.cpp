@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <sstream>
 #include <thread>
 
@@ -17,6 +18,7 @@
 #include "topology/export.hpp"
 #include "topology/suggest.hpp"
 #include "topology/units.hpp"
+#include "workloads/memory_guard.hpp"
 #include "workloads/sweep.hpp"
 #include "workloads/tune.hpp"
 
@@ -29,6 +31,48 @@ std::unique_ptr<std::ofstream> open_output(const std::string& path, const char* 
   auto file = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
   if (!*file) throw InputError(std::string("cannot write ") + what + " '" + path + "'");
   return file;
+}
+
+// An error message as one printable line: control characters and bytes that are not UTF-8 (a file's
+// junk, a path in another encoding) are escaped as \xNN, and a message quoting a huge value is cut.
+std::string one_line(const std::string& text) {
+  constexpr std::size_t kMaxBytes = 2000;
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && out.size() < kMaxBytes;) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    // The length of the well-formed UTF-8 sequence starting here (1 for ASCII), or 0.
+    std::size_t length = byte < 0x80           ? 1
+                         : (byte >> 5) == 0x6  ? 2
+                         : (byte >> 4) == 0xe  ? 3
+                         : (byte >> 3) == 0x1e ? 4
+                                               : 0;
+    if (i + length > text.size()) length = 0;
+    for (std::size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) length = 0;
+    if (length == 0 || byte < 0x20 || byte == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      out += escaped;
+      ++i;
+    } else {
+      out.append(text, i, length);
+      i += length;
+    }
+  }
+  if (out.size() >= kMaxBytes) out += "...";
+  return out;
+}
+
+int fail(int status, const std::string& message) {
+  std::cerr << "ultrasim: error: " << one_line(message) << "\n";
+  return status;
+}
+
+// JSON text for output; bytes that are not UTF-8 (a path given on the command line in another encoding)
+// become U+FFFD instead of an exception.
+template <class Json>
+std::string json_text(const Json& json, int indent = -1) {
+  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void check_choice(const std::string& kind, const std::string& value, const std::vector<std::string>& known) {
@@ -95,7 +139,7 @@ int cmd_list(const std::string& what, const std::string& format) {
         {{{"name", "collective"}, {"description", "one collective at one size (ultrasim run)"}}});
   }
   if (format == "json") {
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
     return 0;
   }
   for (const auto& [section, items] : out.items()) {
@@ -120,10 +164,11 @@ int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, 
                  const std::string& output) {
   check_choice("format", format, {"summary", "json", "dot", "simgrid-xml"});
   Topology topology = make_topology(spec, model_params(), parse_sets(sets));
+  check_memory(topology_memory(topology), "describing " + spec);
   Routes routes(topology);
   std::string text;
   if (format == "summary") text = topology_summary(topology, routes);
-  if (format == "json") text = topology_json(topology, routes).dump(2) + "\n";
+  if (format == "json") text = json_text(topology_json(topology, routes), 2) + "\n";
   if (format == "dot") text = topology_dot(topology);
   if (format == "simgrid-xml") text = topology_simgrid_xml(topology, routes);
   if (output.empty()) {
@@ -139,7 +184,7 @@ struct RunArgs {
   std::string traffic_matrix;  // alltoallv: the matrix file, instead of --size
   std::string engine = "auto";
   std::vector<std::string> sets, simgrid_config, faults;
-  std::uint64_t seed = 0;
+  std::string seed = "0";
 };
 
 int cmd_run(const RunArgs& args, const std::string& command) {
@@ -151,10 +196,15 @@ int cmd_run(const RunArgs& args, const std::string& command) {
     throw InputError(args.collective == "alltoallv"
                          ? "alltoallv needs --traffic-matrix FILE (or --size for a uniform one)"
                          : "--size is required");
-  CollectiveJob job{
-      args.topology, args.collective, args.algorithm,        args.size.empty() ? 0 : parse_bytes(args.size),
-      args.dtype,    args.seed,       parse_sets(args.sets), args.traffic_matrix,
-      args.faults};
+  CollectiveJob job{args.topology,
+                    args.collective,
+                    args.algorithm,
+                    args.size.empty() ? 0 : parse_bytes(args.size),
+                    args.dtype,
+                    parse_seed(args.seed),
+                    parse_sets(args.sets),
+                    args.traffic_matrix,
+                    args.faults};
   const Engine engine = parse_engine(args.engine);
   PreparedJob prepared = prepare(job);
   std::unique_ptr<std::ofstream> trace;
@@ -168,10 +218,10 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   Metrics metrics = compute_metrics(prepared, result.time_s);
   RunReport report{prepared, result, metrics, command, fault_free};
   const nlohmann::json json = run_json(report);
-  if (args.format == "json") std::cout << json.dump(2) << "\n";
+  if (args.format == "json") std::cout << json_text(json, 2) << "\n";
   if (args.format == "csv") std::cout << run_csv(report);
   if (args.format == "table") std::cout << run_table(report);
-  if (trace) *trace << chrome_trace(prepared, result, json).dump() << "\n";
+  if (trace) *trace << json_text(chrome_trace(prepared, result, json)) << "\n";
   return result.verdict.wrong == 0 ? 0 : 3;
 }
 
@@ -179,7 +229,7 @@ struct SweepArgs {
   std::string topologies, collectives, algorithms = "all", sizes, seeds = "0", file, out, format = "jsonl";
   std::string shard, timing, engine = "auto";
   std::vector<std::string> sets, faults;
-  int jobs = 0;  // 0: one per core
+  std::string jobs;  // empty: one per core
   bool resume = false;
 };
 
@@ -204,8 +254,21 @@ int cmd_sweep(const SweepArgs& args) {
     spec.sets.emplace_back(name, list(values));
   }
   SweepOptions options;
-  options.jobs =
-      args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.jobs = cores;
+  if (!args.jobs.empty()) {
+    // Each point is a process of 100 MiB or more: far more of them than cores only thrashes the machine.
+    const int most = std::max(16, 4 * cores);
+    try {
+      options.jobs = static_cast<int>(parse_count(args.jobs));
+    } catch (const InputError&) {
+      throw InputError("invalid --jobs '" + args.jobs + "'; expected a whole number from 1 to " +
+                       std::to_string(most));
+    }
+    if (options.jobs > most)
+      throw InputError("--jobs " + args.jobs + " is more than 4 x the " + std::to_string(cores) +
+                       " cores (at most " + std::to_string(most) + ")");
+  }
   options.out = args.out, options.format = args.format, options.resume = args.resume;
   options.timing = args.timing, options.binary = "/proc/self/exe";
   if (parse_engine(args.engine) != Engine::kAuto) options.run_extra = {"--engine", args.engine};
@@ -213,14 +276,17 @@ int cmd_sweep(const SweepArgs& args) {
   for (const auto& fault : spec.faults) options.run_extra.insert(options.run_extra.end(), {"--fault", fault});
   if (!args.shard.empty()) {
     auto slash = args.shard.find('/');
-    int k = -1, n = 0;
-    try {
-      k = std::stoi(args.shard.substr(0, slash)), n = std::stoi(args.shard.substr(slash + 1));
-    } catch (const std::exception&) {
-    }
+    long k = -1, n = 0;
+    auto number = [](const std::string& text) {
+      return text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos
+                 ? -1L
+                 : std::stol(text);
+    };
+    if (slash != std::string::npos)
+      k = number(args.shard.substr(0, slash)), n = number(args.shard.substr(slash + 1));
     if (slash == std::string::npos || n < 1 || k < 0 || k >= n)
       throw InputError("invalid --shard '" + args.shard + "'; expected K/N with 0 <= K < N, e.g. 0/4");
-    options.shard = {k, n};
+    options.shard = {static_cast<int>(k), static_cast<int>(n)};
   }
   auto grid = expand(spec);
   auto rows = run_sweep(grid, options);
@@ -228,7 +294,7 @@ int cmd_sweep(const SweepArgs& args) {
   if (args.out.empty()) {
     if (args.format == "csv") std::cout << sweep_csv_header();
     for (const auto& row : rows)
-      std::cout << (args.format == "csv" ? sweep_csv_line(row) : row.dump() + "\n");
+      std::cout << (args.format == "csv" ? sweep_csv_line(row) : sweep_json_line(row));
     std::cerr << summary;
   } else {
     std::cout << summary;
@@ -248,7 +314,7 @@ int cmd_tune(const std::vector<std::string>& from, const std::string& format, co
     rows.insert(rows.end(), more.begin(), more.end());
   }
   auto tables = build_tuning_tables(rows);
-  std::string text = format == "json" ? tuning_json(tables, ultrasim_version(), command).dump(2) + "\n"
+  std::string text = format == "json" ? json_text(tuning_json(tables, ultrasim_version(), command), 2) + "\n"
                                       : tuning_text(tables);
   (file ? *file : std::cout) << text;
   return 0;
@@ -334,10 +400,8 @@ int main(int argc, char** argv) {
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::vector<std::string> commands{"list", "topology", "run", "sweep", "tune"};
-    if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
-      std::cerr << "ultrasim: error: " << unknown_name_message("command", argv[1], commands) << "\n";
-      return 2;
-    }
+    if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end())
+      return fail(2, unknown_name_message("command", argv[1], commands));
   }
   try {
     app.parse(argc, argv);
@@ -348,8 +412,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ultrasim: error: " << e.what() << "\n";
-    return 2;
+    if (app.get_subcommands().empty())
+      return fail(2, std::string(e.what()) + "; expected a command: list, topology, run, sweep or tune");
+    return fail(2, e.what());
   }
 
   try {
@@ -359,14 +424,14 @@ int main(int argc, char** argv) {
     if (*sweep) return cmd_sweep(sweep_args);
     if (*tune) return cmd_tune(tune_from, tune_format, tune_output, command);
   } catch (const InputError& e) {
-    std::cerr << "ultrasim: error: " << e.what() << "\n";
-    return 2;
+    return fail(2, e.what());
   } catch (const SimulationError& e) {
-    std::cerr << "ultrasim: error: " << e.what() << "\n";
-    return 3;
+    return fail(3, e.what());
+  } catch (const std::bad_alloc&) {
+    // The memory guard's estimate fell short (or other processes took the memory meanwhile).
+    return fail(2, "out of memory: this configuration is too large for this machine; try a smaller one");
   } catch (const std::exception& e) {
-    std::cerr << "ultrasim: error: internal error: " << e.what() << "\n";
-    return 1;
+    return fail(1, std::string("internal error: ") + e.what());
   }
   return 1;
 }

@@ -1,12 +1,50 @@
 #include "sim/platform.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include "topology/errors.hpp"
+#include "topology/suggest.hpp"
 
 namespace sg = simgrid::s4u;
 
 namespace ultrasim {
 namespace {
 constexpr double kHostSpeed = 1e9;  // flop/s; compute is modelled as time, so the value is unused
+}
+
+void check_simgrid_setting(const std::string& setting) {
+  const auto colon = setting.find(':');
+  if (colon == std::string::npos || colon == 0)
+    throw InputError("invalid --simgrid-cfg '" + setting +
+                     "'; expected name:value, e.g. surf/precision:1e-9");
+  const std::string name = setting.substr(0, colon), value = setting.substr(colon + 1);
+  // SimGrid 3.32 calls xbt_die (abort) on an unknown model or optimisation name when the platform is built.
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> kChoices{
+      {"network/model", {"CM02", "LV08", "SMPI", "IB"}},
+      {"cpu/model", {"Cas01"}},
+      {"host/model", {"default", "compound", "ptask_L07"}},
+      {"network/optim", {"Full", "Lazy"}},
+      {"cpu/optim", {"Full", "Lazy", "TI"}},
+  };
+  for (const auto& [key, known] : kChoices)
+    if (name == key && std::find(known.begin(), known.end(), value) == known.end())
+      throw InputError("--simgrid-cfg " + name + ": " + unknown_name_message("value", value, known));
+  if (name == "disk/model")
+    throw InputError("--simgrid-cfg disk/model: ultrasim's platforms have no disks; leave it unset");
+  // A precision of 0 never converges (a hang), a stack of 0 or a negative guard crashes the actors.
+  auto number = [&](double lowest, const std::string& expected) {
+    char* end = nullptr;
+    const double x = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(x >= lowest) || !std::isfinite(x))
+      throw InputError("invalid --simgrid-cfg '" + setting + "'; expected " + expected);
+  };
+  if (name.ends_with("precision")) number(1e-300, "a precision > 0, e.g. " + name + ":1e-9");
+  if (name == "contexts/stack-size") number(16, "a stack size of at least 16 (KiB)");
+  if (name == "contexts/guard-size") number(0, "a guard size >= 0 (pages)");
 }
 
 void configure_engine() {
@@ -46,10 +84,17 @@ Platform Platform::build(const PlatformPlan& plan, const Topology& topology) {
 }
 
 Platform Platform::load(const std::string& xml_file, const Topology& topology) {
+  // SimGrid's parser exits with a bare "input in flex scanner failed" on a directory.
+  std::error_code error;
+  if (std::filesystem::is_directory(xml_file, error))
+    throw InputError("platform '" + xml_file + "' is a directory; expected a SimGrid XML file");
+  if (!std::ifstream(xml_file))
+    throw InputError("cannot read platform '" + xml_file + "' (missing or not readable)");
   try {
     sg::Engine::get_instance()->load_platform(xml_file);
   } catch (const std::exception& e) {
-    throw InputError("cannot load platform '" + xml_file + "': " + e.what());
+    std::string what = e.what();
+    throw InputError("cannot load platform '" + xml_file + "': " + what.substr(0, what.find('\n')));
   }
   Platform platform(topology);
   platform.find_hosts();

@@ -16,6 +16,12 @@ namespace ultrasim {
 // Sets the network model for exact α-β agreement: CM02, no cross traffic, no TCP window, optim Full.
 void configure_engine();
 
+// Checks a --simgrid-cfg "name:value" before SimGrid sees it, where SimGrid would abort, crash or hang
+// on a bad value instead of reporting it: the model and optimisation names, precisions (> 0) and context
+// stack sizes. Throws InputError naming the setting and the values accepted. Other settings are passed
+// to SimGrid, which reports their errors itself.
+void check_simgrid_setting(const std::string& setting);
+
 class Platform {
  public:
   // Creates hosts, links and routes of `plan` in a Full zone.

@@ -111,13 +111,12 @@ SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   sg::Engine engine(&argc, argv.data());
   configure_engine();
   for (const auto& setting : options.simgrid_config) {
-    if (setting.find(':') == std::string::npos)
-      throw InputError("invalid --simgrid-cfg '" + setting +
-                       "'; expected name:value, e.g. surf/precision:1e-9");
+    check_simgrid_setting(setting);
     try {
       sg::Engine::set_config(setting);
     } catch (const std::exception& e) {
-      throw InputError("invalid --simgrid-cfg '" + setting + "': " + e.what());
+      const std::string what = e.what();  // "Bad config key: x" is followed by every key SimGrid has
+      throw InputError("invalid --simgrid-cfg '" + setting + "': " + what.substr(0, what.find('\n')));
     }
   }
 

@@ -16,7 +16,8 @@ namespace ultrasim::test {
 
 void expect_input_error(const std::vector<std::string>& args, const std::string& fragment) {
   CliResult r = run_cli(args);
-  INFO("args: " << nlohmann::json(args).dump() << "\nstderr: " << r.err);
+  INFO("args: " << nlohmann::json(args).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                << "\nstderr: " << r.err);
   CHECK(r.status == 2);
   CHECK(r.out.empty());
   CHECK(r.err.rfind("ultrasim: error: ", 0) == 0);

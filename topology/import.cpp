@@ -1,6 +1,7 @@
 #include "topology/import.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -111,10 +112,11 @@ double json_quantity(const Errors& errors, const std::string& where, const Json&
   return value.get<double>();
 }
 
+// A whole number in [0, 2^31): ranks, servers, racks and domains are ints.
 long json_index(const Errors& errors, const std::string& where, const Json& object, const std::string& key) {
   const Json& value = object.at(key);
-  if (!value.is_number_integer() || value.get<long>() < 0)
-    errors.fail(where, key + ": expected a whole number >= 0, got " + value.dump());
+  if (!value.is_number_integer() || value.get<long>() < 0 || value.get<long>() > 0x7fffffffL)
+    errors.fail(where, key + ": expected a whole number from 0 to 2147483647, got " + value.dump());
   return value.get<long>();
 }
 
@@ -128,7 +130,7 @@ Description read_json(const Errors& errors, const std::string& text) {
   Json top;
   try {
     top = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
     std::string what = e.what();
     auto colon = what.find("] ");
     errors.fail("JSON", "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
@@ -414,6 +416,9 @@ Description read_graphml_text(const Errors& errors, const std::string& text) {
 // ---- Both -------------------------------------------------------------------------------------------
 
 std::string read_whole_file(const Errors& errors) {
+  std::error_code error;
+  if (std::filesystem::is_directory(errors.path(), error))
+    throw InputError("topology file '" + errors.path() + "' is a directory; expected a JSON or GraphML file");
   std::ifstream in(errors.path(), std::ios::binary);
   if (!in) throw InputError("cannot read topology file '" + errors.path() + "'");
   std::stringstream buffer;

@@ -1,10 +1,12 @@
 #include "topology/topology.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <boost/graph/connected_components.hpp>
 
 #include "topology/errors.hpp"
+#include "topology/units.hpp"
 
 namespace ultrasim {
 
@@ -20,7 +22,8 @@ Vertex Topology::add_chip(int server, int rack, int domain) {
 }
 
 Vertex Topology::add_switch(const std::string& name, double latency) {
-  if (latency < 0) throw InputError("switch " + name + ": latency must be >= 0");
+  if (!(latency >= 0) || !std::isfinite(latency))
+    throw InputError("switch " + name + ": latency must be a finite time >= 0");
   Vertex v = boost::add_vertex(graph_);
   graph_[v] = Node{NodeKind::kSwitch, name, -1, -1, -1, latency};
   switches_.push_back(v);
@@ -33,10 +36,14 @@ int Topology::add_link(Vertex a, Vertex b, const std::string& tier, double raw_b
   if (tier_it == tiers_.end()) throw std::logic_error("link tier '" + tier + "' is not declared");
   if (a == b) throw InputError("link from " + graph_[a].name + " to itself");
   std::string name = graph_[a].name + "-" + graph_[b].name;
-  if (!(raw_bandwidth > 0)) throw InputError("link " + name + ": bandwidth must be > 0");
+  if (!(raw_bandwidth > 0) || !std::isfinite(raw_bandwidth))
+    throw InputError("link " + name + ": bandwidth must be finite and > 0, got " +
+                     shortest_number(raw_bandwidth));
   if (!(efficiency > 0) || efficiency > 1)
-    throw InputError("link " + name + ": efficiency must be in (0, 1], got " + std::to_string(efficiency));
-  if (!(latency >= 0)) throw InputError("link " + name + ": latency must be >= 0");
+    throw InputError("link " + name + ": efficiency must be in (0, 1], got " + shortest_number(efficiency));
+  if (!(latency >= 0) || !std::isfinite(latency))
+    throw InputError("link " + name + ": latency must be a finite time >= 0, got " +
+                     shortest_number(latency));
   if (lanes < 1) throw InputError("link " + name + ": lanes must be >= 1");
   // Parallel links between the same pair get a suffix so that every name stays unique.
   int parallel = 0;

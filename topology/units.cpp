@@ -1,6 +1,7 @@
 #include "topology/units.hpp"
 
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -71,9 +72,15 @@ std::pair<double, double> split(std::string_view text, const std::array<Suffix, 
   std::string buffer(number);
   if (buffer.empty() || buffer.find_first_not_of("0123456789.eE+-") != std::string::npos) throw fail();
   char* end = nullptr;
+  errno = 0;
   double value = std::strtod(buffer.c_str(), &end);
-  if (end != buffer.c_str() + buffer.size() || !std::isfinite(value) || value < 0) throw fail();
-  return {value, value * factor / divisor};
+  // ERANGE: "1e400" overflows and "1e-400" underflows; neither is the number the user wrote.
+  if (end != buffer.c_str() + buffer.size() || errno == ERANGE || !std::isfinite(value) || value < 0)
+    throw fail();
+  const double base = value * factor / divisor;
+  if (!std::isfinite(base) || (value > 0 && base == 0))  // "1e308TBps" overflows in base units
+    throw InputError("invalid " + std::string(what) + " '" + std::string(text) + "'; out of range");
+  return {value, base};
 }
 
 }  // namespace
@@ -103,6 +110,8 @@ double parse_ratio(std::string_view text) {
     double num = split(text.substr(0, slash), none, "ratio", "a number such as 0.9375 or 60/64").first;
     double den = split(text.substr(slash + 1), none, "ratio", "a number such as 0.9375 or 60/64").first;
     if (den <= 0) throw InputError("invalid ratio '" + std::string(text) + "'; the denominator must be > 0");
+    if (!std::isfinite(num / den))
+      throw InputError("invalid ratio '" + std::string(text) + "'; out of range");
     return num / den;
   }
   std::array<Suffix, 0> none{};

@@ -54,7 +54,9 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
   if (text.find(':') == std::string::npos) {
     std::vector<std::uint64_t> sizes;
     for (const auto& item : split(text, ',')) sizes.push_back(parse_bytes(item));
-    if (sizes.empty()) throw InputError("--sizes is empty");
+    if (sizes.empty()) throw InputError("--sizes '" + text + "' lists no size; expected e.g. 1KiB,1MiB");
+    if (sizes.size() > kMaxSweepValues)
+      throw InputError("--sizes '" + text.substr(0, 40) + "...' has more than 100000 sizes");
     return sizes;
   }
   if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+'))
@@ -73,81 +75,126 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
   } else {
     std::uint64_t step = parse_bytes(parts[2].substr(1));
     if (step == 0) throw InputError("invalid --sizes '" + text + "': the step is 0");
-    for (std::uint64_t n = from; n <= to; n += step) sizes.push_back(n);
+    // Counted before any is made: "1:1GiB:+1" would be a billion points, and n + step may wrap.
+    if ((to - from) / step >= kMaxSweepValues)
+      throw InputError("--sizes '" + text + "' has more than 100000 sizes");
+    for (std::uint64_t n = from;; n += step) {
+      sizes.push_back(n);
+      if (to - n < step) break;
+    }
   }
-  if (sizes.size() > 100000) throw InputError("--sizes '" + text + "' has more than 100000 sizes");
   return sizes;
 }
 
+std::uint64_t parse_seed(const std::string& text) {
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InputError("invalid seed '" + text + "'; expected a whole number from 0 to 9999999999999999999");
+  return std::stoull(text);
+}
+
 std::vector<std::uint64_t> parse_seeds(const std::string& text) {
-  auto seed = [](const std::string& item) -> std::uint64_t {
-    if (item.empty() || item.size() > 19 || item.find_first_not_of("0123456789") != std::string::npos)
-      throw InputError("invalid seed '" + item + "'; expected a non-negative integer");
-    return std::stoull(item);
-  };
+  auto seed = parse_seed;
   std::vector<std::uint64_t> seeds;
   if (text.find(':') != std::string::npos) {
     auto range = split(text, ':');
     if (range.size() != 2) throw InputError("invalid --seeds '" + text + "'; expected A:B or a list");
-    for (std::uint64_t s = seed(range[0]); s < seed(range[1]); ++s) seeds.push_back(s);
+    const std::uint64_t from = seed(range[0]), to = seed(range[1]);
+    if (to > from && to - from > kMaxSweepValues)  // counted before any is made
+      throw InputError("--seeds '" + text + "' gives more than 100000 seeds");
+    for (std::uint64_t s = from; s < to; ++s) seeds.push_back(s);
   } else {
     for (const auto& item : split(text, ',')) seeds.push_back(seed(item));
   }
   if (seeds.empty()) throw InputError("--seeds '" + text + "' gives no seed");
-  if (seeds.size() > 100000) throw InputError("--seeds '" + text + "' gives more than 100000 seeds");
+  if (seeds.size() > kMaxSweepValues) throw InputError("--seeds '" + text + "' gives more than 100000 seeds");
   return seeds;
 }
 
 SweepSpec read_sweep_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot read sweep file '" + path + "'");
+  const std::string name = "sweep file '" + path + "'";
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw InputError(name + " is a directory; expected a JSON file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read " + name + " (missing or not readable)");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw InputError("sweep file '" + path + "' is not JSON: " + e.what());
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
+    std::string what = e.what();                  // without nlohmann's "[json.exception...] " prefix
+    auto bracket = what.find("] ");
+    throw InputError(name +
+                     " is not JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
-  if (!j.is_object()) throw InputError("sweep file '" + path + "': expected an object");
-  SweepSpec spec;
-  auto strings = [&](const char* key, std::vector<std::string>& out, bool required) {
-    if (!j.contains(key)) {
-      if (required) throw InputError("sweep file '" + path + "' has no \"" + key + "\"");
-      return;
-    }
-    out.clear();
-    for (const auto& v : j[key]) {
-      if (!v.is_string()) throw InputError("sweep file '" + path + "': \"" + key + "\" must list strings");
-      out.push_back(v.get<std::string>());
-    }
+  if (!j.is_object()) throw InputError(name + ": expected an object {\"topologies\": [...], ...}");
+  auto fail = [&](const std::string& key, const std::string& what) -> InputError {
+    return InputError(name + ": \"" + key + "\" " + what);
   };
   for (const auto& [key, value] : j.items()) {
     static const std::set<std::string> known{"topologies", "collectives", "algorithms", "sizes",
                                              "sets",       "seeds",       "faults"};
     if (!known.count(key))
-      throw InputError("sweep file '" + path +
-                       "': " + unknown_name_message("key", key, {known.begin(), known.end()}));
+      throw InputError(name + ": " + unknown_name_message("key", key, {known.begin(), known.end()}));
   }
+  auto array = [&](const std::string& key) -> const nlohmann::json& {
+    const nlohmann::json& value = j[key];
+    if (!value.is_array()) throw fail(key, "must be a list, not " + value.dump());
+    if (value.size() > kMaxSweepValues) throw fail(key, "has more than 100000 entries");
+    return value;
+  };
+  SweepSpec spec;
+  auto strings = [&](const char* key, std::vector<std::string>& out, bool required) {
+    if (!j.contains(key)) {
+      if (required) throw InputError(name + " has no \"" + key + "\"");
+      return;
+    }
+    out.clear();
+    for (const auto& v : array(key)) {
+      if (!v.is_string()) throw fail(key, "must list strings, not " + v.dump());
+      out.push_back(v.get<std::string>());
+    }
+    if (out.empty()) throw fail(key, "is empty");
+  };
+  // A whole number >= 0 written as a JSON integer (sizes may also be strings with units).
+  auto whole = [&](const std::string& key, const nlohmann::json& v) -> std::uint64_t {
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+    throw fail(key, "must list whole numbers >= 0" +
+                        std::string(key == "sizes" ? " or sizes such as \"1MiB\"" : "") + ", not " +
+                        v.dump());
+  };
   strings("topologies", spec.topologies, true);
   strings("collectives", spec.collectives, true);
   spec.algorithms = {"all"};
   strings("algorithms", spec.algorithms, false);
   strings("faults", spec.faults, false);
-  if (!j.contains("sizes")) throw InputError("sweep file '" + path + "' has no \"sizes\"");
+  if (!j.contains("sizes")) throw InputError(name + " has no \"sizes\"");
   if (j["sizes"].is_string()) {
     spec.sizes = parse_sizes(j["sizes"].get<std::string>());
   } else {
-    for (const auto& v : j["sizes"])
-      spec.sizes.push_back(v.is_string() ? parse_bytes(v.get<std::string>()) : v.get<std::uint64_t>());
+    for (const auto& v : array("sizes"))
+      spec.sizes.push_back(v.is_string() ? parse_bytes(v.get<std::string>()) : whole("sizes", v));
+    if (spec.sizes.empty()) throw fail("sizes", "is empty");
   }
-  if (j.contains("sets"))
-    for (const auto& [name, values] : j["sets"].items()) {
+  if (j.contains("sets")) {
+    if (!j["sets"].is_object())
+      throw fail("sets", "must be an object {\"name\": [values]}, not " + j["sets"].dump());
+    for (const auto& [key, values] : j["sets"].items()) {
+      const std::string where = "sets." + key;
+      if (!values.is_array() || values.empty())
+        throw fail(where, "must be a non-empty list of values, not " + values.dump());
       std::vector<std::string> list;
-      for (const auto& v : values) list.push_back(v.is_string() ? v.get<std::string>() : v.dump());
-      spec.sets.emplace_back(name, list);
+      for (const auto& v : values) {
+        if (!v.is_string() && !v.is_number() && !v.is_boolean())
+          throw fail(where, "must list strings, numbers or booleans, not " + v.dump());
+        list.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      }
+      spec.sets.emplace_back(key, list);
     }
+  }
   if (j.contains("seeds")) {
     spec.seeds.clear();
-    for (const auto& v : j["seeds"]) spec.seeds.push_back(v.get<std::uint64_t>());
+    for (const auto& v : array("seeds")) spec.seeds.push_back(whole("seeds", v));
+    if (spec.seeds.empty()) throw fail("seeds", "is empty");
   }
   return spec;
 }
@@ -188,6 +235,7 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
         // The parameter lists that apply here, each value checked in its unit.
         std::vector<std::pair<std::string, std::vector<std::string>>> sets;
         for (const auto& [name, values] : spec.sets) {
+          if (values.empty()) throw InputError("--set " + name + "= gives no value; expected name=v1,v2,...");
           auto it =
               std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
           if (it == specs.end()) continue;
@@ -279,15 +327,21 @@ std::map<int, nlohmann::ordered_json> read_finished(const std::string& path,
       continue;  // a line torn by a killed sweep: that point runs again
     }
     if (!row.is_object() || !row.contains("point")) continue;
-    int id = row["point"].get<int>();
-    if (id < 0 || id >= static_cast<int>(grid.size()))
+    if (!row["point"].is_number_integer())
+      throw InputError("--resume: '" + path + "' has a row whose \"point\" is " + row["point"].dump() +
+                       ", not a point number (another program's file?)");
+    const std::int64_t id = row["point"].get<std::int64_t>();
+    if (id < 0 || id >= static_cast<std::int64_t>(grid.size()))
       throw InputError("--resume: '" + path + "' has point " + std::to_string(id) + ", outside this sweep");
     const nlohmann::ordered_json inputs = grid[id].inputs();
     for (const auto& [key, value] : inputs.items())
       if (row[key] != value)
         throw InputError("--resume: '" + path + "' point " + std::to_string(id) + " has " + key + " " +
-                         row[key].dump() + ", this sweep " + value.dump() + " (another sweep's file?)");
-    rows[id] = row;
+                         row[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                         ", this sweep " +
+                         value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                         " (another sweep's file?)");
+    rows[static_cast<int>(id)] = row;
   }
   return rows;
 }
@@ -344,7 +398,7 @@ void write_rows(const std::string& path, const std::string& format,
   {
     std::ofstream out(temp, std::ios::trunc);
     if (format == "csv") out << sweep_csv_header();
-    for (const auto& row : rows) out << (format == "csv" ? sweep_csv_line(row) : row.dump() + "\n");
+    for (const auto& row : rows) out << (format == "csv" ? sweep_csv_line(row) : sweep_json_line(row));
     if (!out) throw InputError("cannot write '" + path + "'");
   }
   std::filesystem::rename(temp, path);
@@ -372,7 +426,10 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
     if (!*out) throw InputError("cannot write '" + options.out + "'");
     if (!options.resume && options.format == "csv") *out << sweep_csv_header();
   }
-  if (!options.timing.empty()) timing = std::make_unique<std::ofstream>(options.timing, std::ios::app);
+  if (!options.timing.empty()) {
+    timing = std::make_unique<std::ofstream>(options.timing, std::ios::app);
+    if (!*timing) throw InputError("cannot write --timing file '" + options.timing + "'");
+  }
   std::string dir =
       (std::filesystem::temp_directory_path() / ("ultrasim-sweep-" + std::to_string(getpid()))).string();
   std::filesystem::create_directories(dir);
@@ -402,7 +459,7 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
     nlohmann::ordered_json row =
         sweep_row(grid[child.point], exit_status, slurp(child.out), slurp(child.err));
     std::filesystem::remove(child.out), std::filesystem::remove(child.err);
-    if (out) *out << (options.format == "csv" ? sweep_csv_line(row) : row.dump() + "\n") << std::flush;
+    if (out) *out << (options.format == "csv" ? sweep_csv_line(row) : sweep_json_line(row)) << std::flush;
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
     if (timing)
       *timing << nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() << "\n"
@@ -439,7 +496,8 @@ std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows) {
       continue;
     }
     std::string key = row["topology"].get<std::string>() + " " + row["collective"].get<std::string>();
-    if (!row["sets"].empty()) key += " " + row["sets"].dump();
+    if (!row["sets"].empty())
+      key += " " + row["sets"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (!groups.count(key)) order.push_back(key);
     groups[key][row["bytes"].get<std::uint64_t>()].push_back(&row);
   }
@@ -473,6 +531,11 @@ std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows) {
   return s.str();
 }
 
+std::string sweep_json_line(const nlohmann::ordered_json& row) {
+  // A file: PATH topology may hold bytes that are not UTF-8: they become U+FFFD rather than an exception.
+  return row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 std::string sweep_csv_header() {
   return "point,status,topology,collective,requested_algorithm,algorithm,bytes,seed,sets,time_s,algbw_GBps,"
          "busbw_GBps,model_s,bound_s,pct_of_bound,verified,wrong,error\n";
@@ -482,7 +545,7 @@ std::string sweep_csv_line(const nlohmann::ordered_json& row) {
   auto field = [&](const char* key) -> std::string {
     if (!row.contains(key) || row[key].is_null()) return "";
     if (row[key].is_string()) return row[key].get<std::string>();
-    return row[key].dump();
+    return row[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
   std::string line;
   for (const char* key : {"point", "status", "topology", "collective", "requested_algorithm", "algorithm",

@@ -32,8 +32,14 @@ struct SweepPoint {
   nlohmann::ordered_json inputs() const;                  // the row's input fields
 };
 
+// The most sizes, seeds or values of one parameter a sweep takes (a typo such as "1:1GiB:+1" would
+// otherwise make a billion points).
+constexpr std::size_t kMaxSweepValues = 100000;
+
 // "1KiB:4GiB:x2" (geometric), "0:1MiB:+64KiB" (arithmetic) or "1KiB,1MiB" (a list); throws InputError.
 std::vector<std::uint64_t> parse_sizes(const std::string& text);
+// One seed: a whole number of at most 19 digits (--seed, and each of --seeds); throws InputError.
+std::uint64_t parse_seed(const std::string& text);
 // "0,1,2" or "0:3" (0, 1, 2); throws InputError.
 std::vector<std::uint64_t> parse_seeds(const std::string& text);
 // The spec of a JSON sweep file ({"topologies": [...], "collectives": [...], "algorithms": [...],
@@ -71,6 +77,8 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
 
 // The summary: per topology, collective and parameter values, the best verified algorithm per size.
 std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows);
+// A row as one JSON line (with its newline); bytes that are not UTF-8 become U+FFFD.
+std::string sweep_json_line(const nlohmann::ordered_json& row);
 // A row as CSV (fixed columns; csv_header() names them).
 std::string sweep_csv_header();
 std::string sweep_csv_line(const nlohmann::ordered_json& row);

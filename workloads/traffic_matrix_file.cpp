@@ -52,7 +52,10 @@ Rows json_rows(const std::string& text, const std::string& name) {
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(name + ": invalid JSON: " + e.what());
+    std::string what = e.what();  // without nlohmann's "[json.exception.parse_error.101] " prefix
+    auto bracket = what.find("] ");
+    throw InputError(name +
+                     ": invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   const char* expected = "expected an array of rows or {\"bytes\": [[...], ...]}";
   if (doc.is_object()) {
@@ -99,7 +102,10 @@ Rows csv_rows(const std::string& text, const std::string& name, std::vector<int>
 TrafficMatrix read_traffic_matrix(const std::string& path) {
   const std::string name = "traffic matrix '" + path + "'";
   std::ifstream file(path, std::ios::binary);
-  if (!file || std::filesystem::is_directory(path)) throw InputError("cannot read " + name);
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw InputError(name + " is a directory; expected a JSON or CSV file");
+  if (!file) throw InputError("cannot read " + name + " (missing or not readable)");
   std::stringstream buffer;
   buffer << file.rdbuf();
   const std::string text = buffer.str();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -105,6 +106,8 @@ std::vector<SweepRow> read_sweep_rows(std::istream& in, const std::string& sourc
       row = json::parse(text);
     } catch (const json::parse_error& e) {
       bad_row(source, line, "not JSON (parse error at column " + std::to_string(e.byte) + ")");
+    } catch (const json::exception&) {  // out_of_range: a number such as 1e400
+      bad_row(source, line, "not JSON that ultrasim can read (a number out of range)");
     }
     if (!row.is_object()) bad_row(source, line, "not a JSON object");
     SweepRow out;
@@ -143,6 +146,9 @@ std::vector<SweepRow> read_sweep_rows(std::istream& in, const std::string& sourc
 }
 
 std::vector<SweepRow> read_sweep_rows(const std::string& path, int file_index) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw InputError("sweep rows '" + path + "' is a directory; expected a JSON Lines file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot read sweep rows '" + path + "'");
   return read_sweep_rows(in, path, file_index);

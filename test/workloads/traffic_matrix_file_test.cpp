@@ -54,7 +54,7 @@ TEST_CASE("a bad traffic matrix file is an InputError naming the file and the pl
   };
   CHECK_THROWS_WITH(read_traffic_matrix("/nonexistent/m.json"),
                     Catch::Contains("cannot read traffic matrix"));
-  CHECK_THROWS_WITH(read_traffic_matrix(temp_path("")), Catch::Contains("cannot read traffic matrix"));
+  CHECK_THROWS_WITH(read_traffic_matrix(temp_path("")), Catch::Contains("is a directory"));
   fails("ragged.json", "[[1, 2], [3]]", "row 1 has 1 entries but row 0 has 2");
   fails("ragged.csv", "1,2,3\n4,5\n6,7,8\n", "line 2 has 2 entries but line 1 has 3");
   fails("wide.csv", "1,2,3\n4,5,6\n", "2 rows of 3 entries; expected a square");

@@ -1,0 +1,44 @@
+// The memory guard: a configuration whose estimated peak memory exceeds what the machine has is refused
+// up front as bad input (exit status 2, a message giving both figures) instead of being killed by the
+// kernel's OOM killer an hour into a sweep. The estimate is deliberately coarse (README "Errors and
+// limits"); it errs on the high side by up to about 2x.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topology/topology.hpp"
+
+namespace ultrasim {
+
+struct MemoryEstimate {
+  double bytes = 0;
+  std::string basis;  // what it counts, for the message ("144 chips, 288 links, ...")
+};
+
+// `ultrasim topology`: the graph, a routing tree from every chip (diameter, bisection) and the per-pair
+// route index.
+MemoryEstimate topology_memory(const Topology& topology);
+
+// `ultrasim run`: the above, the cached route of every chip pair (the bound and the closed forms look at
+// all of them) and the flows in flight at once (each a SimGrid activity and its record).
+// `in_flight_per_chip`: what one chip has outstanding at worst (see flows_in_flight_per_chip).
+MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip);
+
+// Messages one chip has in flight at worst under the given algorithms of a collective: p - 1 for those
+// that post to every peer at once (direct, one-shot, two-shot, hierarchical, switch-reduce, a schedule
+// file), a few for the others (rings, trees, pairwise and recursive exchanges).
+double flows_in_flight_per_chip(const std::vector<std::string>& algorithm_names, int p);
+
+// The memory a run may use: ULTRASIM_MEMORY_LIMIT (a size such as 64GiB, or "off": no check) if set,
+// else MemAvailable from /proc/meminfo, lowered to the cgroup's memory.max - memory.current where one
+// is set; nullopt when off or unknown. Throws InputError on a malformed ULTRASIM_MEMORY_LIMIT.
+std::optional<double> memory_available(std::string* source = nullptr);
+
+// Throws InputError "<what> needs an estimated X GiB of memory (...) but Y GiB is available (...)" when
+// the estimate exceeds memory_available().
+void check_memory(const MemoryEstimate& estimate, const std::string& what);
+
+}  // namespace ultrasim
