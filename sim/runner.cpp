@@ -45,16 +45,8 @@ SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   // SimGrid's own log lines (a deadlock notice, say) would break the one-line error contract: ultrasim
   // reports every failure itself, so they go to /dev/null.
   std::string arg0 = "ultrasim", arg1 = "--log=root.thres:critical", arg2 = "--log=root.app:file:/dev/null";
-  std::vector<char*> argv{arg0.data(), arg1.data(), arg2.data()};
-#ifdef ULTRASIM_SANITIZE
-  // AddressSanitizer does not follow SimGrid's own stack switches (simgrid-notes.md): in sanitizer builds
-  // (CMakeLists.txt) actors run on threads. The factory is chosen when the Engine is made, so it is an
-  // argument here, not a configure_engine() setting.
-  std::string factory = "--cfg=contexts/factory:thread";
-  argv.push_back(factory.data());
-#endif
-  int argc = static_cast<int>(argv.size());
-  argv.push_back(nullptr);
+  std::vector<char*> argv{arg0.data(), arg1.data(), arg2.data(), nullptr};
+  int argc = 3;
   sg::Engine engine(&argc, argv.data());
   configure_engine();
   for (const auto& setting : options.simgrid_config) {

@@ -187,8 +187,9 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
         // The parameter lists that apply here, each value checked in its unit.
         std::vector<std::pair<std::string, std::vector<std::string>>> sets;
         for (const auto& [name, values] : spec.sets) {
-          auto it =
-              std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
+          // (clang 14, which builds the fuzzers, cannot capture a structured binding)
+          auto it = std::find_if(specs.begin(), specs.end(),
+                                 [&name = name](const ParamSpec& s) { return s.name == name; });
           if (it == specs.end()) continue;
           ParamSet check({*it});
           for (const auto& v : values) check.apply({{name, v}});
