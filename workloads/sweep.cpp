@@ -73,6 +73,8 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
   } else {
     std::uint64_t step = parse_bytes(parts[2].substr(1));
     if (step == 0) throw InputError("invalid --sizes '" + text + "': the step is 0");
+    // Counted first: stepping up to a TO near 2^64 would wrap around and never end.
+    if ((to - from) / step >= 100000) throw InputError("--sizes '" + text + "' has more than 100000 sizes");
     for (std::uint64_t n = from; n <= to; n += step) sizes.push_back(n);
   }
   if (sizes.size() > 100000) throw InputError("--sizes '" + text + "' has more than 100000 sizes");
@@ -89,7 +91,11 @@ std::vector<std::uint64_t> parse_seeds(const std::string& text) {
   if (text.find(':') != std::string::npos) {
     auto range = split(text, ':');
     if (range.size() != 2) throw InputError("invalid --seeds '" + text + "'; expected A:B or a list");
-    for (std::uint64_t s = seed(range[0]); s < seed(range[1]); ++s) seeds.push_back(s);
+    const std::uint64_t first = seed(range[0]), end = seed(range[1]);
+    // Counted first: "0:9999999999999999999" would fill the memory before the check below.
+    if (end > first && end - first > 100000)
+      throw InputError("--seeds '" + text + "' gives more than 100000 seeds");
+    for (std::uint64_t s = first; s < end; ++s) seeds.push_back(s);
   } else {
     for (const auto& item : split(text, ',')) seeds.push_back(seed(item));
   }
@@ -135,18 +141,39 @@ SweepSpec read_sweep_file(const std::string& path) {
   if (j["sizes"].is_string()) {
     spec.sizes = parse_sizes(j["sizes"].get<std::string>());
   } else {
-    for (const auto& v : j["sizes"])
-      spec.sizes.push_back(v.is_string() ? parse_bytes(v.get<std::string>()) : v.get<std::uint64_t>());
+    for (const auto& v : j["sizes"]) {
+      if (v.is_string())
+        spec.sizes.push_back(parse_bytes(v.get<std::string>()));
+      else if (v.is_number_unsigned())
+        spec.sizes.push_back(v.get<std::uint64_t>());
+      else
+        throw InputError("sweep file '" + path + "': \"sizes\" lists byte counts (4096 or \"64KiB\"), not " +
+                         v.dump());
+    }
   }
-  if (j.contains("sets"))
+  if (j.contains("sets")) {
+    if (!j["sets"].is_object())
+      throw InputError("sweep file '" + path + "': \"sets\" must be an object {\"name\": [values]}");
     for (const auto& [name, values] : j["sets"].items()) {
+      if (!values.is_array())
+        throw InputError("sweep file '" + path + "': \"sets\": \"" + name + "\" must list values");
       std::vector<std::string> list;
-      for (const auto& v : values) list.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      for (const auto& v : values) {
+        if (!v.is_string() && !v.is_number() && !v.is_boolean())
+          throw InputError("sweep file '" + path + "': \"sets\": \"" + name +
+                           "\" lists strings or numbers, not " + v.dump());
+        list.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      }
       spec.sets.emplace_back(name, list);
     }
+  }
   if (j.contains("seeds")) {
     spec.seeds.clear();
-    for (const auto& v : j["seeds"]) spec.seeds.push_back(v.get<std::uint64_t>());
+    for (const auto& v : j["seeds"]) {
+      if (!v.is_number_unsigned())
+        throw InputError("sweep file '" + path + "': \"seeds\" lists non-negative integers, not " + v.dump());
+      spec.seeds.push_back(v.get<std::uint64_t>());
+    }
   }
   return spec;
 }
