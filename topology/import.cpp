@@ -128,7 +128,7 @@ Description read_json(const Errors& errors, const std::string& text) {
   Json top;
   try {
     top = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1E400
     std::string what = e.what();
     auto colon = what.find("] ");
     errors.fail("JSON", "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));

@@ -105,6 +105,8 @@ std::vector<SweepRow> read_sweep_rows(std::istream& in, const std::string& sourc
       row = json::parse(text);
     } catch (const json::parse_error& e) {
       bad_row(source, line, "not JSON (parse error at column " + std::to_string(e.byte) + ")");
+    } catch (const json::out_of_range&) {  // a number too large for a double ("1E400")
+      bad_row(source, line, "not JSON (a number out of range)");
     }
     if (!row.is_object()) bad_row(source, line, "not a JSON object");
     SweepRow out;
