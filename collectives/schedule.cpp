@@ -80,6 +80,8 @@ json parse_json(const std::string& text, const Where& at) {
     const std::size_t column = line_start == std::string::npos ? at_char + 1 : at_char - line_start;
     at.fail("not valid JSON (syntax error at line " + std::to_string(line) + ", column " +
             std::to_string(column) + ")");
+  } catch (const json::out_of_range&) {  // a number too large for a double ("1E400")
+    at.fail("not valid JSON (a number too large for a double)");
   }
 }
 

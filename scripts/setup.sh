@@ -7,6 +7,9 @@ ULTRASIM_BUILD="${ULTRASIM_BUILD:-$ULTRASIM_ROOT/build}"
 ULTRASIM_PACKAGES=(cmake make g++ pkg-config git libsimgrid-dev libboost-graph-dev libboost-context-dev nlohmann-json3-dev
                    catch2 libcli11-dev python3 python3-pandas python3-matplotlib python3-nbformat
                    python3-nbclient python3-ipykernel python3-jsonschema jupyter-nbconvert)
+# scripts/test --sanitize builds with g++'s ASan/UBSan (libasan8 and libubsan1 come with g++); scripts/fuzz
+# needs clang and its libFuzzer/sanitizer runtimes.
+ULTRASIM_PACKAGES+=(clang-14 libclang-rt-14-dev)
 
 ultrasim_install_missing() {
   local missing=()
@@ -21,7 +24,8 @@ ultrasim_install_missing() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
+# Extra arguments go to CMake's configure step (scripts/test --sanitize: -DULTRASIM_SANITIZE=ON).
 ultrasim_build() {
-  cmake -S "$ULTRASIM_ROOT" -B "$ULTRASIM_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake -S "$ULTRASIM_ROOT" -B "$ULTRASIM_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
   cmake --build "$ULTRASIM_BUILD" -j "$(nproc)" -- --no-print-directory >&2
 }

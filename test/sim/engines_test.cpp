@@ -30,7 +30,9 @@ std::vector<std::string> args_of(const Case& c, const std::string& engine, const
 using Event = std::tuple<int, int, long long, int, int, double, double>;
 std::vector<Event> transfers_of(const std::string& trace_file) {
   std::vector<Event> out;
-  for (const auto& e : nlohmann::json::parse(read_file(trace_file))["traceEvents"])
+  // The document is kept: a range-for over a member of a temporary reads freed memory.
+  const auto trace = nlohmann::json::parse(read_file(trace_file));
+  for (const auto& e : trace["traceEvents"])
     if (e["ph"] == "X" && e["cat"] == "transfer")
       out.emplace_back(e["args"]["src"], e["args"]["dst"], e["args"]["bytes"], e["args"]["step"],
                        e["args"]["path"], e["ts"], e["ts"].get<double>() + e["dur"].get<double>());

@@ -1,0 +1,41 @@
+// Sweep files (`ultrasim sweep --file`, workloads/sweep.hpp read_sweep_file) and the sweep's own
+// --sizes and --seeds values. The first byte picks which: a sweep file (then expanded into its grid,
+// which checks every topology, collective, algorithm and --set name), a --sizes text or a --seeds text.
+#include "fuzz_common.hpp"
+#include "workloads/sweep.hpp"
+
+namespace {
+
+// Expanding builds every topology of the file: the same size guard as fuzz_topology_spec.
+bool small_topologies(const ultrasim::SweepSpec& spec) {
+  for (const auto& t : spec.topologies)
+    if (t.rfind("file", 0) == 0 || !ultrasim::fuzz::small_numbers(t)) return false;
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace ultrasim;
+  if (size == 0) return 0;
+  const std::string text = fuzz::text_of(data + 1, size - 1);
+  fuzz::accepts_or_rejects([&] {
+    switch (data[0] % 3) {
+      case 0: {
+        const SweepSpec spec = read_sweep_file(fuzz::write_input(text, ".sweep.json"));
+        if (!small_topologies(spec)) return;
+        for (const SweepPoint& point : expand(spec)) {
+          point.run_args();
+          point.inputs().dump();
+        }
+        break;
+      }
+      case 1:
+        parse_sizes(text);
+        break;
+      default:
+        parse_seeds(text);
+    }
+  });
+  return 0;
+}

@@ -1,0 +1,17 @@
+// Topology files (`--topology file:PATH`, topology/import.hpp): the project's JSON export or GraphML,
+// told apart by the content. Goes the way the command line does (make_topology: the file's own
+// parameters, the import, validation) and exports what it built.
+#include "fuzz_common.hpp"
+#include "topology/export.hpp"
+#include "topology/registry.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace ultrasim;
+  const std::string path = fuzz::write_input(fuzz::text_of(data, size), ".topology");
+  fuzz::accepts_or_rejects([&] {
+    const Topology topology = make_topology("file:" + path, {}, {});
+    topology_graph_json(topology).dump();
+    topology_dot(topology);
+  });
+  return 0;
+}
