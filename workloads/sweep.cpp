@@ -236,8 +236,9 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
         std::vector<std::pair<std::string, std::vector<std::string>>> sets;
         for (const auto& [name, values] : spec.sets) {
           if (values.empty()) throw InputError("--set " + name + "= gives no value; expected name=v1,v2,...");
-          auto it =
-              std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
+          // (clang 14, which builds the fuzzers, cannot capture a structured binding)
+          auto it = std::find_if(specs.begin(), specs.end(),
+                                 [&name = name](const ParamSpec& s) { return s.name == name; });
           if (it == specs.end()) continue;
           ParamSet check({*it});
           for (const auto& v : values) check.apply({{name, v}});
