@@ -24,6 +24,11 @@ inline std::string text_of(const std::uint8_t* data, std::size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
 }
 
+// A property the parsed value must have: a finding (abort) if it does not.
+inline void check(bool holds) {
+  if (!holds) std::abort();
+}
+
 // Runs `parse`, letting only the documented rejections through.
 template <typename F>
 void accepts_or_rejects(F&& parse) {

@@ -6,15 +6,8 @@
 #include "topology/registry.hpp"
 #include "workloads/faults.hpp"
 
-namespace {
-
 using namespace ultrasim;
-
-void check(bool holds) {
-  if (!holds) std::abort();
-}
-
-}  // namespace
+using ultrasim::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const Topology torus = make_topology("torus:4x4", {}, {});

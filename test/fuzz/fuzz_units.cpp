@@ -6,15 +6,8 @@
 #include "fuzz_common.hpp"
 #include "topology/units.hpp"
 
-namespace {
-
 using namespace ultrasim;
-
-void check(bool holds) {
-  if (!holds) std::abort();
-}
-
-}  // namespace
+using ultrasim::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
