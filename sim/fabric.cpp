@@ -86,7 +86,7 @@ void Fabric::start_sinks() {
   for (int r = 0; r < static_cast<int>(mutex_.size()); ++r) {
     inbox_.emplace_back();
     for (int k = 0; k < platform_.endpoint_count(r); ++k) {
-      sg::Host* host = platform_.endpoint(r, k);
+      sg::Host* host = platform_.endpoint_host(r, k);  // each its own (hashed routes: fault detours)
       sg::Mailbox* inbox = sg::Mailbox::by_name(host->get_name() + "_inbox");
       auto wake = sg::ConditionVariable::create();
       auto sink = sg::Actor::create(host->get_name() + "_sink", host, [inbox, wake] {
@@ -204,16 +204,22 @@ RequestPtr Fabric::send(int self, int dst, Message message, int step) {
   request->bytes = message.bytes();
   request->message = std::move(message);
   // A chip's message to itself never leaves it: no fault touches it (epoch 0's loopback route).
-  const Routes* routes = epoch_ == 0 || self == dst ? routes_ : epoch_routes_[epoch_];
-  if (!routes || (routes->policy() == Multipath::kSingle && routes == routes_)) {
+  const int epoch = self == dst ? 0 : epoch_;
+  const Routes* routes = epoch == 0 ? routes_ : epoch_routes_[epoch];
+  if (!routes || (epoch == 0 && routes->policy() == Multipath::kSingle)) {
     request->flows.push_back(start_flow(self, dst, request->bytes, 0));  // the route: no lookup
   } else {
-    const int epoch = routes == routes_ ? 0 : epoch_;
     routes->for_each_flow(self, dst, request->bytes, [&](const PathShare& share, std::uint64_t part) {
       request->flows.push_back(start_flow(self, dst, part, share.index, epoch));
     });
   }
-  if (!epoch_routes_.empty()) live_.push_back(request);
+  if (!epoch_routes_.empty()) {
+    // A weak pointer keeps its send's storage (one allocation with make_shared): drop the expired ones
+    // whenever the list has doubled since the last time.
+    if (live_.size() >= 2 * live_kept_)
+      std::erase_if(live_, [](const auto& weak) { return weak.expired(); }), live_kept_ = live_.size() + 64;
+    live_.push_back(request);
+  }
   ++transfer_count_;
   bytes_sent_ += request->bytes;
   if (auto receive = matcher_.post_send(self, dst, step, request)) {

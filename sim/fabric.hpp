@@ -112,6 +112,7 @@ class Fabric {
   std::vector<int> epoch_first_endpoint_;
   int epoch_ = 0;
   std::vector<std::weak_ptr<SendRequest>> live_;
+  std::size_t live_kept_ = 64;  // live_'s size after its last pruning (+ 64)
   std::uint64_t restarted_flows_ = 0, resent_bytes_ = 0;
   Matcher<std::shared_ptr<SendRequest>, std::shared_ptr<RecvRequest>> matcher_;
   // Path latency + transfer_overhead of path k from chip a to chip b, at (a p + b) K + k (NaN: not yet

@@ -127,12 +127,11 @@ void Platform::zero_latencies() {
   }
 }
 
-sg::Host* Platform::endpoint(int rank, int path_index) const {
+sg::Host* Platform::endpoint_host(int rank, int index) const {
   const auto& hosts = endpoints_.at(rank);
-  path_index = endpoint_index(path_index);
-  if (path_index < 0 || path_index >= static_cast<int>(hosts.size()))
-    throw std::logic_error("no endpoint " + endpoint_name(*topology_, rank, path_index));
-  return hosts[path_index];
+  if (index < 0 || index >= static_cast<int>(hosts.size()))
+    throw std::logic_error("no endpoint " + endpoint_name(*topology_, rank, index));
+  return hosts[index];
 }
 
 double Platform::route_latency(sg::Host* src, sg::Host* dst, bool cache) {

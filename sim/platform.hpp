@@ -33,13 +33,10 @@ class Platform {
   simgrid::s4u::Host* chip(int rank) const { return chips_.at(rank); }
   simgrid::s4u::Host* switch_host(int index) const { return switches_.at(index); }
   int switch_count() const { return static_cast<int>(switches_.size()); }
-  // The host of a chip's endpoint for path k (k = 0: the chip host); flows on path k of a pair run
-  // from the source's chip host to the destination's endpoint k. On a platform built from a plan with
-  // hashed_routes, a pair's route is the one path its messages take: every k gives the chip host.
+  // The chip's endpoint host number `index` (0: the chip host; then chip<rank>#1, #2, ...). Flows on
+  // path k of a pair run from the source's chip host to the destination's endpoint endpoint_index(k).
   // Throws std::logic_error if missing.
-  simgrid::s4u::Host* endpoint(int rank, int path_index) const;
-  // The chip's endpoint host number `index` (0: the chip host), whatever hashed_routes says.
-  simgrid::s4u::Host* endpoint_host(int rank, int index) const { return endpoints_.at(rank).at(index); }
+  simgrid::s4u::Host* endpoint_host(int rank, int index) const;
   // The index among the chip's endpoints that path k arrives at: k, or 0 with hashed_routes.
   int endpoint_index(int path_index) const { return hashed_routes_ ? 0 : path_index; }
   // Endpoints of a chip, its own host included (1 + the planes chip<rank>#1, #2, ... the platform has).

@@ -53,9 +53,9 @@ std::string cut_off_message(const Topology& t, const Routes& routes, const Fault
   std::vector<std::string> reached, lost;
   std::string pair;
   for (int b = 0; b < p; ++b) {
-    (b == 0 || routes.find(t.chip(0), t.chip(b)) ? reached : lost).push_back("chip" + std::to_string(b));
+    (routes.reachable(t.chip(0), t.chip(b)) ? reached : lost).push_back("chip" + std::to_string(b));
     for (int a = 0; a < p && pair.empty(); ++a)
-      if (a != b && !routes.find(t.chip(a), t.chip(b)))
+      if (!routes.reachable(t.chip(a), t.chip(b)))
         pair = "chip" + std::to_string(a) + " cannot reach chip" + std::to_string(b);
   }
   if (pair.empty()) return "";

@@ -93,7 +93,7 @@ int add_epoch_paths(PlatformPlan& plan, const Topology& topology, const Routes& 
   int width = 1;
   for (int a = 0; a < p; ++a)
     for (int b = 0; b < p; ++b) {
-      if (a == b || !routes.find(topology.chip(a), topology.chip(b))) continue;
+      if (a == b || !routes.reachable(topology.chip(a), topology.chip(b))) continue;
       for (const PathShare& share : routes.message_paths(a, b)) {
         width = std::max(width, share.index + 1);
         added.push_back(Added{a, b, first + share.index, plan_hops(share.path)});

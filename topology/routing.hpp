@@ -69,6 +69,8 @@ class Routes {
 
   // The route between two vertices; nullopt when `to` cannot be reached from `from`.
   std::optional<Path> find(Vertex from, Vertex to) const;
+  // Whether find(from, to) has a route, without building it.
+  bool reachable(Vertex from, Vertex to) const { return tree(from).reached[to]; }
   // The route between two chips; throws SimulationError naming both when unreachable.
   Path between(int src_rank, int dst_rank) const;
 

@@ -95,21 +95,25 @@ TEST_CASE(
 }
 
 TEST_CASE("a flow in flight when its link fails is resent whole on the detour from the failure time") {
-  // ring:4, one 10 MB transfer 0 -> 1; chip0-chip1 fails at 20 us (the flow is 100 us long). The rest
-  // goes 0 -> 3 -> 2 -> 1 (three links); the 2 MB already sent are sent again.
+  // ring:4, 10 MB from 0 to 1 and 10 MB from 3 to 2 (100 us each alone). chip0-chip1 fails at 20 us:
+  // 0 -> 1 starts again, whole, on 0 -> 3 -> 2 -> 1 (three links), where it shares 3 -> 2 with the other
+  // flow: both at B/2 until 3 -> 2 ends at 20 + 8 MB / (B/2) = 180 us, then 0 -> 1 alone for its last
+  // 2 MB (20 us). So the detour is used for real, under every multipath policy (hash included, whose
+  // pairs have one route and no endpoint of their own).
   const std::string m =
-      matrix_file("one_flow", {{0, 10000000, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}});
-  for (const std::string fault : {"link-down:chip0-chip1@20us", "link-down:chip0-chip1@20us-40us"}) {
-    INFO(fault);
-    auto j = run_json({"--topology", "ring:4", "--collective", "alltoallv", "--algorithm", "direct",
-                       "--traffic-matrix", m, "--fault", fault});
-    CHECK(j["fault_free_time_s"].get<double>() == Approx(10e6 / kBandwidth + kLinkLatency).epsilon(1e-12));
-    // Back up at 40 us changes nothing for a flow already on its detour.
-    CHECK(j["time_s"].get<double>() == Approx(20e-6 + 10e6 / kBandwidth + 3 * kLinkLatency).epsilon(1e-12));
-    CHECK(j["restarted_flows"] == 1);
-    CHECK(j["resent_bytes"] == 10000000);
-    CHECK(j["bytes_sent"] == 10000000);
-  }
+      matrix_file("two_flows", {{0, 10000000, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 10000000, 0}});
+  for (const std::string policy : {"single", "hash"})
+    for (const std::string fault : {"link-down:chip0-chip1@20us", "link-down:chip0-chip1@20us-40us"}) {
+      INFO(policy << " " << fault);
+      auto j = run_json({"--topology", "ring:4", "--collective", "alltoallv", "--algorithm", "direct",
+                         "--traffic-matrix", m, "--set", "multipath=" + policy, "--fault", fault});
+      CHECK(j["fault_free_time_s"].get<double>() == Approx(10e6 / kBandwidth + kLinkLatency).epsilon(1e-12));
+      // Back up at 40 us changes nothing for a flow already on its detour.
+      CHECK(j["time_s"].get<double>() == Approx(200e-6 + 3 * kLinkLatency).epsilon(1e-12));
+      CHECK(j["restarted_flows"] == 1);
+      CHECK(j["resent_bytes"] == 10000000);
+      CHECK(j["bytes_sent"] == 20000000);
+    }
 }
 
 TEST_CASE("after a link comes back up, new flows take the direct route again") {
