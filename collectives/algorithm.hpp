@@ -54,6 +54,9 @@ struct AlgorithmEntry {
   // Builds the algorithm from the parameters in effect (its own `params` among them).
   std::function<std::unique_ptr<Algorithm>(const ParamSet& params)> make;
   std::vector<ParamSpec> params = {};  // its own parameters, settable with --set (e.g. pipeline depth)
+  // Whether a chip may have a message to every other in flight at once (direct exchanges, one-shot,
+  // schedules): the memory guard (workloads/memory_guard.hpp) then counts p - 1 flows per chip.
+  bool posts_to_all = false;
   std::unique_ptr<Algorithm> make_with_defaults() const { return make(ParamSet(params)); }
 };
 

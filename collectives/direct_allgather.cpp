@@ -15,8 +15,12 @@ class DirectAllgather : public Algorithm {
 }  // namespace
 
 AlgorithmEntry direct_allgather() {
-  return {"allgather", "direct", "every chip sends its part to every other at once, one step",
-          [](const ParamSet&) { return std::make_unique<DirectAllgather>(); }};
+  return {"allgather",
+          "direct",
+          "every chip sends its part to every other at once, one step",
+          [](const ParamSet&) { return std::make_unique<DirectAllgather>(); },
+          {},
+          /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

@@ -35,8 +35,12 @@ class DirectAlltoall : public Algorithm {
 }  // namespace
 
 AlgorithmEntry direct_alltoall() {
-  return {"alltoall", "direct", "every chip sends every other chip its part at once, one step",
-          [](const ParamSet&) { return std::make_unique<DirectAlltoall>(); }};
+  return {"alltoall",
+          "direct",
+          "every chip sends every other chip its part at once, one step",
+          [](const ParamSet&) { return std::make_unique<DirectAlltoall>(); },
+          {},
+          /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

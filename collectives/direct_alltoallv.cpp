@@ -45,8 +45,12 @@ class DirectAlltoallv : public Algorithm {
 }  // namespace
 
 AlgorithmEntry direct_alltoallv() {
-  return {"alltoallv", "direct", "every chip sends every other chip its amount at once, one step",
-          [](const ParamSet&) { return std::make_unique<DirectAlltoallv>(); }};
+  return {"alltoallv",
+          "direct",
+          "every chip sends every other chip its amount at once, one step",
+          [](const ParamSet&) { return std::make_unique<DirectAlltoallv>(); },
+          {},
+          /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

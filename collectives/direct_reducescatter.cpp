@@ -16,8 +16,12 @@ class DirectReducescatter : public Algorithm {
 }  // namespace
 
 AlgorithmEntry direct_reducescatter() {
-  return {"reducescatter", "direct", "every chip sends each part to its owner at once, one step",
-          [](const ParamSet&) { return std::make_unique<DirectReducescatter>(); }};
+  return {"reducescatter",
+          "direct",
+          "every chip sends each part to its owner at once, one step",
+          [](const ParamSet&) { return std::make_unique<DirectReducescatter>(); },
+          {},
+          /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

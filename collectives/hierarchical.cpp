@@ -79,13 +79,16 @@ std::vector<ParamSpec> hierarchical_params() {
 
 AlgorithmEntry hierarchical(const std::string& collective, const std::string& description,
                             std::vector<HierarchicalPhase> phases) {
-  return {collective, "hierarchical", description,
+  return {collective,
+          "hierarchical",
+          description,
           [phases](const ParamSet& params) {
             return std::make_unique<Hierarchical>(phases, params.text("groups"),
                                                   params.text("inner") == "ring",
                                                   params.text("outer") == "ring");
           },
-          hierarchical_params()};
+          hierarchical_params(),
+          /*posts_to_all=*/true};
 }
 
 }  // namespace

@@ -94,7 +94,8 @@ AlgorithmEntry hierarchical_alltoall() {
       "hierarchical",
       "exchange inside each group, then one message per chip across groups",
       [](const ParamSet& params) { return std::make_unique<HierarchicalAlltoall>(params.text("groups")); },
-      {groups_param()}};
+      {groups_param()},
+      /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

@@ -29,8 +29,12 @@ class OneShotAllreduce : public Algorithm {
 }  // namespace
 
 AlgorithmEntry one_shot_allreduce() {
-  return {"allreduce", "one-shot", "every chip sends its whole buffer to every other, one step",
-          [](const ParamSet&) { return std::make_unique<OneShotAllreduce>(); }};
+  return {"allreduce",
+          "one-shot",
+          "every chip sends its whole buffer to every other, one step",
+          [](const ParamSet&) { return std::make_unique<OneShotAllreduce>(); },
+          {},
+          /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

@@ -111,8 +111,12 @@ std::unique_ptr<Algorithm> schedule_algorithm(std::shared_ptr<const Schedule> sc
 AlgorithmEntry schedule_entry(std::shared_ptr<const Schedule> schedule) {
   std::string description =
       schedule->name.empty() ? "schedule read from " + schedule->source : schedule->name;
-  return {schedule->collective->name, kScheduleFilePrefix + schedule->source, description,
-          [schedule](const ParamSet&) { return schedule_algorithm(schedule); }};
+  return {schedule->collective->name,
+          kScheduleFilePrefix + schedule->source,
+          description,
+          [schedule](const ParamSet&) { return schedule_algorithm(schedule); },
+          {},
+          /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

@@ -190,7 +190,8 @@ AlgorithmEntry switch_reduce_allreduce() {
                 params.has("switch_reduce_bandwidth") ? params.optional_rate("switch_reduce_bandwidth")
                                                       : std::nullopt);
           },
-          {pipeline_chunks_param()}};
+          {pipeline_chunks_param()},
+          /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

@@ -23,8 +23,12 @@ class TwoShotAllreduce : public Algorithm {
 }  // namespace
 
 AlgorithmEntry two_shot_allreduce() {
-  return {"allreduce", "two-shot", "direct reduce-scatter then direct all-gather, two steps",
-          [](const ParamSet&) { return std::make_unique<TwoShotAllreduce>(); }};
+  return {"allreduce",
+          "two-shot",
+          "direct reduce-scatter then direct all-gather, two steps",
+          [](const ParamSet&) { return std::make_unique<TwoShotAllreduce>(); },
+          {},
+          /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

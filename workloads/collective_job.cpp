@@ -113,9 +113,7 @@ PreparedJob prepare(const CollectiveJob& job) {
     prepared.topology =
         std::make_unique<Topology>(make_topology(job.topology, declared_params(candidates), job.overrides));
     // Before any route is computed: the routes of every chip pair are what outgrows memory first.
-    std::vector<std::string> names;
-    for (const AlgorithmEntry* entry : candidates) names.push_back(entry->name);
-    check_memory(run_memory(*prepared.topology, flows_in_flight_per_chip(names, prepared.p())),
+    check_memory(run_memory(*prepared.topology, flows_in_flight_per_chip(candidates, prepared.p())),
                  "this run on " + job.topology);
     prepared.routes = std::make_unique<Routes>(*prepared.topology);
   };

@@ -78,12 +78,10 @@ MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip) {
   return e;
 }
 
-double flows_in_flight_per_chip(const std::vector<std::string>& algorithm_names, int p) {
+double flows_in_flight_per_chip(const std::vector<const AlgorithmEntry*>& algorithms, int p) {
   constexpr double kNarrow = 4;  // a ring or tree step: a send and a receive, double-buffered
-  for (const std::string& name : algorithm_names)
-    if (name == "direct" || name == "one-shot" || name == "two-shot" || name == "hierarchical" ||
-        name == "switch-reduce" || name.starts_with("file:"))
-      return std::max<double>(kNarrow, p - 1);
+  for (const AlgorithmEntry* entry : algorithms)
+    if (entry->posts_to_all) return std::max<double>(kNarrow, p - 1);
   return kNarrow;
 }
 

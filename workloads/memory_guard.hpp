@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/algorithm.hpp"
 #include "topology/topology.hpp"
 
 namespace ultrasim {
@@ -27,10 +28,10 @@ MemoryEstimate topology_memory(const Topology& topology);
 // `in_flight_per_chip`: what one chip has outstanding at worst (see flows_in_flight_per_chip).
 MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip);
 
-// Messages one chip has in flight at worst under the given algorithms of a collective: p - 1 for those
-// that post to every peer at once (direct, one-shot, two-shot, hierarchical, switch-reduce, a schedule
-// file), a few for the others (rings, trees, pairwise and recursive exchanges).
-double flows_in_flight_per_chip(const std::vector<std::string>& algorithm_names, int p);
+// Messages one chip has in flight at worst under the given algorithms of a collective: p - 1 if any
+// posts to every peer at once (AlgorithmEntry::posts_to_all), a few otherwise (rings, trees, pairwise
+// and recursive exchanges).
+double flows_in_flight_per_chip(const std::vector<const AlgorithmEntry*>& algorithms, int p);
 
 // The memory a run may use: ULTRASIM_MEMORY_LIMIT (a size such as 64GiB, or "off": no check) if set,
 // else MemAvailable from /proc/meminfo, lowered to the cgroup's memory.max - memory.current where one

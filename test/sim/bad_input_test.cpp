@@ -327,6 +327,13 @@ TEST_CASE("the memory guard refuses a configuration that would not fit, saying h
   expect_input_error({"run", "--topology", "switch:64", "--collective", "alltoall", "--algorithm", "direct",
                       "--size", "1MiB"},
                      "is available (ULTRASIM_MEMORY_LIMIT=64MiB)");
+  // A direct exchange counts a message to every peer in flight per chip (64 x 63), a ring 4 per chip.
+  expect_input_error({"run", "--topology", "switch:64", "--collective", "alltoall", "--algorithm", "direct",
+                      "--size", "1MiB"},
+                     "4032 flows in flight");
+  expect_input_error({"run", "--topology", "switch:64", "--collective", "allreduce", "--algorithm", "ring",
+                      "--size", "1MiB"},
+                     "256 flows in flight");
   setenv("ULTRASIM_MEMORY_LIMIT", "lots", 1);
   expect_input_error(run({"--size", "1"}), "invalid ULTRASIM_MEMORY_LIMIT 'lots'");
   setenv("ULTRASIM_MEMORY_LIMIT", "off", 1);
