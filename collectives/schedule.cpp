@@ -4,14 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "topology/errors.hpp"
+#include "topology/input_files.hpp"
 #include "topology/suggest.hpp"
 
 namespace ultrasim {
@@ -181,14 +179,7 @@ Schedule parse_schedule(const std::string& text, const std::string& source) {
 }
 
 Schedule load_schedule(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error))
-    throw InputError(path + ": is a directory, not a schedule file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot read the schedule file (missing or not readable)");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_schedule(text.str(), path);
+  return parse_schedule(read_input_file(path, "schedule file '" + path + "'", "a JSON schedule"), path);
 }
 
 }  // namespace ultrasim

@@ -16,6 +16,7 @@
 #include "sim/trace.hpp"
 #include "topology/errors.hpp"
 #include "topology/export.hpp"
+#include "topology/input_files.hpp"
 #include "topology/suggest.hpp"
 #include "topology/units.hpp"
 #include "workloads/memory_guard.hpp"
@@ -66,13 +67,6 @@ std::string one_line(const std::string& text) {
 int fail(int status, const std::string& message) {
   std::cerr << "ultrasim: error: " << one_line(message) << "\n";
   return status;
-}
-
-// JSON text for output; bytes that are not UTF-8 (a path given on the command line in another encoding)
-// become U+FFFD instead of an exception.
-template <class Json>
-std::string json_text(const Json& json, int indent = -1) {
-  return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void check_choice(const std::string& kind, const std::string& value, const std::vector<std::string>& known) {

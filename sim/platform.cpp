@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 
 #include "topology/errors.hpp"
+#include "topology/input_files.hpp"
 #include "topology/suggest.hpp"
 
 namespace sg = simgrid::s4u;
@@ -85,11 +84,7 @@ Platform Platform::build(const PlatformPlan& plan, const Topology& topology) {
 
 Platform Platform::load(const std::string& xml_file, const Topology& topology) {
   // SimGrid's parser exits with a bare "input in flex scanner failed" on a directory.
-  std::error_code error;
-  if (std::filesystem::is_directory(xml_file, error))
-    throw InputError("platform '" + xml_file + "' is a directory; expected a SimGrid XML file");
-  if (!std::ifstream(xml_file))
-    throw InputError("cannot read platform '" + xml_file + "' (missing or not readable)");
+  check_input_file(xml_file, "platform '" + xml_file + "'", "a SimGrid XML file");
   try {
     sg::Engine::get_instance()->load_platform(xml_file);
   } catch (const std::exception& e) {

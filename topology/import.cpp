@@ -1,8 +1,6 @@
 #include "topology/import.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,6 +10,7 @@
 #include <boost/property_tree/xml_parser.hpp>
 
 #include "topology/errors.hpp"
+#include "topology/input_files.hpp"
 #include "topology/suggest.hpp"
 #include "topology/units.hpp"
 
@@ -131,9 +130,7 @@ Description read_json(const Errors& errors, const std::string& text) {
   try {
     top = Json::parse(text);
   } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
-    std::string what = e.what();
-    auto colon = what.find("] ");
-    errors.fail("JSON", "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+    errors.fail("JSON", "not valid JSON: " + json_error_text(e));
   }
   // Fields the exporter writes for readers (counts, summaries) are accepted and ignored.
   check_fields(errors, "top level", top,
@@ -416,15 +413,7 @@ Description read_graphml_text(const Errors& errors, const std::string& text) {
 // ---- Both -------------------------------------------------------------------------------------------
 
 std::string read_whole_file(const Errors& errors) {
-  std::error_code error;
-  if (std::filesystem::is_directory(errors.path(), error))
-    throw InputError("topology file '" + errors.path() + "' is a directory; expected a JSON or GraphML file");
-  std::ifstream in(errors.path(), std::ios::binary);
-  if (!in) throw InputError("cannot read topology file '" + errors.path() + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError("cannot read topology file '" + errors.path() + "'");
-  return buffer.str();
+  return read_input_file(errors.path(), "topology file '" + errors.path() + "'", "a JSON or GraphML file");
 }
 
 Description read_description(const std::string& path) {

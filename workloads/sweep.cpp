@@ -17,6 +17,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "topology/errors.hpp"
+#include "topology/input_files.hpp"
 #include "topology/registry.hpp"
 #include "topology/suggest.hpp"
 #include "topology/units.hpp"
@@ -112,19 +113,12 @@ std::vector<std::uint64_t> parse_seeds(const std::string& text) {
 
 SweepSpec read_sweep_file(const std::string& path) {
   const std::string name = "sweep file '" + path + "'";
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error))
-    throw InputError(name + " is a directory; expected a JSON file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read " + name + " (missing or not readable)");
+  const std::string text = read_input_file(path, name, "a JSON file");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
-    std::string what = e.what();                  // without nlohmann's "[json.exception...] " prefix
-    auto bracket = what.find("] ");
-    throw InputError(name +
-                     " is not JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
+    throw InputError(name + " is not JSON: " + json_error_text(e));
   }
   if (!j.is_object()) throw InputError(name + ": expected an object {\"topologies\": [...], ...}");
   auto fail = [&](const std::string& key, const std::string& what) -> InputError {
@@ -338,9 +332,7 @@ std::map<int, nlohmann::ordered_json> read_finished(const std::string& path,
     for (const auto& [key, value] : inputs.items())
       if (row[key] != value)
         throw InputError("--resume: '" + path + "' point " + std::to_string(id) + " has " + key + " " +
-                         row[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                         ", this sweep " +
-                         value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                         json_text(row[key]) + ", this sweep " + json_text(value) +
                          " (another sweep's file?)");
     rows[static_cast<int>(id)] = row;
   }
@@ -497,8 +489,7 @@ std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows) {
       continue;
     }
     std::string key = row["topology"].get<std::string>() + " " + row["collective"].get<std::string>();
-    if (!row["sets"].empty())
-      key += " " + row["sets"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (!row["sets"].empty()) key += " " + json_text(row["sets"]);
     if (!groups.count(key)) order.push_back(key);
     groups[key][row["bytes"].get<std::uint64_t>()].push_back(&row);
   }
@@ -534,7 +525,7 @@ std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows) {
 
 std::string sweep_json_line(const nlohmann::ordered_json& row) {
   // A file: PATH topology may hold bytes that are not UTF-8: they become U+FFFD rather than an exception.
-  return row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return json_text(row) + "\n";
 }
 
 std::string sweep_csv_header() {
@@ -546,7 +537,7 @@ std::string sweep_csv_line(const nlohmann::ordered_json& row) {
   auto field = [&](const char* key) -> std::string {
     if (!row.contains(key) || row[key].is_null()) return "";
     if (row[key].is_string()) return row[key].get<std::string>();
-    return row[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return json_text(row[key]);
   };
   std::string line;
   for (const char* key : {"point", "status", "topology", "collective", "requested_algorithm", "algorithm",

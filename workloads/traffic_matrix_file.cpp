@@ -1,13 +1,12 @@
 #include "workloads/traffic_matrix_file.hpp"
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "topology/errors.hpp"
+#include "topology/input_files.hpp"
 #include "topology/units.hpp"
 
 namespace ultrasim {
@@ -52,10 +51,7 @@ Rows json_rows(const std::string& text, const std::string& name) {
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    std::string what = e.what();  // without nlohmann's "[json.exception.parse_error.101] " prefix
-    auto bracket = what.find("] ");
-    throw InputError(name +
-                     ": invalid JSON: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
+    throw InputError(name + ": invalid JSON: " + json_error_text(e));
   }
   const char* expected = "expected an array of rows or {\"bytes\": [[...], ...]}";
   if (doc.is_object()) {
@@ -101,14 +97,7 @@ Rows csv_rows(const std::string& text, const std::string& name, std::vector<int>
 
 TrafficMatrix read_traffic_matrix(const std::string& path) {
   const std::string name = "traffic matrix '" + path + "'";
-  std::ifstream file(path, std::ios::binary);
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error))
-    throw InputError(name + " is a directory; expected a JSON or CSV file");
-  if (!file) throw InputError("cannot read " + name + " (missing or not readable)");
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_input_file(path, name, "a JSON or CSV file");
 
   const auto first = text.find_first_not_of(" \t\r\n");
   const bool json = first != std::string::npos && (text[first] == '{' || text[first] == '[');

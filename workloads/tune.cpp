@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "collectives/algorithm.hpp"
 #include "topology/errors.hpp"
+#include "topology/input_files.hpp"
 #include "topology/units.hpp"
 
 namespace ultrasim {
@@ -146,11 +145,7 @@ std::vector<SweepRow> read_sweep_rows(std::istream& in, const std::string& sourc
 }
 
 std::vector<SweepRow> read_sweep_rows(const std::string& path, int file_index) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error))
-    throw InputError("sweep rows '" + path + "' is a directory; expected a JSON Lines file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read sweep rows '" + path + "'");
+  std::istringstream in(read_input_file(path, "sweep rows '" + path + "'", "a JSON Lines file"));
   return read_sweep_rows(in, path, file_index);
 }
 

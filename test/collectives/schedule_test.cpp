@@ -156,8 +156,9 @@ TEST_CASE("prepare checks a schedule file against the job: its collective and it
 
 TEST_CASE("schedule loader: a missing file or a directory is named, not crashed on") {
   CHECK_THROWS_WITH(load_schedule("/nonexistent/s.json"),
-                    "/nonexistent/s.json: cannot read the schedule file (missing or not readable)");
-  CHECK_THROWS_WITH(load_schedule(kExamples), kExamples + ": is a directory, not a schedule file");
+                    "cannot read schedule file '/nonexistent/s.json' (missing or not readable)");
+  CHECK_THROWS_WITH(load_schedule(kExamples),
+                    "schedule file '" + kExamples + "' is a directory; expected a JSON schedule");
 }
 
 TEST_CASE("schedule loader: text that is not JSON is reported with its line and column") {

@@ -112,8 +112,12 @@ TEST_CASE("a schedule with a dropped transfer runs but is reported unverified, e
 }
 
 TEST_CASE("bad schedule file: missing") {
-  expect_bad_file(temp_path("no-such-schedule.json"),
-                  "cannot read the schedule file (missing or not readable)");
+  const std::string file = temp_path("no-such-schedule.json");
+  CliResult r = run_cli({"run", "--topology", "switch:4", "--collective", "allreduce", "--algorithm",
+                         "file:" + file, "--size", "1MiB"});
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "ultrasim: error: cannot read schedule file '" + file + "' (missing or not readable)\n");
 }
 
 TEST_CASE("bad schedule file: not JSON") {
