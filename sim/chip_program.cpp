@@ -41,11 +41,9 @@ void run_chip(const PreparedJob& job, Transport& engine_transport, ChipOutcomes&
   const int p = job.p(), r = engine_transport.rank();
   try {
     // Stragglers (workloads/faults.hpp): a late chip idles until its start; a slow one computes slower.
-    const bool faulty = !job.faults.start.empty();
-    if (faulty && job.faults.start[r] > 0) engine_transport.compute(job.faults.start[r], "late start");
+    if (job.faults.start[r] > 0) engine_transport.compute(job.faults.start[r], "late start");
     std::optional<SlowTransport> slow;
-    if (faulty && job.faults.compute_scale[r] != 1)
-      slow.emplace(engine_transport, job.faults.compute_scale[r]);
+    if (job.faults.compute_scale[r] != 1) slow.emplace(engine_transport, job.faults.compute_scale[r]);
     Transport& transport = slow ? static_cast<Transport&>(*slow) : engine_transport;
     Layout layout =
         make_layout(job.collective->kind, job.job.bytes, p, job.algorithm->chunks(p), r, job.traffic.get());

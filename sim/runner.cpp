@@ -122,15 +122,14 @@ SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
 
   const Topology& topology = *job.topology;
   const FaultPlan& faults = job.faults;
-  const bool epochs = faults.epochs.size() > 1;
-  if (epochs && !options.platform_file.empty())
+  if (faults.fails_links() && !options.platform_file.empty())
     throw InputError(
         "link-down and switch-down faults cannot run on a --platform file (its routes are fixed)");
   FaultRouting fault_routing;
   Platform platform = [&] {
     if (!options.platform_file.empty()) return Platform::load(options.platform_file, topology);
     PlatformPlan plan = make_platform_plan(topology, *job.routes, PlanPaths::kTaken);
-    if (epochs) fault_routing = plan_fault_routing(job, plan);
+    if (faults.fails_links()) fault_routing = plan_fault_routing(job, plan);
     return Platform::build(plan, topology);
   }();
   if (!options.platform_file.empty()) check_paths(platform, *job.routes, options.platform_file);
@@ -222,7 +221,7 @@ const char* engine_name(Engine engine) {
 }
 
 SimResult simulate(const PreparedJob& job, const RunOptions& options) {
-  if (job.faults.epochs.size() > 1 && job.entry->name == std::string("switch-reduce"))
+  if (job.faults.fails_links() && job.entry->name == std::string("switch-reduce"))
     throw InputError(
         "link-down and switch-down faults cannot run with switch-reduce (its chip-switch "
         "routes are fixed); use degrade, or another algorithm");

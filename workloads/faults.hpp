@@ -65,7 +65,9 @@ struct FaultPlan {
 
   bool empty() const { return faults.empty(); }
   // Whether any fault acts on links (failures or degradation): only SimGrid models those.
-  bool touches_links() const { return epochs.size() > 1 || !bandwidth_changes.empty(); }
+  bool touches_links() const { return fails_links() || !bandwidth_changes.empty(); }
+  // Whether links fail (link-down, switch-down): routing then changes during the run.
+  bool fails_links() const { return epochs.size() > 1; }
 };
 
 // Parses every spec (parse_fault) and builds the plan. Throws InputError like parse_fault.
