@@ -69,6 +69,7 @@ SimResult conclude(const PreparedJob& job, const ChipOutcomes& out,
                           stuck.front() +
                           (unmatched_receives.empty() ? "" : "; " + unmatched_receives.front()));
   result.time_s = p > 0 ? *std::max_element(out.finish.begin(), out.finish.end()) : 0.0;
+  result.chip_finish = out.finish;
   result.verdict = verify(job.collective->kind, p, job.algorithm->chunks(p), out.finals, job.traffic.get());
   std::sort(result.transfer_records.begin(), result.transfer_records.end(), [](const auto& a, const auto& b) {
     return std::tie(a.start, a.src, a.dst, a.step, a.path) < std::tie(b.start, b.src, b.dst, b.step, b.path);

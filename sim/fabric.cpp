@@ -173,6 +173,13 @@ void Fabric::begin_epoch(int epoch) {
         continue;
       }
       dropped.push_back(flow.comm);
+      if (record_) {  // what it carried until now crossed its links: kept, for the link statistics
+        const double now = sg::Engine::get_clock();
+        const auto left = static_cast<std::uint64_t>(std::llround(std::max(0.0, flow.comm->get_remaining())));
+        transfers_.push_back(TransferRecord{send->src, send->dst, flow.bytes - std::min(left, flow.bytes),
+                                            send->step, flow.path, flow.comm->get_start_time(), now, now,
+                                            flow.epoch, true});
+      }
       ++restarted_flows_;
       resent_bytes_ += flow.bytes;
       routes.for_each_flow(send->src, send->dst, flow.bytes, [&](const PathShare& share, std::uint64_t part) {
@@ -325,9 +332,9 @@ void Fabric::deliver(RecvRequest& receive) {
   if (record_) {
     const SendRequest& s = *receive.send;
     for (const Flow& flow : s.flows)
-      transfers_.push_back(TransferRecord{s.src, s.dst, flow.bytes, s.step, flow.path,
-                                          flow.comm->get_start_time(),
-                                          flow.comm->get_finish_time() + flow.latency});
+      transfers_.push_back(TransferRecord{
+          s.src, s.dst, flow.bytes, s.step, flow.path, flow.comm->get_start_time(),
+          flow.comm->get_finish_time() + flow.latency, flow.comm->get_finish_time(), flow.epoch});
   }
 }
 

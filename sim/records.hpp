@@ -15,9 +15,14 @@ struct TransferRecord {
   int src = 0, dst = 0;
   std::uint64_t bytes = 0;  // carried by this flow
   int step = 0;
-  int path = 0;      // index in the pair's path set (0 = default route)
-  double start = 0;  // flow start, s
-  double end = 0;    // delivery: flow end + path latency, s
+  int path = 0;         // index in the pair's path set (0 = default route)
+  double start = 0;     // flow start, s
+  double end = 0;       // delivery: wire_end + path latency (+ transfer_overhead), s
+  double wire_end = 0;  // flow end: its last byte has left the links (they carry it on [start, wire_end])
+  int epoch = 0;        // routing epoch of its path (link faults; 0 = the fault-free routes)
+  // Cut by a link failure while in flight: `bytes` are what it had carried by then (wire_end = end =
+  // the failure); the message was sent again whole, as new records on the detour.
+  bool cancelled = false;
 };
 
 struct ComputeRecord {
@@ -50,6 +55,7 @@ struct SimResult {
   std::uint64_t transfers = 0, bytes_sent = 0;
   std::vector<TransferRecord> transfer_records;  // with RunOptions::record, sorted by (start, src, dst)
   std::vector<ComputeRecord> compute_records;
+  std::vector<double> chip_finish;   // per chip, when its program ended, s (time_s is the latest)
   Engine engine = Engine::kSimGrid;  // the one that produced this result (never kAuto)
   // Link faults: flows in flight across a link when it failed, cancelled and sent again on a detour,
   // and their bytes (counted again; bytes_sent counts each message once).

@@ -114,7 +114,7 @@ RequestPtr FiberEngine::send(int self, int dst, Message message, int step) {
     request->left = std::max(request->left, end);
     request->delivered = std::max(request->delivered, delivered);
     if (record_)
-      request->parts.push_back(TransferRecord{self, dst, part, step, share.index, start, delivered});
+      request->parts.push_back(TransferRecord{self, dst, part, step, share.index, start, delivered, end});
     if (end <= start) return;  // holds no link
     auto& flows = ledger_.flows();
     const auto f = static_cast<std::uint32_t>(flows.size());
