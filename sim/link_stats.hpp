@@ -46,7 +46,7 @@ struct DirectionStats {
 };
 
 // Every direction of a tier's links together.
-struct TierStats {
+struct TierLoad {
   std::string tier;
   int directions = 0;            // link directions in the tier (2 per link)
   double capacity = 0;           // their capacities summed, B/s
@@ -71,7 +71,7 @@ struct LinkStatsOptions {
 struct LinkStats {
   double time_s = 0;                       // the run's time: mean utilisations are over [0, time_s]
   std::vector<DirectionStats> directions;  // 2 per link, in Topology::links() order (a, then b)
-  std::vector<TierStats> tiers;            // in Topology::tiers() order, tiers without links left out
+  std::vector<TierLoad> tiers;             // in Topology::tiers() order, tiers without links left out
   std::vector<int> hot;                    // the hottest used directions, busiest first
   std::vector<FlowBottleneck> flows;       // per record, in the order given
   // Largest |integral of a flow's computed rate - its bytes| / its bytes over all flows: 0 up to
@@ -106,5 +106,10 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
 // The result JSON's "links" object: per tier (with its utilisation series as [[t_s, util], ...]) and the
 // hottest directions (with theirs), and max_flow_error.
 nlohmann::json link_stats_json(const Topology& topology, const LinkStats& stats);
+// One direction's statistics as JSON (no series): link, direction, tier, capacity_GBps, bytes, flows,
+// busy_s, mean_util, peak_util, bottleneck_s.
+nlohmann::json direction_json(const Topology& topology, const LinkStats& stats, int direction);
+// Every direction, one CSV row each (the fields of direction_json), in direction order.
+std::string link_stats_csv(const Topology& topology, const LinkStats& stats);
 
 }  // namespace ultrasim

@@ -11,6 +11,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/explain.hpp"
+#include "sim/link_stats.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "sim/trace.hpp"
@@ -179,6 +181,8 @@ struct RunArgs {
   std::string engine = "auto";
   std::vector<std::string> sets, simgrid_config, faults;
   std::string seed = "0";
+  std::string link_stats;  // --link-stats FILE: every link direction's statistics, CSV
+  bool explain = false;
 };
 
 int cmd_run(const RunArgs& args, const std::string& command) {
@@ -201,21 +205,29 @@ int cmd_run(const RunArgs& args, const std::string& command) {
                     args.faults};
   const Engine engine = parse_engine(args.engine);
   PreparedJob prepared = prepare(job);
-  std::unique_ptr<std::ofstream> trace;
+  std::unique_ptr<std::ofstream> trace, link_stats_file;
   if (!args.trace.empty()) trace = open_output(args.trace, "trace");
+  if (!args.link_stats.empty()) link_stats_file = open_output(args.link_stats, "link statistics");
 
-  RunOptions options{args.platform, trace != nullptr, args.simgrid_config, engine};
+  // Records are always kept: the link statistics are computed from them.
+  RunOptions options{args.platform, true, args.simgrid_config, engine};
   // With faults, the same run without them first (in a child process), for the slowdown.
   std::optional<double> fault_free;
   if (!prepared.faults.empty()) fault_free = fault_free_time(prepared, options);
   SimResult result = simulate(prepared, options);
   Metrics metrics = compute_metrics(prepared, result.time_s);
-  RunReport report{prepared, result, metrics, command, fault_free};
+  const RecordPaths paths(*prepared.routes, prepared.faults);
+  const LinkStats links =
+      compute_link_stats(*prepared.topology, paths, prepared.faults, result.transfer_records, result.time_s);
+  std::optional<Explanation> why;
+  if (args.explain) why = explain_run(result, links);
+  RunReport report{prepared, result, metrics, command, fault_free, &links, why ? &*why : nullptr};
   const nlohmann::json json = run_json(report);
   if (args.format == "json") std::cout << json_text(json, 2) << "\n";
   if (args.format == "csv") std::cout << run_csv(report);
   if (args.format == "table") std::cout << run_table(report);
   if (trace) *trace << json_text(chrome_trace(prepared, result, json)) << "\n";
+  if (link_stats_file) *link_stats_file << link_stats_csv(*prepared.topology, links);
   return result.verdict.wrong == 0 ? 0 : 3;
 }
 
@@ -351,6 +363,10 @@ int main(int argc, char** argv) {
   run->add_option("--set", run_args.sets, "override a parameter, name=value (repeatable)");
   run->add_option("--format", run_args.format, "table|json|csv");
   run->add_option("--trace", run_args.trace, "write a Chrome/Perfetto trace to FILE");
+  run->add_flag("--explain", run_args.explain,
+                "explain the time: critical path, bounding links, busiest tiers and links, waiting chips");
+  run->add_option("--link-stats", run_args.link_stats,
+                  "write every link direction's statistics (bytes, busy time, utilisation) to FILE, CSV");
   run->add_option("--seed", run_args.seed, "random seed (recorded; these algorithms are deterministic)");
   run->add_option("--dtype", run_args.dtype, "element type for the count/type columns (default float32)");
   run->add_option("--platform", run_args.platform,

@@ -77,6 +77,8 @@ nlohmann::json run_json(const RunReport& r) {
     out["restarted_flows"] = r.result.restarted_flows;
     out["resent_bytes"] = r.result.resent_bytes;
   }
+  if (r.links) out["links"] = link_stats_json(*r.job.topology, *r.links);
+  if (r.why) out["explain"] = explain_json(*r.job.topology, *r.why);
   if (!r.result.verdict.first_error.empty()) out["first_error"] = r.result.verdict.first_error;
   if (!r.job.auto_ranking.empty()) {
     nlohmann::json ranking = nlohmann::json::array();
@@ -132,6 +134,7 @@ std::string run_table(const RunReport& r) {
           << fixed_text(ranking[1]["model_s"].get<double>() * 1e6, 2) << " us)";
     out << "\n";
   }
+  if (r.why && r.links) out << explain_text(*r.job.topology, *r.why, *r.links);
   return out.str();
 }
 

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/explain.hpp"
+#include "sim/link_stats.hpp"
 #include "sim/runner.hpp"
 
 namespace ultrasim {
@@ -20,6 +22,8 @@ struct RunReport {
   const Metrics& metrics;
   std::string command;                                     // the command line that produced it
   std::optional<double> fault_free_time_s = std::nullopt;  // with faults: the same run without them
+  const LinkStats* links = nullptr;  // the JSON's "links" object (with the records of the run)
+  const Explanation* why = nullptr;  // --explain: the JSON's "explain" object and the table's "why" lines
 };
 
 nlohmann::json run_json(const RunReport& report);
