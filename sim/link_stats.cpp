@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <queue>
 #include <sstream>
 
 #include <boost/container/small_vector.hpp>
@@ -58,29 +59,28 @@ int direction_of(const Hop& hop) {
   return 2 * hop.link + (hop.up ? 0 : 1);
 }
 
-// The max-min rates of one set of flows (progressive filling): every direction with unfrozen flows
-// offers its remaining capacity shared equally among them; the directions offering the least saturate
-// and freeze their flows at that share, which is taken from every other direction those flows cross.
+// The max-min rates of a set of flows (progressive filling): every direction with unfrozen flows offers
+// its remaining capacity shared equally among them; the directions offering the least saturate and
+// freeze their flows at that share, which is taken from every other direction those flows cross. A
+// flow's bottleneck is the first direction along its path among those that froze it.
 class MaxMin {
  public:
-  explicit MaxMin(std::size_t directions)
-      : remaining_(directions), count_(directions, 0), rate_(directions, 0), on_(directions) {}
+  explicit MaxMin(std::size_t directions) : remaining_(directions), count_(directions, 0), on_(directions) {}
 
-  // flows[i] crosses dirs[i]; fills rate (per flow) and bottleneck (per flow: the first direction of its
-  // path among those that froze it). Afterwards direction_rate(d) is the sum of rates on d, for the
-  // directions in touched().
-  template <class Dirs>
-  void solve(const std::vector<int>& flows, const Dirs& dirs, const std::vector<double>& capacity,
+  // `flows` are slot numbers; hops(f) its path; fills rate[f] and bottleneck[f].
+  template <class Hops>
+  void solve(const std::vector<int>& flows, const Hops& hops, const std::vector<double>& capacity,
              std::vector<double>& rate, std::vector<int>& bottleneck) {
-    for (int d : touched_) count_[d] = 0, rate_[d] = 0, on_[d].clear();
+    for (int d : touched_) count_[d] = 0, on_[d].clear();
     touched_.clear();
     for (int f : flows)
-      for (const Hop& hop : dirs(f)) {
+      for (const Hop& hop : hops(f)) {
         const int d = direction_of(hop);
         if (on_[d].empty()) touched_.push_back(d), remaining_[d] = capacity[d];
         on_[d].push_back(f), ++count_[d];
       }
     std::sort(touched_.begin(), touched_.end());  // a fixed order: results never depend on arrival order
+    if (frozen_.size() < rate.size()) frozen_.resize(rate.size());
     for (int f : flows) frozen_[f] = false;
     std::size_t unfrozen = flows.size();
     while (unfrozen > 0) {
@@ -91,36 +91,37 @@ class MaxMin {
       saturated_.clear();
       for (int d : touched_)
         if (count_[d] > 0 && remaining_[d] / count_[d] <= limit) saturated_.push_back(d);
-      for (int d : saturated_) {
+      for (int d : saturated_)
         for (int f : on_[d]) {
           if (frozen_[f]) continue;
           frozen_[f] = true, --unfrozen;
           rate[f] = level;
-          for (const Hop& hop : dirs(f)) {
+          bottleneck[f] = -1;
+          for (const Hop& hop : hops(f)) {
             const int e = direction_of(hop);
-            remaining_[e] = std::max(0.0, remaining_[e] - level), --count_[e], rate_[e] += level;
+            remaining_[e] = std::max(0.0, remaining_[e] - level), --count_[e];
+            if (bottleneck[f] < 0 && std::binary_search(saturated_.begin(), saturated_.end(), e))
+              bottleneck[f] = e;
           }
-          // The first direction along its path among the saturated ones names its bottleneck.
-          for (const Hop& hop : dirs(f))
-            if (std::binary_search(saturated_.begin(), saturated_.end(), direction_of(hop))) {
-              bottleneck[f] = direction_of(hop);
-              break;
-            }
         }
-      }
     }
   }
-  void resize_flows(std::size_t n) { frozen_.assign(n, false); }
-  const std::vector<int>& touched() const { return touched_; }
-  double direction_rate(int d) const { return rate_[d]; }
 
  private:
   std::vector<double> remaining_;
   std::vector<int> count_;
-  std::vector<double> rate_;
   std::vector<std::vector<int>> on_;
   std::vector<int> touched_, saturated_;
   std::vector<char> frozen_;
+};
+
+// A flow on the wire: its record, path, current rate and bottleneck (since when), the bytes its rates
+// have carried so far and how long each direction bounded it.
+struct Live {
+  std::size_t record = 0;
+  const std::vector<Hop>* hops = nullptr;
+  double since = 0, carried = 0;
+  boost::container::small_vector<std::pair<int, double>, 1> bound;
 };
 
 }  // namespace
@@ -141,17 +142,13 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
   }
   // Bytes and flows per direction come straight from the records.
   const std::size_t n = records.size();
-  std::vector<const std::vector<Hop>*> hops(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    hops[i] = &paths.hops(records[i]);
-    for (const Hop& hop : *hops[i]) {
+  for (const auto& r : records)
+    for (const Hop& hop : paths.hops(r)) {
       auto& s = stats.directions[direction_of(hop)];
-      s.bytes += records[i].bytes, ++s.flows;
+      s.bytes += r.bytes, ++s.flows;
     }
-  }
   for (auto& s : stats.directions)
     s.mean_util = time_s > 0 ? static_cast<double>(s.bytes) / (s.capacity * time_s) : 0.0;
-  // The hottest used directions keep their series.
   std::vector<int> order(D);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -161,115 +158,163 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
   for (int d : order)
     if (static_cast<int>(stats.hot.size()) < options.hot && stats.directions[d].bytes > 0)
       stats.hot.push_back(d);
+  std::vector<char> is_hot(D, 0);
+  for (int d : stats.hot) is_hot[d] = 1;
 
-  // Tiers: their directions' capacities.
   const auto& tier_names = topology.tiers();
   std::vector<TierLoad> tiers(tier_names.size());
   for (std::size_t k = 0; k < tiers.size(); ++k) tiers[k].tier = tier_names[k];
-  for (const Link& link : links) {
-    auto& tier = tiers[link.tier_index];
-    tier.directions += 2, tier.capacity += 2 * link.bandwidth();
-  }
+  for (const Link& link : links)
+    tiers[link.tier_index].directions += 2, tiers[link.tier_index].capacity += 2 * link.bandwidth();
   for (std::size_t d = 0; d < D; ++d) tiers[links[d / 2].tier_index].bytes += stats.directions[d].bytes;
 
-  // Events: flow starts and ends, bandwidth changes; the flows on the wire are fixed in between.
-  struct Event {
-    double at;
-    int kind;  // 0: a flow ends, 1: a bandwidth change, 2: a flow starts (in this order at one instant)
-    std::size_t index;
-  };
-  std::vector<Event> events;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& r = records[i];
-    if (hops[i]->empty() || r.bytes == 0 || !(r.wire_end > r.start)) continue;
-    events.push_back({r.start, 2, i});
-    events.push_back({r.wire_end, 0, i});
-  }
-  for (std::size_t c = 0; c < faults.bandwidth_changes.size(); ++c)
-    events.push_back({faults.bandwidth_changes[c].at, 1, c});
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return std::tie(a.at, a.kind, a.index) < std::tie(b.at, b.kind, b.index);
-  });
-
+  // The flows that occupy links, by start; ends come from a heap of the live ones.
+  std::vector<std::size_t> by_start;
+  for (std::size_t i = 0; i < n; ++i)
+    if (records[i].bytes > 0 && records[i].wire_end > records[i].start && !paths.hops(records[i]).empty())
+      by_start.push_back(i);
+  auto earlier = [&](std::size_t a, std::size_t b) { return records[a].start < records[b].start; };
+  if (!std::is_sorted(by_start.begin(), by_start.end(), earlier))  // runs give them sorted
+    std::stable_sort(by_start.begin(), by_start.end(), earlier);
   stats.flows.assign(n, FlowBottleneck{});
   for (std::size_t i = 0; i < n; ++i)
     stats.flows[i].wire_s = std::max(0.0, records[i].wire_end - records[i].start);
-  std::vector<double> carried(n, 0.0), rate(n, 0.0);
-  std::vector<int> bottleneck(n, -1);
-  // Per flow: time bounded by each direction that bounded it (a few at most).
-  std::vector<boost::container::small_vector<std::pair<int, double>, 2>> bound(n);
-  std::vector<int> active;
-  std::vector<std::size_t> position(n, 0);
-  MaxMin solver(D);
-  solver.resize_flows(n);
-  std::vector<double> tier_rate(tiers.size(), 0.0);
-  std::vector<int> bounding;  // directions bounding some flow in the current interval
-  std::vector<char> is_bounding(D, 0);
-  auto path_of = [&](int f) -> const std::vector<Hop>& { return *hops[f]; };
 
-  for (std::size_t e = 0; e < events.size();) {
-    const double now = events[e].at;
-    for (; e < events.size() && events[e].at == now; ++e) {
-      const Event& ev = events[e];
-      if (ev.kind == 0) {
-        const std::size_t at = position[ev.index];
-        position[active.back()] = at;
-        active[at] = active.back();
-        active.pop_back();
-      } else if (ev.kind == 2) {
-        position[ev.index] = active.size();
-        active.push_back(static_cast<int>(ev.index));
-      } else {
-        const auto& change = faults.bandwidth_changes[ev.index];
-        capacity[2 * change.link] = links[change.link].bandwidth() * change.fraction;
-        capacity[2 * change.link + 1] = capacity[2 * change.link];
-      }
-    }
-    const double next = e < events.size() ? events[e].at : now;
-    const double dt = next - now;
-    solver.solve(active, path_of, capacity, rate, bottleneck);
-    for (int d : bounding) is_bounding[d] = 0;
-    bounding.clear();
-    for (int f : active) {
-      carried[f] += rate[f] * dt;
-      if (!is_bounding[bottleneck[f]]) is_bounding[bottleneck[f]] = 1, bounding.push_back(bottleneck[f]);
-      auto& list = bound[f];
-      auto it =
-          std::find_if(list.begin(), list.end(), [&](const auto& p) { return p.first == bottleneck[f]; });
-      if (it == list.end())
-        list.emplace_back(bottleneck[f], dt);
+  // Live flows sit in slots; per slot its rate and bottleneck (for the solver), per direction the
+  // slots on it, its summed rate and since when, and how many flows it bounds and since when.
+  std::vector<Live> live;
+  std::vector<int> free_slots;
+  std::vector<double> rate, new_rate;
+  std::vector<int> bottleneck, new_bottleneck;
+  std::vector<std::vector<int>> on(D);
+  std::vector<double> dir_rate(D, 0.0), dir_since(D, 0.0), bound_since(D, 0.0);
+  std::vector<int> bound_count(D, 0);
+  std::vector<double> tier_rate(tiers.size(), 0.0);
+  using Ending = std::pair<double, int>;  // (wire end, slot)
+  std::priority_queue<Ending, std::vector<Ending>, std::greater<>> ends;
+  std::vector<char> dirty(D, 0), seen_dir(D, 0), seen_flow;
+  std::vector<int> dirty_list, component, component_dirs, queue;
+  MaxMin solver(D);
+  auto hops_of = [&](int slot) -> const std::vector<Hop>& { return *live[slot].hops; };
+  auto mark = [&](int d) {
+    if (!dirty[d]) dirty[d] = 1, dirty_list.push_back(d);
+  };
+  // Settles a slot's rate and bottleneck up to `now`, then sets new ones.
+  auto set_flow = [&](int slot, double now, double r, int b) {
+    Live& f = live[slot];
+    const double dt = now - f.since;
+    f.carried += rate[slot] * dt;
+    if (bottleneck[slot] >= 0 && dt > 0) {
+      auto it = std::find_if(f.bound.begin(), f.bound.end(),
+                             [&](const auto& p) { return p.first == bottleneck[slot]; });
+      if (it == f.bound.end())
+        f.bound.emplace_back(bottleneck[slot], dt);
       else
         it->second += dt;
     }
-    for (int d : bounding) stats.directions[d].bottleneck_s += dt;
-    std::fill(tier_rate.begin(), tier_rate.end(), 0.0);
-    for (int d : solver.touched()) {
-      const double r = solver.direction_rate(d);
-      auto& s = stats.directions[d];
-      if (r > 0) s.busy_s += dt;
-      s.peak_util = std::max(s.peak_util, r / s.capacity);
-      tier_rate[links[d / 2].tier_index] += r;
+    if (bottleneck[slot] != b) {
+      if (bottleneck[slot] >= 0 && --bound_count[bottleneck[slot]] == 0)
+        stats.directions[bottleneck[slot]].bottleneck_s += now - bound_since[bottleneck[slot]];
+      if (b >= 0 && bound_count[b]++ == 0) bound_since[b] = now;
+    }
+    f.since = now, rate[slot] = r, bottleneck[slot] = b;
+  };
+  auto set_direction = [&](int d, double now, double r) {
+    if (r == dir_rate[d]) return;
+    auto& s = stats.directions[d];
+    if (dir_rate[d] > 0) s.busy_s += now - dir_since[d];
+    tier_rate[links[d / 2].tier_index] += r - dir_rate[d];
+    dir_rate[d] = r, dir_since[d] = now;
+    s.peak_util = std::max(s.peak_util, r / s.capacity);
+    if (is_hot[d]) s.rate.add(now, r);
+  };
+
+  std::size_t next = 0, next_change = 0;
+  const auto& changes = faults.bandwidth_changes;
+  while (next < by_start.size() || !ends.empty() || next_change < changes.size()) {
+    double now = std::numeric_limits<double>::infinity();
+    if (!ends.empty()) now = ends.top().first;
+    if (next_change < changes.size()) now = std::min(now, changes[next_change].at);
+    if (next < by_start.size()) now = std::min(now, records[by_start[next]].start);
+    // At one instant: flows end, bandwidths change, flows start (then the rates are solved once).
+    while (!ends.empty() && ends.top().first == now) {
+      const int slot = ends.top().second;
+      ends.pop();
+      set_flow(slot, now, 0.0, -1);
+      Live& f = live[slot];
+      const auto& r = records[f.record];
+      stats.max_flow_error =
+          std::max(stats.max_flow_error, std::abs(f.carried - static_cast<double>(r.bytes)) / r.bytes);
+      auto& out = stats.flows[f.record];
+      for (const auto& [d, s] : f.bound)
+        if (s > out.bound_s) out.direction = d, out.bound_s = s;
+      for (const Hop& hop : *f.hops) {
+        const int d = direction_of(hop);
+        std::erase(on[d], slot);
+        mark(d);
+      }
+      free_slots.push_back(slot);
+    }
+    for (; next_change < changes.size() && changes[next_change].at == now; ++next_change) {
+      const auto& change = changes[next_change];
+      capacity[2 * change.link] = capacity[2 * change.link + 1] =
+          links[change.link].bandwidth() * change.fraction;
+      mark(2 * change.link), mark(2 * change.link + 1);
+    }
+    for (; next < by_start.size() && records[by_start[next]].start == now; ++next) {
+      int slot;
+      if (free_slots.empty()) {
+        slot = static_cast<int>(live.size());
+        live.emplace_back(), rate.push_back(0), bottleneck.push_back(-1), new_rate.push_back(0);
+        new_bottleneck.push_back(-1), seen_flow.push_back(0);
+      } else {
+        slot = free_slots.back(), free_slots.pop_back();
+      }
+      const auto& r = records[by_start[next]];
+      live[slot] = Live{by_start[next], &paths.hops(r), now, 0, {}};
+      rate[slot] = 0, bottleneck[slot] = -1;
+      for (const Hop& hop : *live[slot].hops) {
+        on[direction_of(hop)].push_back(slot);
+        mark(direction_of(hop));
+      }
+      ends.push({r.wire_end, slot});
+    }
+    // Only the flows coupled (through shared directions) to what changed can change rate: solve those.
+    component.clear(), component_dirs.clear(), queue.assign(dirty_list.begin(), dirty_list.end());
+    for (int d : dirty_list) seen_dir[d] = 1, dirty[d] = 0;
+    dirty_list.clear();
+    while (!queue.empty()) {
+      const int d = queue.back();
+      queue.pop_back();
+      component_dirs.push_back(d);
+      for (int slot : on[d]) {
+        if (seen_flow[slot]) continue;
+        seen_flow[slot] = 1, component.push_back(slot);
+        for (const Hop& hop : *live[slot].hops)
+          if (!seen_dir[direction_of(hop)])
+            seen_dir[direction_of(hop)] = 1, queue.push_back(direction_of(hop));
+      }
+    }
+    std::sort(component.begin(), component.end());
+    solver.solve(component, hops_of, capacity, new_rate, new_bottleneck);
+    for (int slot : component) {
+      seen_flow[slot] = 0;
+      if (new_rate[slot] != rate[slot] || new_bottleneck[slot] != bottleneck[slot])
+        set_flow(slot, now, new_rate[slot], new_bottleneck[slot]);
+    }
+    for (int d : component_dirs) {
+      seen_dir[d] = 0;
+      double sum = 0;
+      for (int slot : on[d]) sum += rate[slot];
+      set_direction(d, now, sum);
     }
     for (std::size_t k = 0; k < tiers.size(); ++k) {
       if (tiers[k].capacity <= 0) continue;
+      if (std::abs(tier_rate[k]) < 1e-9 * tiers[k].capacity) tier_rate[k] = 0;  // what the deltas leave of 0
       const double util = tier_rate[k] / tiers[k].capacity;
       tiers[k].peak_util = std::max(tiers[k].peak_util, util);
       tiers[k].util.add(now, util);
     }
-    for (int d : stats.hot) {
-      const auto& touched = solver.touched();
-      const bool on = std::binary_search(touched.begin(), touched.end(), d);
-      stats.directions[d].rate.add(now, on ? solver.direction_rate(d) : 0.0);
-    }
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto& list = bound[i];
-    for (const auto& [d, s] : list)
-      if (s > stats.flows[i].bound_s) stats.flows[i].direction = d, stats.flows[i].bound_s = s;
-    if (records[i].bytes > 0 && !hops[i]->empty() && records[i].wire_end > records[i].start)
-      stats.max_flow_error =
-          std::max(stats.max_flow_error,
-                   std::abs(carried[i] - static_cast<double>(records[i].bytes)) / records[i].bytes);
   }
   for (std::size_t d = 0; d < D; ++d) {
     auto& tier = tiers[links[d / 2].tier_index];
@@ -283,11 +328,28 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
   return stats;
 }
 
+std::vector<double> bin_averages(const StepSeries& series, double end, int bins) {
+  std::vector<double> out(bins > 0 ? bins : 0, 0.0);
+  if (bins <= 0 || !(end > 0)) return out;
+  const double width = end / bins;
+  for (std::size_t i = 0; i < series.t.size(); ++i) {
+    // value[i] on [a, b), spread over the bins it covers.
+    const double a = series.t[i], b = std::min(end, i + 1 < series.t.size() ? series.t[i + 1] : end);
+    if (!(b > a)) continue;
+    for (auto k = static_cast<int>(a / width); k < bins && k * width < b; ++k) {
+      const double lo = std::max(a, k * width), hi = std::min(b, k + 1 == bins ? end : (k + 1) * width);
+      if (hi > lo) out[k] += series.value[i] * (hi - lo);
+    }
+  }
+  for (int k = 0; k < bins; ++k) out[k] /= (k + 1 == bins ? end - k * width : width);
+  return out;
+}
+
 namespace {
 
-nlohmann::json series_json(const StepSeries& series, double scale) {
+nlohmann::json bins_json(const StepSeries& series, double end, int bins, double scale) {
   nlohmann::json out = nlohmann::json::array();
-  for (std::size_t i = 0; i < series.t.size(); ++i) out.push_back({series.t[i], series.value[i] * scale});
+  for (double v : bin_averages(series, end, bins)) out.push_back(v * scale);
   return out;
 }
 
@@ -303,7 +365,7 @@ nlohmann::json direction_json(const Topology& topology, const LinkStats& stats, 
           {"peak_util", s.peak_util}, {"bottleneck_s", s.bottleneck_s}};
 }
 
-nlohmann::json link_stats_json(const Topology& topology, const LinkStats& stats) {
+nlohmann::json link_stats_json(const Topology& topology, const LinkStats& stats, int bins) {
   nlohmann::json tiers = nlohmann::json::array();
   for (const TierLoad& tier : stats.tiers)
     tiers.push_back({{"tier", tier.tier},
@@ -313,16 +375,19 @@ nlohmann::json link_stats_json(const Topology& topology, const LinkStats& stats)
                      {"mean_util", tier.mean_util},
                      {"peak_util", tier.peak_util},
                      {"busiest_peak_util", tier.busiest_peak_util},
-                     {"util_series", series_json(tier.util, 1.0)}});
+                     {"util_bins", bins_json(tier.util, stats.time_s, bins, 1.0)}});
   nlohmann::json hot = nlohmann::json::array();
   for (int d : stats.hot) {
     nlohmann::json one = direction_json(topology, stats, d);
-    one["util_series"] = series_json(stats.directions[d].rate, 1.0 / stats.directions[d].capacity);
+    one["util_bins"] =
+        bins_json(stats.directions[d].rate, stats.time_s, bins, 1.0 / stats.directions[d].capacity);
     hot.push_back(std::move(one));
   }
   std::uint64_t bytes = 0;
   for (const auto& s : stats.directions) bytes += s.bytes;
-  return {{"tiers", tiers}, {"hot", hot}, {"link_bytes", bytes}, {"max_flow_error", stats.max_flow_error}};
+  return {{"bins", bins},        {"bin_s", bins > 0 ? stats.time_s / bins : 0.0},
+          {"tiers", tiers},      {"hot", hot},
+          {"link_bytes", bytes}, {"max_flow_error", stats.max_flow_error}};
 }
 
 std::string link_stats_csv(const Topology& topology, const LinkStats& stats) {

@@ -103,9 +103,19 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
                              const std::vector<TransferRecord>& records, double time_s,
                              const LinkStatsOptions& options = {});
 
-// The result JSON's "links" object: per tier (with its utilisation series as [[t_s, util], ...]) and the
-// hottest directions (with theirs), and max_flow_error.
-nlohmann::json link_stats_json(const Topology& topology, const LinkStats& stats);
+// The mean of a series over each of `bins` equal intervals of [0, end] (exact: bin k's value times its
+// width is the series' integral over it).
+std::vector<double> bin_averages(const StepSeries& series, double end, int bins);
+
+// How many intervals of the run the JSON's utilisation series have (their exact means: a series' every
+// change would make a trn3 ring's JSON megabytes long; traces carry every change).
+constexpr int kUtilisationBins = 100;
+
+// The result JSON's "links" object: "bins" and "bin_s" (the run's time / bins); per tier its
+// directions, capacity_GBps, bytes, mean_util, peak_util, busiest_peak_util and util_bins (mean
+// utilisation per bin); the hottest directions ("hot": direction_json and util_bins); "link_bytes"
+// (every direction's bytes summed: bytes x hops over all flows) and max_flow_error.
+nlohmann::json link_stats_json(const Topology& topology, const LinkStats& stats, int bins = kUtilisationBins);
 // One direction's statistics as JSON (no series): link, direction, tier, capacity_GBps, bytes, flows,
 // busy_s, mean_util, peak_util, bottleneck_s.
 nlohmann::json direction_json(const Topology& topology, const LinkStats& stats, int direction);

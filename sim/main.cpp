@@ -183,10 +183,13 @@ struct RunArgs {
   std::string seed = "0";
   std::string link_stats;  // --link-stats FILE: every link direction's statistics, CSV
   bool explain = false;
+  bool no_link_stats = false;  // skip them (and the records they need, unless tracing): the fastest run
 };
 
 int cmd_run(const RunArgs& args, const std::string& command) {
   check_choice("format", args.format, {"table", "json", "csv"});
+  if (args.no_link_stats && (args.explain || !args.link_stats.empty()))
+    throw InputError("--no-link-stats leaves nothing for --explain or --link-stats");
   // alltoallv's size comes from its matrix; --size alone makes the uniform one of that size.
   if (!args.traffic_matrix.empty() && !args.size.empty())
     throw InputError("give --size or --traffic-matrix, not both: an alltoallv's size is its matrix's");
@@ -209,25 +212,28 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   if (!args.trace.empty()) trace = open_output(args.trace, "trace");
   if (!args.link_stats.empty()) link_stats_file = open_output(args.link_stats, "link statistics");
 
-  // Records are always kept: the link statistics are computed from them.
-  RunOptions options{args.platform, true, args.simgrid_config, engine};
+  // The link statistics are computed from the records of every flow.
+  RunOptions options{args.platform, !args.no_link_stats || trace != nullptr, args.simgrid_config, engine};
   // With faults, the same run without them first (in a child process), for the slowdown.
   std::optional<double> fault_free;
   if (!prepared.faults.empty()) fault_free = fault_free_time(prepared, options);
   SimResult result = simulate(prepared, options);
   Metrics metrics = compute_metrics(prepared, result.time_s);
   const RecordPaths paths(*prepared.routes, prepared.faults);
-  const LinkStats links =
-      compute_link_stats(*prepared.topology, paths, prepared.faults, result.transfer_records, result.time_s);
+  std::optional<LinkStats> links;
+  if (!args.no_link_stats)
+    links = compute_link_stats(*prepared.topology, paths, prepared.faults, result.transfer_records,
+                               result.time_s);
   std::optional<Explanation> why;
-  if (args.explain) why = explain_run(result, links);
-  RunReport report{prepared, result, metrics, command, fault_free, &links, why ? &*why : nullptr};
+  if (args.explain) why = explain_run(result, *links);
+  RunReport report{
+      prepared, result, metrics, command, fault_free, links ? &*links : nullptr, why ? &*why : nullptr};
   const nlohmann::json json = run_json(report);
   if (args.format == "json") std::cout << json_text(json, 2) << "\n";
   if (args.format == "csv") std::cout << run_csv(report);
   if (args.format == "table") std::cout << run_table(report);
   if (trace) *trace << json_text(chrome_trace(prepared, result, json)) << "\n";
-  if (link_stats_file) *link_stats_file << link_stats_csv(*prepared.topology, links);
+  if (link_stats_file) *link_stats_file << link_stats_csv(*prepared.topology, *links);
   return result.verdict.wrong == 0 ? 0 : 3;
 }
 
@@ -365,6 +371,8 @@ int main(int argc, char** argv) {
   run->add_option("--trace", run_args.trace, "write a Chrome/Perfetto trace to FILE");
   run->add_flag("--explain", run_args.explain,
                 "explain the time: critical path, bounding links, busiest tiers and links, waiting chips");
+  run->add_flag("--no-link-stats", run_args.no_link_stats,
+                "skip the link statistics (no \"links\" in JSON): faster and smaller on very large runs");
   run->add_option("--link-stats", run_args.link_stats,
                   "write every link direction's statistics (bytes, busy time, utilisation) to FILE, CSV");
   run->add_option("--seed", run_args.seed, "random seed (recorded; these algorithms are deterministic)");

@@ -18,26 +18,26 @@ using ultrasim::Topology;
 
 namespace {
 
-// The integral over [0, end] of a series written as [[t, value], ...] (each value holds until the next t).
-double integral(const nlohmann::json& series, double end) {
+// The integral over the run of a utilisation given as the mean of each of its equal bins.
+double integral(const nlohmann::json& bins, double bin_s) {
   double sum = 0;
-  for (std::size_t i = 0; i < series.size(); ++i)
-    sum += series[i][1].get<double>() *
-           ((i + 1 < series.size() ? series[i + 1][0].get<double>() : end) - series[i][0].get<double>());
+  for (const auto& v : bins) sum += v.get<double>() * bin_s;
   return sum;
 }
 
 // What every run's link statistics must satisfy.
 void check_links(const nlohmann::json& j) {
   const auto& links = j["links"];
-  const double time = j["time_s"];
+  const double time = j["time_s"], bin_s = links["bin_s"];
+  CHECK(links["bins"] == 100);
+  CHECK(bin_s == Approx(time / 100).epsilon(1e-15));
   CHECK(links["max_flow_error"].get<double>() < 1e-9);
   std::uint64_t tier_bytes = 0;
   for (const auto& tier : links["tiers"]) {
     CHECK(tier["peak_util"].get<double>() <= 1 + 1e-12);
     CHECK(tier["busiest_peak_util"].get<double>() <= 1 + 1e-12);
     // The utilisation integral times the capacity is the bytes carried.
-    CHECK(integral(tier["util_series"], time) * tier["capacity_GBps"].get<double>() * 1e9 ==
+    CHECK(integral(tier["util_bins"], bin_s) * tier["capacity_GBps"].get<double>() * 1e9 ==
           Approx(tier["bytes"].get<double>()).epsilon(1e-9));
     tier_bytes += tier["bytes"].get<std::uint64_t>();
   }
@@ -45,7 +45,7 @@ void check_links(const nlohmann::json& j) {
   for (const auto& hot : links["hot"]) {
     CHECK(hot["peak_util"].get<double>() <= 1 + 1e-12);
     CHECK(hot["busy_s"].get<double>() <= time * (1 + 1e-12));
-    CHECK(integral(hot["util_series"], time) * hot["capacity_GBps"].get<double>() * 1e9 ==
+    CHECK(integral(hot["util_bins"], bin_s) * hot["capacity_GBps"].get<double>() * 1e9 ==
           Approx(hot["bytes"].get<double>()).epsilon(1e-9));
   }
 }

@@ -89,6 +89,18 @@ TEST_CASE("two flows into one chip share its link at B/2; a third alone runs at 
     CHECK(s.directions[direction(topology, "switch0->chip1")].bottleneck_s == Approx(2 * t).epsilon(1e-15));
     CHECK(s.directions[direction(topology, "chip2->switch0")].bottleneck_s == 0);
   }
+  SECTION("binned, a series keeps its integral: each bin holds its mean") {
+    const auto& from0 = s.directions[direction(topology, "chip0->switch0")].rate;
+    // Over [0, 3t + 1 us] in 4 bins: B/2 until 2t, B until 3t, then 0.
+    const std::vector<double> bins = bin_averages(from0, time, 4);
+    const double w = time / 4;
+    REQUIRE(bins.size() == 4);
+    CHECK(bins[0] == Approx(B / 2).epsilon(1e-14));  // [0, w): w < 2t
+    double sum = 0;
+    for (double v : bins) sum += v * w;
+    CHECK(sum == Approx(2 * n).epsilon(1e-14));
+    CHECK(bins[3] == Approx((std::max(0.0, 3 * t - 3 * w) * B) / w).epsilon(1e-12));
+  }
   SECTION("the hottest directions come first, by mean utilisation") {
     REQUIRE(s.hot.size() == 4);  // only used directions
     CHECK(s.directions[s.hot[0]].bytes == 2 * n);
