@@ -8,6 +8,8 @@ Only Debian's python3-pandas and python3-matplotlib are needed (no pip).
     ud.plot_busbw(df).savefig("busbw.png")
     trace = ud.load_trace("trace.json")          # from `ultrasim run --trace trace.json`
     ud.plot_timeline(trace.events)
+    result = ud.run_json("build/ultrasim", "--topology", "trn3", ...)   # one run's result
+    ud.plot_link_utilisation(ud.link_utilisation(result))              # per tier over time
 
 From a shell, shards written with `ultrasim sweep --shard K/N --out shard_K.jsonl` are merged with
 
@@ -356,6 +358,51 @@ def plot_timeline(events, color_by="step", title=None):
         ax.legend(handles, [f"{color_by} {k}" for k in keys], fontsize="x-small", ncol=2,
                   loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title(title or "transfers per chip")
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------------------------------- link stats
+
+
+def run_json(binary, *args):
+    """Runs `ultrasim run ARGS... --format json` and returns the parsed result (raises on failure)."""
+    proc = subprocess.run([str(binary), "run", *map(str, args), "--format", "json"], capture_output=True,
+                          text=True)
+    if proc.returncode not in (0, 3):
+        raise RuntimeError(proc.stderr.strip() or f"ultrasim exited with {proc.returncode}")
+    return json.loads(proc.stdout)
+
+
+def link_utilisation(result):
+    """The utilisation over time of a run's result ("links" of `ultrasim run --format json`): one row per
+    tier (and per hot link direction) and time bin, columns kind ("tier" or "link"), name, t_s (bin
+    start), t_end_s, util (mean utilisation over the bin: bytes carried / capacity x bin width),
+    mean_util, peak_util."""
+    links = result["links"]
+    width = links["bin_s"]
+    rows = []
+    for kind, items, name in (("tier", links["tiers"], "tier"), ("link", links["hot"], "direction")):
+        for item in items:
+            for k, util in enumerate(item["util_bins"]):
+                rows.append({"kind": kind, "name": item[name], "t_s": k * width, "t_end_s": (k + 1) * width,
+                             "util": util, "mean_util": item["mean_util"], "peak_util": item["peak_util"]})
+    return pd.DataFrame(rows, columns=["kind", "name", "t_s", "t_end_s", "util", "mean_util", "peak_util"])
+
+
+def plot_link_utilisation(df, kind="tier", title=None):
+    """Utilisation (%) over time (µs), one step line per tier (kind="tier") or hot link ("link")."""
+    fig, ax = plt.subplots(figsize=(9, 3.5))
+    for name, g in df[df["kind"] == kind].groupby("name", sort=False):
+        g = g.sort_values("t_s")
+        xs = list(g["t_s"] * 1e6) + [float(g["t_end_s"].iloc[-1]) * 1e6]
+        ys = list(g["util"] * 100) + [float(g["util"].iloc[-1]) * 100]
+        ax.step(xs, ys, where="post", label=f"{name} (mean {g['mean_util'].iloc[0]:.0%})")
+    ax.set_xlabel("time (µs)")
+    ax.set_ylabel("utilisation (%)")
+    ax.set_ylim(0, 105)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(title or f"link utilisation per {kind}")
     fig.tight_layout()
     return fig
 

@@ -23,6 +23,7 @@ import ultrasim_data as ud  # noqa: E402
 WHOLE = DATA / "sweep_small.jsonl"
 SHARDS = [DATA / "sweep_small.shard0.jsonl", DATA / "sweep_small.shard1.jsonl"]
 TRACE = DATA / "trace_switch4_ring.json"
+LINKS_RUN = DATA / "run_ring8_links.json"  # ultrasim run --topology ring:8 ring all-reduce 16MiB --format json
 BANDWIDTH = 100e9  # link_bandwidth default, B/s
 
 
@@ -179,6 +180,37 @@ class LoadTrace(unittest.TestCase):
             cn = ud.load_trace(path).counters
         self.assertEqual(sorted(zip(cn["series"], cn["value"])), [("down", 0.75), ("up", 0.25)])
         self.assertEqual(set(cn["ts_us"]), {1.5})
+
+
+class LinkUtilisation(unittest.TestCase):
+    def setUp(self):
+        self.result = json.loads(LINKS_RUN.read_text())
+        self.df = ud.link_utilisation(self.result)
+
+    def test_one_row_per_tier_and_hot_link_and_bin(self):
+        bins = self.result["links"]["bins"]
+        tiers = self.df[self.df.kind == "tier"]
+        self.assertEqual(list(tiers.name.unique()), ["link"])
+        self.assertEqual(len(tiers), bins)
+        hot = self.df[self.df.kind == "link"]
+        self.assertEqual(len(hot), bins * len(self.result["links"]["hot"]))
+        self.assertEqual(hot.name.iloc[0], "chip0->chip1")
+
+    def test_bins_integrate_to_the_bytes_carried(self):
+        # ring:8: 16 directions of 100 GB/s; the 8 ring directions each carry 2 x 7 chunks of 2 MiB.
+        width = self.result["links"]["bin_s"]
+        tiers = self.df[self.df.kind == "tier"]
+        self.assertLess(rel((tiers.util * width).sum() * 16 * BANDWIDTH, 8 * 14 * 2 * 2**20), 1e-9)
+        for _, g in self.df[self.df.kind == "link"].groupby("name"):
+            self.assertLess(rel((g.util * width).sum() * BANDWIDTH, 14 * 2 * 2**20), 1e-9)
+        self.assertTrue((self.df.util <= 1 + 1e-12).all())
+        self.assertAlmostEqual(float(tiers.t_end_s.max()), self.result["time_s"], delta=1e-15)
+
+    def test_plot_has_a_line_per_tier_or_link(self):
+        fig = ud.plot_link_utilisation(self.df)
+        self.assertEqual(len(fig.axes[0].get_lines()), 1)
+        fig = ud.plot_link_utilisation(self.df, kind="link")
+        self.assertEqual(len(fig.axes[0].get_lines()), len(self.result["links"]["hot"]))
 
 
 class Plots(unittest.TestCase):
