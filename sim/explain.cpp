@@ -40,11 +40,13 @@ Explanation explain_run(const SimResult& result, const LinkStats& stats) {
   const int p = static_cast<int>(result.chip_finish.size());
   Explanation why;
   std::vector<std::vector<Ending>> ends(p);
+  std::map<std::pair<int, int>, std::vector<std::size_t>> uploads;  // in-switch reductions: (switch, step)
   for (std::size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
     if (r.cancelled) continue;
-    ends[r.dst].push_back({r.end, 0, i});
-    if (r.src != r.dst) ends[r.src].push_back({r.wire_end, 2, i});
+    if (r.dst >= 0) ends[r.dst].push_back({r.end, 0, i});
+    if (r.src >= 0 && r.src != r.dst) ends[r.src].push_back({r.wire_end, 2, i});
+    if (r.sw >= 0 && r.src >= 0) uploads[{r.sw, r.step}].push_back(i);
   }
   for (std::size_t i = 0; i < computes.size(); ++i) ends[computes[i].chip].push_back({computes[i].end, 1, i});
   for (auto& list : ends)
@@ -88,13 +90,38 @@ Explanation explain_run(const SimResult& result, const LinkStats& stats) {
       now = c.start;
       continue;
     }
+    auto flow_segment = [&](std::size_t i, double end) {
+      const TransferRecord& r = records[i];
+      PathSegment f;
+      f.kind = r.dst == chip || r.src < 0 ? PathSegment::kTransfer : PathSegment::kSend;
+      f.chip = r.dst >= 0 && f.kind == PathSegment::kTransfer ? r.dst : r.src;
+      f.src = r.src, f.dst = r.dst, f.sw = r.sw, f.step = r.step;
+      f.start = r.start, f.end = end, f.wire_end = r.wire_end;
+      f.bound_by = stats.flows[i].direction, f.bound_s = stats.flows[i].bound_s;
+      backwards.push_back(f);
+    };
     const TransferRecord& r = records[pick->index];
-    segment.kind = pick->priority == 0 ? PathSegment::kTransfer : PathSegment::kSend;
-    segment.src = r.src, segment.dst = r.dst, segment.step = r.step;
-    segment.start = r.start, segment.end = now, segment.wire_end = r.wire_end;
-    segment.bound_by = stats.flows[pick->index].direction, segment.bound_s = stats.flows[pick->index].bound_s;
-    backwards.push_back(segment);
-    now = r.start, chip = r.src;
+    flow_segment(pick->index, now);
+    now = r.start;
+    if (r.src >= 0) {
+      chip = r.src;
+      continue;
+    }
+    // A download from a switch: it started when the reduction there ended, after the last upload arrived.
+    const auto& ups = uploads[{r.sw, r.step}];
+    if (ups.empty()) break;
+    std::size_t last = ups.front();
+    for (std::size_t i : ups)
+      if (records[i].end > records[last].end) last = i;
+    if (records[last].end < now - tolerance(now)) {  // the switch's reduction engine
+      PathSegment reduce;
+      reduce.kind = PathSegment::kCompute, reduce.chip = -1, reduce.sw = r.sw, reduce.step = r.step;
+      reduce.what = "switch reduction", reduce.start = records[last].end, reduce.end = now;
+      backwards.push_back(reduce);
+    }
+    chip = records[last].src;
+    flow_segment(last, std::min(now, records[last].end));
+    now = records[last].start;
   }
   why.critical_path.assign(backwards.rbegin(), backwards.rend());
   std::map<int, double> bound;
@@ -145,7 +172,7 @@ Explanation explain_run(const SimResult& result, const LinkStats& stats) {
   // Each chip's busy time: the union of its own flows' time on the wire and its computations.
   std::vector<std::vector<std::pair<double, double>>> busy(p);
   for (const auto& r : records)
-    if (r.wire_end > r.start && r.src != r.dst) busy[r.src].emplace_back(r.start, r.wire_end);
+    if (r.wire_end > r.start && r.src >= 0 && r.src != r.dst) busy[r.src].emplace_back(r.start, r.wire_end);
   for (const auto& c : computes)
     if (c.end > c.start) busy[c.chip].emplace_back(c.start, c.end);
   why.chips.resize(p);
@@ -171,6 +198,7 @@ nlohmann::json explain_json(const Topology& t, const Explanation& why) {
   nlohmann::json path = nlohmann::json::array();
   for (const PathSegment& s : why.critical_path) {
     nlohmann::json one{{"kind", kKinds[s.kind]}, {"chip", s.chip}, {"start_s", s.start}, {"end_s", s.end}};
+    if (s.sw >= 0) one["switch"] = t.node(t.switches()[s.sw]).name;
     if (s.kind == PathSegment::kTransfer || s.kind == PathSegment::kSend) {
       one["src"] = s.src, one["dst"] = s.dst, one["step"] = s.step, one["wire_end_s"] = s.wire_end;
       one["bound_by"] = direction(s.bound_by), one["bound_s"] = s.bound_s;
@@ -247,8 +275,9 @@ std::string explain_text(const Topology& t, const Explanation& why, const LinkSt
     out << "#   longest steps:";
     for (std::size_t k = 0; k < longest.size() && k < 3; ++k) {
       const auto& s = *longest[k];
-      out << (k ? ";" : "") << " step " << s.step << " " << us(s.end - s.start) << " (chip" << s.last_src
-          << "->chip" << s.last_dst << " last, "
+      out << (k ? ";" : "") << " step " << s.step << " " << us(s.end - s.start) << " ("
+          << (s.last_src < 0 ? std::string("switch") : "chip" + std::to_string(s.last_src)) << "->"
+          << (s.last_dst < 0 ? std::string("switch") : "chip" + std::to_string(s.last_dst)) << " last, "
           << (s.bound_by >= 0 ? "bound by " + LinkStats::direction_name(t, s.bound_by)
                               : std::string("latency only"))
           << ")";

@@ -8,7 +8,8 @@
 // delivered message leads to its sender at the moment it sent it; the chip's own flow or computation
 // leads to the same chip at its start. The segments found are contiguous from 0 to the run's time, so
 // their durations sum to it (an instant with no event, e.g. an in-switch reduction, which has no
-// record, becomes an "unattributed" segment back to the chip's previous event).
+// record, becomes an "unattributed" segment back to the chip's previous event). A download from an
+// in-switch reduction leads to the upload that arrived last there, through the switch's reduction time.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,9 @@ namespace ultrasim {
 
 struct PathSegment {
   enum Kind { kTransfer, kSend, kCompute, kUnattributed } kind = kTransfer;
-  int chip = 0;            // where it ends: the receiver of a transfer, the sender of a send
-  int src = -1, dst = -1;  // transfers and sends
+  int chip = 0;            // where it ends: the receiver of a transfer, the sender of a send (-1: a switch)
+  int src = -1, dst = -1;  // transfers and sends (-1: the switch of an in-switch reduction leg)
+  int sw = -1;  // in-switch reduction legs and the reduction itself: the switch (Topology::switches())
   int step = -1;
   std::string what;  // computations: their label
   double start = 0, end = 0;
@@ -38,7 +40,7 @@ struct StepExplanation {
   int step = 0;
   double start = 0, end = 0;  // first flow start, last delivery
   std::uint64_t bytes = 0, flows = 0;
-  int last_src = 0, last_dst = 0;    // the flow delivered last
+  int last_src = 0, last_dst = 0;    // the flow delivered last (-1: the switch of a reduction leg)
   double wire_s = 0, latency_s = 0;  // its time on the wire, and from leaving it to delivery
   int bound_by = -1;                 // the direction that bounded it longest (-1: none)
   double bound_s = 0;

@@ -47,7 +47,7 @@ struct Fabric::RecvRequest : FabricRequest {
 // One in-switch reduction: the members' uploads, then (started by an actor on the switch once all have
 // contributed) the multicast of the sums back to each member.
 struct Fabric::Reduction {
-  int sw = 0;
+  int sw = 0, step = 0;
   std::vector<int> members;
   std::vector<Message> contributions;  // in members order, filled as members call
   std::vector<std::vector<int>> wants;
@@ -319,8 +319,14 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
   for (ReductionRequest* result : results) {
     const Flow& down = result->reduction->downloads[result->index];
     done = std::max(done, down.comm->get_finish_time() + down.latency);
-    if (!result->delivered)
+    if (!result->delivered) {
       result->message = result->reduction->results[result->index], result->delivered = true;
+      if (record_)  // the download: from the switch to this chip
+        transfers_.push_back(TransferRecord{-1, self, down.bytes, result->reduction->step, 0,
+                                            down.comm->get_start_time(),
+                                            down.comm->get_finish_time() + down.latency,
+                                            down.comm->get_finish_time(), 0, false, result->reduction->sw});
+    }
   }
   if (done > sg::Engine::get_clock()) sg::this_actor::sleep_until(done);
 }
@@ -343,7 +349,7 @@ Transport::SwitchRequests Fabric::switch_reduce(int self, int sw, const std::vec
   auto& reduction = reductions_[{sw, step}];
   if (!reduction) {
     reduction = std::make_shared<Reduction>();
-    reduction->sw = sw, reduction->members = members;
+    reduction->sw = sw, reduction->step = step, reduction->members = members;
     reduction->contributions.resize(members.size());
     reduction->wants.resize(members.size());
     reduction->uploads.resize(members.size());
@@ -355,8 +361,8 @@ Transport::SwitchRequests Fabric::switch_reduce(int self, int sw, const std::vec
   sg::Host* from = platform_.chip(self);
   sg::Host* to = platform_.switch_host(sw);
   std::uint64_t bytes = message.bytes();
-  reduction->uploads[index] =
-      Flow{sg::Comm::sendto_async(from, to, bytes), platform_.route_latency(from, to) + transfer_overhead_};
+  reduction->uploads[index] = Flow{sg::Comm::sendto_async(from, to, bytes),
+                                   platform_.route_latency(from, to) + transfer_overhead_, 0, bytes};
   reduction->contributions[index] = std::move(message);
   reduction->wants[index] = wants;
   ++transfer_count_;
@@ -380,6 +386,13 @@ void Fabric::finish_reduction(Reduction& r) {
     if (up.comm->get_state() != sg::Activity::State::FINISHED) up.comm->wait();
     ready = std::max(ready, up.comm->get_finish_time() + up.latency);
   }
+  if (record_)  // the uploads: from each member to the switch
+    for (std::size_t i = 0; i < r.members.size(); ++i) {
+      const Flow& up = r.uploads[i];
+      transfers_.push_back(TransferRecord{r.members[i], -1, up.bytes, r.step, 0, up.comm->get_start_time(),
+                                          up.comm->get_finish_time() + up.latency, up.comm->get_finish_time(),
+                                          0, false, r.sw});
+    }
   std::map<int, std::uint64_t> slots;  // the engine adds every slot some member sent
   for (const Message& contribution : r.contributions)
     for (const Piece& piece : contribution.pieces) slots[piece.slot] = piece.bytes;
@@ -399,7 +412,8 @@ void Fabric::finish_reduction(Reduction& r) {
     results.push_back(switch_result(r.members, r.contributions, r.members[i], r.wants[i]));
     sg::Host* to = platform_.chip(r.members[i]);
     downloads.push_back(Flow{sg::Comm::sendto_async(from, to, results.back().bytes()),
-                             platform_.route_latency(from, to) + transfer_overhead_});
+                             platform_.route_latency(from, to) + transfer_overhead_, 0,
+                             results.back().bytes()});
   }
   r.results = std::move(results);
   r.downloads = std::move(downloads);

@@ -40,6 +40,17 @@ RecordPaths::RecordPaths(const Routes& routes, const FaultPlan& faults) : routes
 }
 
 const std::vector<Hop>& RecordPaths::hops(const TransferRecord& record) const {
+  if (record.sw >= 0) {
+    const bool upload = record.src >= 0;
+    const int chip = upload ? record.src : record.dst;
+    auto [at, fresh] = legs_.try_emplace({chip, record.sw, upload});
+    if (fresh) {
+      const Topology& t = routes_.topology();
+      const Vertex c = t.chip(chip), s = t.switches().at(record.sw);
+      if (auto path = upload ? routes_.find(c, s) : routes_.find(s, c)) at->second = path->hops;
+    }
+    return at->second;
+  }
   if (record.src == record.dst) return kNoHops;  // a chip's message to itself never leaves it
   const Routes& routes = record.epoch == 0 ? routes_ : *epoch_routes_.at(record.epoch);
   for (const PathShare& share : routes.message_paths(record.src, record.dst))

@@ -12,8 +12,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -82,8 +84,9 @@ struct LinkStats {
   static std::string direction_name(const Topology& topology, int direction);
 };
 
-// The links of a record's path, as direction indices (2 x link + (up ? 0 : 1)), in path order. Uses
-// the routes of the record's epoch: `routes` for epoch 0, the plan's epoch routes (recomputed) after.
+// The links of a record's path, in path order. Uses the routes of the record's epoch: `routes` for
+// epoch 0, the plan's epoch routes (recomputed) after; an in-switch reduction leg takes the route
+// between its chip and its switch.
 class RecordPaths {
  public:
   RecordPaths(const Routes& routes, const FaultPlan& faults);
@@ -94,6 +97,8 @@ class RecordPaths {
  private:
   const Routes& routes_;
   std::vector<std::unique_ptr<Routes>> epoch_routes_;  // [0] unused
+  // In-switch reduction legs' routes, by (chip, switch, upload?), found when first asked for.
+  mutable std::map<std::tuple<int, int, bool>, std::vector<Hop>> legs_;
   static const std::vector<Hop> kNoHops;
 };
 

@@ -23,6 +23,10 @@ struct TransferRecord {
   // Cut by a link failure while in flight: `bytes` are what it had carried by then (wire_end = end =
   // the failure); the message was sent again whole, as new records on the detour.
   bool cancelled = false;
+  // In-switch reduction (switch-reduce): the switch, as an index into Topology::switches(), of an upload
+  // from chip src to it (dst = -1) or of a download from it to chip dst (src = -1); -1 for a flow
+  // between two chips.
+  int sw = -1;
 };
 
 struct ComputeRecord {

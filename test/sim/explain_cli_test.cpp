@@ -211,3 +211,29 @@ TEST_CASE("the critical path is as long as the run on trn3, in both engines and 
     CHECK(j["explain"]["chips"].size() == 144);
   }
 }
+
+TEST_CASE(
+    "an in-switch reduction's uploads and downloads are link traffic, and its reduction is on the path") {
+  // nvl72 with reduction-capable switches charging 100 GB/s: the path ends with the last step's upload,
+  // the switch reducing that step's chunk, and the download back.
+  nlohmann::json j = run_json({"--topology", "nvl72", "--set", "switch_reduction=true", "--set",
+                               "switch_reduce_bandwidth=100GBps", "--collective", "allreduce", "--algorithm",
+                               "switch-reduce", "--size", "64MiB", "--explain"});
+  check_links(j);
+  check_critical_path(j);
+  const auto& why = j["explain"];
+  CHECK(why["critical_unattributed_s"] == 0.0);
+  const auto& path = why["critical_path"];
+  REQUIRE(path.size() >= 3);
+  const auto& reduce = path[path.size() - 2];
+  CHECK(reduce["kind"] == "compute");
+  CHECK(reduce["what"] == "switch reduction");
+  const double chunk = 67108864.0 / static_cast<double>(why["steps"].size());
+  CHECK(reduce["end_s"].get<double>() - reduce["start_s"].get<double>() ==
+        Approx(chunk / 100e9).epsilon(1e-9));
+  CHECK(path.back()["src"] == -1);
+  CHECK(path.back()["dst"] == j["explain"]["last_chip"]);
+  CHECK(path[path.size() - 3]["dst"] == -1);
+  // Each chip uploads its 64 MiB and downloads the 64 MiB result, each over one chip-switch link.
+  CHECK(j["links"]["link_bytes"].get<std::uint64_t>() == 72 * 2 * std::uint64_t{67108864});
+}
