@@ -82,6 +82,18 @@ class MaxMin {
   template <class Hops>
   void solve(const std::vector<int>& flows, const Hops& hops, const std::vector<double>& capacity,
              std::vector<double>& rate, std::vector<int>& bottleneck) {
+    if (flows.size() == 1) {  // alone: its path's smallest capacity, first reached along the path
+      const int f = flows.front();
+      double level = std::numeric_limits<double>::infinity();
+      for (const Hop& hop : hops(f)) level = std::min(level, capacity[direction_of(hop)]);
+      rate[f] = level, bottleneck[f] = -1;
+      for (const Hop& hop : hops(f))
+        if (capacity[direction_of(hop)] <= level * (1 + 1e-12)) {
+          bottleneck[f] = direction_of(hop);
+          break;
+        }
+      return;
+    }
     for (int d : touched_) count_[d] = 0, on_[d].clear();
     touched_.clear();
     for (int f : flows)
@@ -153,11 +165,19 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
   }
   // Bytes and flows per direction come straight from the records.
   const std::size_t n = records.size();
-  for (const auto& r : records)
-    for (const Hop& hop : paths.hops(r)) {
+  // Each record's path, looked up once (consecutive records often share a pair).
+  std::vector<const std::vector<Hop>*> path(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& r = records[i];
+    const bool same = i > 0 && r.src == records[i - 1].src && r.dst == records[i - 1].dst &&
+                      r.path == records[i - 1].path && r.epoch == records[i - 1].epoch &&
+                      r.sw == records[i - 1].sw;
+    path[i] = same ? path[i - 1] : &paths.hops(r);
+    for (const Hop& hop : *path[i]) {
       auto& s = stats.directions[direction_of(hop)];
       s.bytes += r.bytes, ++s.flows;
     }
+  }
   for (auto& s : stats.directions)
     s.mean_util = time_s > 0 ? static_cast<double>(s.bytes) / (s.capacity * time_s) : 0.0;
   std::vector<int> order(D);
@@ -182,7 +202,7 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
   // The flows that occupy links, by start; ends come from a heap of the live ones.
   std::vector<std::size_t> by_start;
   for (std::size_t i = 0; i < n; ++i)
-    if (records[i].bytes > 0 && records[i].wire_end > records[i].start && !paths.hops(records[i]).empty())
+    if (records[i].bytes > 0 && records[i].wire_end > records[i].start && !path[i]->empty())
       by_start.push_back(i);
   auto earlier = [&](std::size_t a, std::size_t b) { return records[a].start < records[b].start; };
   if (!std::is_sorted(by_start.begin(), by_start.end(), earlier))  // runs give them sorted
@@ -282,7 +302,7 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
         slot = free_slots.back(), free_slots.pop_back();
       }
       const auto& r = records[by_start[next]];
-      live[slot] = Live{by_start[next], &paths.hops(r), now, 0, {}};
+      live[slot] = Live{by_start[next], path[by_start[next]], now, 0, {}};
       rate[slot] = 0, bottleneck[slot] = -1;
       for (const Hop& hop : *live[slot].hops) {
         on[direction_of(hop)].push_back(slot);

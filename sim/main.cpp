@@ -212,8 +212,11 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   if (!args.trace.empty()) trace = open_output(args.trace, "trace");
   if (!args.link_stats.empty()) link_stats_file = open_output(args.link_stats, "link statistics");
 
-  // The link statistics are computed from the records of every flow.
-  RunOptions options{args.platform, !args.no_link_stats || trace != nullptr, args.simgrid_config, engine};
+  // The link statistics, computed from the records of every flow, only where they show: JSON, --explain,
+  // --link-stats and traces (their counters).
+  const bool stats =
+      !args.no_link_stats && (args.format == "json" || args.explain || link_stats_file || trace);
+  RunOptions options{args.platform, stats || trace != nullptr, args.simgrid_config, engine};
   // With faults, the same run without them first (in a child process), for the slowdown.
   std::optional<double> fault_free;
   if (!prepared.faults.empty()) fault_free = fault_free_time(prepared, options);
@@ -221,7 +224,7 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   Metrics metrics = compute_metrics(prepared, result.time_s);
   const RecordPaths paths(*prepared.routes, prepared.faults);
   std::optional<LinkStats> links;
-  if (!args.no_link_stats)
+  if (stats)
     links = compute_link_stats(*prepared.topology, paths, prepared.faults, result.transfer_records,
                                result.time_s);
   std::optional<Explanation> why;
