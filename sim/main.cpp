@@ -13,6 +13,7 @@
 
 #include "sim/explain.hpp"
 #include "sim/link_stats.hpp"
+#include "sim/output_file.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "sim/trace.hpp"
@@ -184,6 +185,8 @@ struct RunArgs {
   std::string link_stats;  // --link-stats FILE: every link direction's statistics, CSV
   bool explain = false;
   bool no_link_stats = false;  // skip them (and the records they need, unless tracing): the fastest run
+  std::string flows;           // --flows FILE: one JSON line per flow record
+  std::string trace_window, trace_chips, trace_aggregate = "none";  // bound traces and flow records
 };
 
 int cmd_run(const RunArgs& args, const std::string& command) {
@@ -208,15 +211,28 @@ int cmd_run(const RunArgs& args, const std::string& command) {
                     args.faults};
   const Engine engine = parse_engine(args.engine);
   PreparedJob prepared = prepare(job);
-  std::unique_ptr<std::ofstream> trace, link_stats_file;
-  if (!args.trace.empty()) trace = open_output(args.trace, "trace");
+  check_choice("trace-aggregate", args.trace_aggregate, {"none", "step"});
+  if (args.trace.empty() && args.flows.empty() &&
+      (!args.trace_window.empty() || !args.trace_chips.empty() || args.trace_aggregate != "none"))
+    throw InputError(
+        "--trace-window, --trace-chips and --trace-aggregate shape --trace or --flows; give one");
+  TraceOptions trace_options;
+  if (!args.trace_window.empty()) parse_trace_window(args.trace_window, trace_options);
+  if (!args.trace_chips.empty())
+    trace_options.chips = parse_chip_list(args.trace_chips, prepared.topology->chip_count());
+  trace_options.aggregate_steps = args.trace_aggregate == "step";
+  std::unique_ptr<OutputFile> trace, flows;
+  std::unique_ptr<std::ofstream> link_stats_file;
+  if (!args.trace.empty()) trace = std::make_unique<OutputFile>(args.trace, "trace");
+  if (!args.flows.empty()) flows = std::make_unique<OutputFile>(args.flows, "flow records");
   if (!args.link_stats.empty()) link_stats_file = open_output(args.link_stats, "link statistics");
 
   // The link statistics, computed from the records of every flow, only where they show: JSON, --explain,
-  // --link-stats and traces (their counters).
+  // --link-stats, traces (their counters) and flow records (each flow's bottleneck).
+  const bool recorded = trace != nullptr || flows != nullptr;
   const bool stats =
-      !args.no_link_stats && (args.format == "json" || args.explain || link_stats_file || trace);
-  RunOptions options{args.platform, stats || trace != nullptr, args.simgrid_config, engine};
+      !args.no_link_stats && (args.format == "json" || args.explain || link_stats_file || recorded);
+  RunOptions options{args.platform, stats || recorded, args.simgrid_config, engine};
   // With faults, the same run without them first (in a child process), for the slowdown.
   std::optional<double> fault_free;
   if (!prepared.faults.empty()) fault_free = fault_free_time(prepared, options);
@@ -235,7 +251,14 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   if (args.format == "json") std::cout << json_text(json, 2) << "\n";
   if (args.format == "csv") std::cout << run_csv(report);
   if (args.format == "table") std::cout << run_table(report);
-  if (trace) *trace << json_text(chrome_trace(prepared, result, json)) << "\n";
+  if (trace) {
+    write_chrome_trace(*trace, prepared, result, links ? &*links : nullptr, json, trace_options);
+    trace->close();
+  }
+  if (flows) {
+    write_flow_records(*flows, prepared, result, paths, links ? &*links : nullptr, trace_options);
+    flows->close();
+  }
   if (link_stats_file) *link_stats_file << link_stats_csv(*prepared.topology, *links);
   return result.verdict.wrong == 0 ? 0 : 3;
 }
@@ -371,7 +394,17 @@ int main(int argc, char** argv) {
                   "alltoallv: per-pair bytes, JSON or CSV, row = sender (instead of --size)");
   run->add_option("--set", run_args.sets, "override a parameter, name=value (repeatable)");
   run->add_option("--format", run_args.format, "table|json|csv");
-  run->add_option("--trace", run_args.trace, "write a Chrome/Perfetto trace to FILE");
+  run->add_option("--trace", run_args.trace,
+                  "write a Chrome/Perfetto trace to FILE (gzipped if it ends in .gz)");
+  run->add_option("--flows", run_args.flows,
+                  "write one JSON line per flow to FILE (gzipped if it ends in .gz)");
+  run->add_option(
+      "--trace-window", run_args.trace_window,
+      "FROM:TO: only flows and computes overlapping this time window in --trace/--flows (10us:2ms)");
+  run->add_option("--trace-chips", run_args.trace_chips,
+                  "only these chips' events in --trace/--flows (0-7,72)");
+  run->add_option("--trace-aggregate", run_args.trace_aggregate,
+                  "none|step: one trace event per flow, or per chip, step and direction (default none)");
   run->add_flag("--explain", run_args.explain,
                 "explain the time: critical path, bounding links, busiest tiers and links, waiting chips");
   run->add_flag("--no-link-stats", run_args.no_link_stats,

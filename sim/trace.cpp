@@ -1,57 +1,318 @@
 #include "sim/trace.hpp"
 
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <queue>
 #include <set>
+#include <sstream>
+#include <tuple>
+
+#include "topology/errors.hpp"
+#include "topology/input_files.hpp"
+#include "topology/units.hpp"
 
 namespace ultrasim {
 namespace {
 
-constexpr int kComputeTrack = 0;  // tid of a chip's compute track; tid 1 + d: its transfers to chip d
+constexpr int kComputeTrack = 0;  // tid of a chip's compute track; its send lanes follow, then receive
 
-nlohmann::json metadata(const char* what, int pid, int tid, const std::string& name) {
+// One side of a flow (or of a chip's flows of one step, aggregated) on the process of that side.
+struct Slice {
+  int pid = 0;
+  bool send = true;
+  double ts = 0, end = 0;  // µs
+  std::size_t record = 0;  // the (first) flow record
+  std::uint64_t bytes = 0;
+  int flows = 0;
+  int lane = 0;
+};
+
+// Ranks, then switches, then the fabric: the pid of one end of a flow (-1 on a leg: its switch).
+int end_pid(const Topology& t, const TransferRecord& x, bool source) {
+  const int chip = source ? x.src : x.dst;
+  return chip >= 0 ? chip : t.chip_count() + x.sw;
+}
+
+std::string end_name(const Topology& t, const TransferRecord& x, bool source) {
+  const int chip = source ? x.src : x.dst;
+  return chip >= 0 ? t.node(t.chip(chip)).name : "switch " + t.node(t.switches()[x.sw]).name;
+}
+
+bool in_window(const TraceOptions& o, double start, double end) {
+  return end >= o.from && start <= o.to;
+}
+
+// Lanes, first fit: each slice goes on the lowest lane of its (pid, side) whose last slice has ended,
+// so no two slices of a track overlap. Returns the lanes used per (pid, side).
+std::map<std::pair<int, bool>, int> assign_lanes(std::vector<Slice>& slices) {
+  std::stable_sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+    return std::tie(a.pid, a.send, a.ts) < std::tie(b.pid, b.send, b.ts);
+  });
+  std::map<std::pair<int, bool>, int> lanes;
+  using Busy = std::pair<double, int>;  // (end, lane)
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+  std::set<int> free;
+  for (std::size_t i = 0; i < slices.size(); ++i) {
+    Slice& s = slices[i];
+    int& used = lanes[{s.pid, s.send}];
+    if (i > 0 && (slices[i - 1].pid != s.pid || slices[i - 1].send != s.send)) {
+      busy = {};
+      free.clear();
+    }
+    while (!busy.empty() && busy.top().first <= s.ts) {
+      free.insert(busy.top().second);
+      busy.pop();
+    }
+    if (free.empty()) free.insert(used++);
+    s.lane = *free.begin();
+    free.erase(free.begin());
+    busy.push({s.end, s.lane});
+  }
+  return lanes;
+}
+
+class EventWriter {
+ public:
+  explicit EventWriter(OutputFile& out) : out_(out) { out_ << "{\"traceEvents\":[\n"; }
+  void operator()(const nlohmann::json& event) {
+    out_ << (first_ ? "" : ",\n") << json_text(event);
+    first_ = false;
+  }
+  void finish(const nlohmann::json& other) {
+    out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << json_text(other) << "}\n";
+  }
+
+ private:
+  OutputFile& out_;
+  bool first_ = true;
+};
+
+nlohmann::json name_event(const char* what, int pid, int tid, const std::string& name) {
   nlohmann::json event{{"ph", "M"}, {"name", what}, {"pid", pid}, {"args", {{"name", name}}}};
   if (tid >= 0) event["tid"] = tid;
   return event;
 }
 
+// A series' changes inside the window as counter events, led by its value at the window's start.
+void write_counter(EventWriter& write, int pid, const std::string& name, const StepSeries& series,
+                   double scale, const TraceOptions& o) {
+  auto point = [&](double t, double util) {
+    write({{"ph", "C"}, {"name", name}, {"pid", pid}, {"ts", t * 1e6}, {"args", {{"util", util}}}});
+  };
+  std::optional<double> at_from;  // the value in effect at the window's start, if the series began by then
+  bool started = false;
+  for (std::size_t i = 0; i < series.t.size() && series.t[i] <= o.to; ++i) {
+    if (series.t[i] <= o.from) {
+      at_from = series.value[i] * scale;
+      continue;
+    }
+    if (!started && at_from) point(o.from, *at_from);
+    started = true;
+    point(series.t[i], series.value[i] * scale);
+  }
+  if (!started && at_from) point(o.from, *at_from);
+}
+
 }  // namespace
 
-nlohmann::json chrome_trace(const PreparedJob& job, const SimResult& result, const nlohmann::json& run) {
+void parse_trace_window(const std::string& text, TraceOptions& options) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos)
+    throw InputError("--trace-window '" + text +
+                     "': expected FROM:TO, times such as 10us:2ms (either may be empty)");
+  const std::string from = text.substr(0, colon), to = text.substr(colon + 1);
+  options.from = from.empty() ? 0 : parse_time(from);
+  options.to = to.empty() ? std::numeric_limits<double>::infinity() : parse_time(to);
+  if (options.to < options.from)
+    throw InputError("--trace-window '" + text + "': its end is before its start");
+}
+
+std::vector<int> parse_chip_list(const std::string& text, int chips) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  auto rank = [&](const std::string& item) {
+    const long r = item == "0" ? 0 : parse_count(item);
+    if (r >= chips)
+      throw InputError("--trace-chips: chip " + item + " is not on this topology (its ranks are 0-" +
+                       std::to_string(chips - 1) + ")");
+    return static_cast<int>(r);
+  };
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto dash = item.find('-');
+    const int first = rank(item.substr(0, dash));
+    const int last = dash == std::string::npos ? first : rank(item.substr(dash + 1));
+    if (last < first) throw InputError("--trace-chips: range '" + item + "' runs backwards");
+    for (int r = first; r <= last; ++r) out.push_back(r);
+  }
+  if (out.empty()) throw InputError("--trace-chips: no chip given (expected ranks such as 0-7,72)");
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void write_chrome_trace(OutputFile& out, const PreparedJob& job, const SimResult& result,
+                        const LinkStats* links, const nlohmann::json& run, const TraceOptions& o) {
   const Topology& t = *job.topology;
-  nlohmann::json events = nlohmann::json::array();
-  for (int r = 0; r < t.chip_count(); ++r) {
-    events.push_back(metadata("process_name", r, -1, t.node(t.chip(r)).name));
-    events.push_back(nlohmann::json{
-        {"ph", "M"}, {"name", "process_sort_index"}, {"pid", r}, {"args", {{"sort_index", r}}}});
-    events.push_back(metadata("thread_name", r, kComputeTrack, "compute"));
+  const int chips = t.chip_count(), fabric = chips + static_cast<int>(t.switches().size());
+  std::vector<bool> shown(chips, o.chips.empty());
+  for (int r : o.chips) shown[r] = true;
+  const auto& records = result.transfer_records;
+  // A side of a flow shows if its chip does; a switch's side of a leg, if the leg's chip does.
+  auto side_shown = [&](const TransferRecord& x, bool send) {
+    const int chip = send ? (x.src >= 0 ? x.src : x.dst) : (x.dst >= 0 ? x.dst : x.src);
+    return shown[chip];
+  };
+
+  // Both sides of every kept flow, or per (process, side, step) when aggregating.
+  std::vector<Slice> slices;
+  std::map<std::tuple<int, bool, int>, std::size_t> step_slice;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const TransferRecord& x = records[i];
+    if (!in_window(o, x.start, x.end)) continue;
+    for (bool send : {true, false}) {
+      if (!side_shown(x, send)) continue;
+      const int pid = end_pid(t, x, send);
+      if (!o.aggregate_steps) {
+        slices.push_back({pid, send, x.start * 1e6, x.end * 1e6, i, x.bytes, 1});
+        continue;
+      }
+      auto [it, fresh] = step_slice.try_emplace({pid, send, x.step}, slices.size());
+      if (fresh) slices.push_back({pid, send, x.start * 1e6, x.end * 1e6, i, 0, 0});
+      Slice& s = slices[it->second];
+      s.ts = std::min(s.ts, x.start * 1e6);
+      s.end = std::max(s.end, x.end * 1e6);
+      s.bytes += x.bytes;
+      ++s.flows;
+    }
   }
-  // Switches appear as named processes after the chips (their agents have no events yet).
+  const auto lanes = assign_lanes(slices);
+  auto send_lanes = [&](int pid) {
+    auto it = lanes.find({pid, true});
+    return it == lanes.end() ? 0 : it->second;
+  };
+  auto tid_of = [&](const Slice& s) { return 1 + (s.send ? 0 : send_lanes(s.pid)) + s.lane; };
+
+  EventWriter write(out);
+  for (int r = 0; r < chips; ++r) {
+    if (!shown[r]) continue;
+    write(name_event("process_name", r, -1, t.node(t.chip(r)).name));
+    write({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", r}, {"args", {{"sort_index", r}}}});
+    write(name_event("thread_name", r, kComputeTrack, "compute"));
+  }
   for (std::size_t k = 0; k < t.switches().size(); ++k)
-    events.push_back(metadata("process_name", t.chip_count() + static_cast<int>(k), -1,
-                              "switch " + t.node(t.switches()[k]).name));
-  std::set<std::pair<int, int>> tracks;
-  for (const auto& x : result.transfer_records)
-    if (tracks.insert({x.src, x.dst}).second)
-      events.push_back(metadata("thread_name", x.src, 1 + x.dst, "to " + t.node(t.chip(x.dst)).name));
-  for (const auto& x : result.transfer_records) {
-    events.push_back(
-        {{"name", "step " + std::to_string(x.step)},
-         {"cat", "transfer"},
-         {"ph", "X"},
-         {"pid", x.src},
-         {"tid", 1 + x.dst},
-         {"ts", x.start * 1e6},
-         {"dur", (x.end - x.start) * 1e6},
-         {"args", {{"src", x.src}, {"dst", x.dst}, {"bytes", x.bytes}, {"step", x.step}, {"path", x.path}}}});
+    write(name_event("process_name", chips + static_cast<int>(k), -1,
+                     "switch " + t.node(t.switches()[k]).name));
+  write(name_event("process_name", fabric, -1, "fabric (link utilisation)"));
+  for (const auto& [key, count] : lanes)
+    for (int lane = 0; lane < count; ++lane) {
+      const Slice probe{key.first, key.second, 0, 0, 0, 0, 0, lane};
+      write(name_event("thread_name", key.first, tid_of(probe),
+                       (key.second ? "send " : "recv ") + std::to_string(lane)));
+    }
+
+  // Flows: a complete event on each side, and an arrow where both sides show.
+  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+    return std::make_tuple(a.ts, a.record, !a.send) < std::make_tuple(b.ts, b.record, !b.send);
+  });
+  for (const Slice& s : slices) {
+    const TransferRecord& x = records[s.record];
+    nlohmann::json args;
+    std::string name = "step " + std::to_string(x.step);
+    if (o.aggregate_steps) {
+      args = {{"step", x.step}, {"bytes", s.bytes}, {"flows", s.flows}};
+      name += s.send ? " sends" : " receives";
+    } else {
+      args = {{"src", x.src}, {"dst", x.dst}, {"bytes", x.bytes}, {"step", x.step}, {"path", x.path}};
+      if (x.sw >= 0) args["switch"] = t.node(t.switches()[x.sw]).name;
+      if (x.epoch > 0) args["epoch"] = x.epoch;
+      if (x.cancelled) args["cancelled"] = true;
+      if (links != nullptr && links->flows[s.record].direction >= 0)
+        args["bottleneck"] = LinkStats::direction_name(t, links->flows[s.record].direction);
+      name += (s.send ? " to " : " from ") + end_name(t, x, !s.send) + (x.cancelled ? " (cancelled)" : "");
+    }
+    const int tid = tid_of(s);
+    write({{"name", name},
+           {"cat", s.send ? "transfer" : "receive"},
+           {"ph", "X"},
+           {"pid", s.pid},
+           {"tid", tid},
+           {"ts", s.ts},
+           {"dur", s.end - s.ts},
+           {"args", args}});
+    if (o.aggregate_steps || !side_shown(x, true) || !side_shown(x, false)) continue;
+    // The arrow's ends sit mid-slice, where they bind to this slice and no neighbour of its lane.
+    nlohmann::json arrow{{"ph", s.send ? "s" : "f"},
+                         {"cat", "flow"},
+                         {"name", "flow"},
+                         {"id", s.record},
+                         {"pid", s.pid},
+                         {"tid", tid},
+                         {"ts", s.ts + (s.end - s.ts) / 2}};
+    if (!s.send) arrow["bp"] = "e";
+    write(arrow);
   }
+
   for (const auto& c : result.compute_records)
-    events.push_back({{"name", c.what},
-                      {"cat", "compute"},
-                      {"ph", "X"},
-                      {"pid", c.chip},
-                      {"tid", kComputeTrack},
-                      {"ts", c.start * 1e6},
-                      {"dur", (c.end - c.start) * 1e6}});
-  return {{"traceEvents", events}, {"displayTimeUnit", "ns"}, {"otherData", run}};
+    if (shown[c.chip] && in_window(o, c.start, c.end))
+      write({{"name", c.what},
+             {"cat", "compute"},
+             {"ph", "X"},
+             {"pid", c.chip},
+             {"tid", kComputeTrack},
+             {"ts", c.start * 1e6},
+             {"dur", (c.end - c.start) * 1e6}});
+
+  if (links != nullptr) {
+    for (const TierLoad& tier : links->tiers)
+      write_counter(write, fabric, "tier " + tier.tier, tier.util, 1, o);
+    for (int d : links->hot) {
+      const DirectionStats& s = links->directions[d];
+      write_counter(write, fabric, "link " + LinkStats::direction_name(t, d), s.rate, 1 / s.capacity, o);
+    }
+  }
+
+  nlohmann::json other = run;
+  other["trace"] = {
+      {"from_s", o.from},
+      {"to_s", o.to == std::numeric_limits<double>::infinity() ? nlohmann::json() : nlohmann::json(o.to)},
+      {"chips", o.chips.empty() ? nlohmann::json("all") : nlohmann::json(o.chips)},
+      {"aggregate", o.aggregate_steps ? "step" : "none"},
+      {"flows", records.size()}};
+  write.finish(other);
+}
+
+void write_flow_records(OutputFile& out, const PreparedJob& job, const SimResult& result,
+                        const RecordPaths& paths, const LinkStats* links, const TraceOptions& o) {
+  const Topology& t = *job.topology;
+  std::vector<bool> shown(t.chip_count(), o.chips.empty());
+  for (int r : o.chips) shown[r] = true;
+  const auto& records = result.transfer_records;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const TransferRecord& x = records[i];
+    if (!in_window(o, x.start, x.end)) continue;
+    if (!((x.src >= 0 && shown[x.src]) || (x.dst >= 0 && shown[x.dst]))) continue;
+    nlohmann::json names = nlohmann::json::array();
+    for (const Hop& h : paths.hops(x))
+      names.push_back(LinkStats::direction_name(t, 2 * h.link + (h.up ? 0 : 1)));
+    nlohmann::json line{
+        {"src", x.src},
+        {"dst", x.dst},
+        {"bytes", x.bytes},
+        {"step", x.step},
+        {"path", x.path},
+        {"start_s", x.start},
+        {"wire_end_s", x.wire_end},
+        {"end_s", x.end},
+        {"epoch", x.epoch},
+        {"cancelled", x.cancelled},
+        {"switch", x.sw >= 0 ? nlohmann::json(t.node(t.switches()[x.sw]).name) : nlohmann::json()},
+        {"links", names},
+        {"bottleneck", nullptr}};
+    if (links != nullptr && links->flows[i].direction >= 0)
+      line["bottleneck"] = LinkStats::direction_name(t, links->flows[i].direction);
+    out << json_text(line) << "\n";
+  }
 }
 
 }  // namespace ultrasim

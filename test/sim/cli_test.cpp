@@ -146,7 +146,7 @@ TEST_CASE("the same inputs give byte-identical JSON and traces") {
   CHECK(!first_trace.empty());
 }
 
-TEST_CASE("the trace has a process per chip and one complete event per transfer") {
+TEST_CASE("the trace has a process per chip and one complete send event per transfer") {
   std::string path = temp_path("trace.json");
   CliResult r = run_cli(run_args({"--trace", path, "--format", "json"}));
   REQUIRE(r.status == 0);
@@ -163,7 +163,7 @@ TEST_CASE("the trace has a process per chip and one complete event per transfer"
             run["time_s"].get<double>() * 1e6 * (1 + 1e-12));
     }
   }
-  CHECK(processes == 4 + 1);  // chips and the switch
+  CHECK(processes == 4 + 1 + 1);  // chips, the switch and the fabric (its link counters)
   CHECK(transfers == 4 * 2 * 3);
   CHECK(run["transfers"] == 24);
   CHECK(trace["otherData"]["collective"] == "allreduce");
