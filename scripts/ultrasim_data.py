@@ -7,7 +7,8 @@ Only Debian's python3-pandas and python3-matplotlib are needed (no pip).
     df = ud.load_sweep("sweep.jsonl")            # or a list of shard files
     ud.plot_busbw(df).savefig("busbw.png")
     trace = ud.load_trace("trace.json")          # from `ultrasim run --trace trace.json`
-    ud.plot_timeline(trace.events)
+    ud.plot_timeline(trace.transfers)
+    flows = ud.load_flows("flows.jsonl")         # from `ultrasim run --flows flows.jsonl`
     result = ud.run_json("build/ultrasim", "--topology", "trn3", ...)   # one run's result
     ud.plot_link_utilisation(ud.link_utilisation(result))              # per tier over time
 
@@ -21,6 +22,7 @@ the point's inputs, and every field of `ultrasim run --format json` for an "ok" 
 """
 
 import itertools
+import gzip
 import json
 import os
 import re
@@ -225,22 +227,36 @@ def run_sweep(binary, out, topologies, collectives, algorithms, sizes, sets=None
 
 @dataclass
 class Trace:
-    """A Chrome trace from `ultrasim run --trace FILE`.
+    """A Chrome trace from `ultrasim run --trace FILE` (FILE may end in .gz).
 
     events: one row per complete ("X") event: pid, chip (the process name), tid, track (the thread
-        name), cat ("transfer" or "compute"), name, ts_us, dur_us, end_us, and for transfers src, dst,
-        bytes, step, path (NaN for compute events).
-    counters: one row per counter ("C") event and series: pid, name, ts_us, series, value (empty if none).
-    processes: pid -> name (chips, then switches); run: the run's JSON result (trace "otherData")."""
+        name: "compute", "send K", "recv K"), cat ("transfer": a flow on its sender's lane, "receive":
+        the same flow on its receiver's, "compute"), name, ts_us, dur_us, end_us, and for flows src, dst
+        (-1: the switch of an in-switch reduction leg), bytes, step, path, bottleneck (the link direction
+        that bounded it longest), flows (with --trace-aggregate step: the step's flow count).
+    counters: one row per counter ("C") event: pid, name ("tier T", "link A->B"), ts_us, series, value
+        (utilisation from ts_us until the next row of that name).
+    processes: pid -> name (chips, then switches, then "fabric (link utilisation)");
+    run: the run's JSON result (trace "otherData"; its "trace" key: the options that shaped it)."""
 
     events: pd.DataFrame
     counters: pd.DataFrame
     processes: dict = field(default_factory=dict)
     run: dict = field(default_factory=dict)
 
+    @property
+    def transfers(self):
+        """The flows once each (their sender's side) and the computes: what a timeline draws."""
+        return self.events[self.events["cat"] != "receive"].reset_index(drop=True)
+
+
+def _open_text(path):
+    path = str(path)
+    return gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")
+
 
 def load_trace(path):
-    with open(path, encoding="utf-8") as f:
+    with _open_text(path) as f:
         data = json.load(f)
     raw = data["traceEvents"] if isinstance(data, dict) else data
     processes, threads = {}, {}
@@ -258,20 +274,35 @@ def load_trace(path):
                            "cat": e.get("cat"), "name": e.get("name"), "ts_us": float(e["ts"]),
                            "dur_us": float(e.get("dur", 0.0)), "src": args.get("src"),
                            "dst": args.get("dst"), "bytes": args.get("bytes"), "step": args.get("step"),
-                           "path": args.get("path")})
+                           "path": args.get("path"), "bottleneck": args.get("bottleneck"),
+                           "flows": args.get("flows")})
         elif e.get("ph") == "C":
             for series, value in e.get("args", {}).items():
                 counters.append({"pid": e["pid"], "name": e.get("name"), "ts_us": float(e["ts"]),
                                  "series": series, "value": value})
     event_columns = ["pid", "chip", "tid", "track", "cat", "name", "ts_us", "dur_us", "end_us", "src",
-                     "dst", "bytes", "step", "path"]
+                     "dst", "bytes", "step", "path", "bottleneck", "flows"]
     ev = pd.DataFrame(events, columns=[c for c in event_columns if c != "end_us"])
     ev["end_us"] = ev["ts_us"] + ev["dur_us"]
-    for column in ("src", "dst", "bytes", "step", "path"):
+    for column in ("src", "dst", "bytes", "step", "path", "flows"):
         ev[column] = pd.to_numeric(ev[column]).astype("Int64")
     ev = ev[event_columns].sort_values(["pid", "ts_us", "tid"], kind="stable").reset_index(drop=True)
     cn = pd.DataFrame(counters, columns=["pid", "name", "ts_us", "series", "value"])
     return Trace(ev, cn, processes, data.get("otherData", {}) if isinstance(data, dict) else {})
+
+
+def load_flows(path):
+    """Flow records from `ultrasim run --flows FILE` (JSON Lines, FILE may end in .gz): one row per flow
+    with src, dst (-1: an in-switch reduction's switch, named in `switch`), bytes, step, path, start_s,
+    wire_end_s, end_s, epoch, cancelled, switch, links (the link directions crossed, a list), bottleneck,
+    and hops (len(links))."""
+    columns = ["src", "dst", "bytes", "step", "path", "start_s", "wire_end_s", "end_s", "epoch",
+               "cancelled", "switch", "links", "bottleneck"]
+    with _open_text(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    df = pd.DataFrame(rows, columns=columns)
+    df["hops"] = df["links"].map(len) if len(df) else pd.Series(dtype="int64")
+    return df
 
 
 # ----------------------------------------------------------------------------------------------- plots
@@ -331,7 +362,7 @@ def plot_time(df, panels=("topology", "collective"), hue=None, model=True, title
 
 
 def plot_timeline(events, color_by="step", title=None):
-    """Per-chip timeline: one band per chip, one lane per track (compute, "to chipD"), a bar per event
+    """Per-chip timeline: one band per chip, one lane per track (compute, "send K"), a bar per event
     from ts to ts+dur, transfers coloured by step (or any events column), compute in grey."""
     lanes = events[["pid", "chip", "tid"]].drop_duplicates().sort_values(["pid", "tid"])
     lane_of = {(r.pid, r.tid): i for i, r in enumerate(lanes.itertuples())}

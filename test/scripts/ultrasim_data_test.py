@@ -3,9 +3,11 @@
 
 Fixtures (test/data/): sweep_small.jsonl is a 12-point sweep (switch:4, allreduce, ring / one-shot /
 nosuch, 1 KiB and 4 KiB, link_latency 0.5 and 1 us) with 4 error rows (unknown algorithm); its two
-shards hold the even and odd points in reverse (completion) order. trace_switch4_ring.json is
-`ultrasim run --topology switch:4 --collective allreduce --algorithm ring --size 1KiB --trace`."""
+shards hold the even and odd points in reverse (completion) order. trace_switch4_ring.json and
+flows_switch4_ring.jsonl are `ultrasim run --topology switch:4 --collective allreduce --algorithm ring
+--size 1KiB --trace ... --flows ...`."""
 
+import gzip
 import json
 import os
 import subprocess
@@ -23,6 +25,7 @@ import ultrasim_data as ud  # noqa: E402
 WHOLE = DATA / "sweep_small.jsonl"
 SHARDS = [DATA / "sweep_small.shard0.jsonl", DATA / "sweep_small.shard1.jsonl"]
 TRACE = DATA / "trace_switch4_ring.json"
+FLOWS = DATA / "flows_switch4_ring.jsonl"
 LINKS_RUN = DATA / "run_ring8_links.json"  # ultrasim run --topology ring:8 ring all-reduce 16MiB --format json
 BANDWIDTH = 100e9  # link_bandwidth default, B/s
 
@@ -141,7 +144,7 @@ class Sizes(unittest.TestCase):
 class LoadTrace(unittest.TestCase):
     def setUp(self):
         self.trace = ud.load_trace(TRACE)
-        self.ev = self.trace.events
+        self.ev = self.trace.transfers
 
     def test_every_ring_transfer_is_an_event_with_its_args(self):
         # ring all-reduce on 4 chips: 2(p-1) = 6 steps, each chip sends n/p = 256 bytes to chip r+1
@@ -153,8 +156,15 @@ class LoadTrace(unittest.TestCase):
         self.assertTrue(((ev["dst"] - ev["src"]) % 4 == 1).all())
         self.assertEqual(list(ev["chip"].unique()), ["chip0", "chip1", "chip2", "chip3"])
         self.assertTrue((ev["pid"] == ev["src"]).all())
-        self.assertEqual(set(ev["track"]), {f"to chip{d}" for d in range(4)})
+        self.assertEqual(set(ev["track"]), {"send 0"})  # one flow at a time per chip: one lane
+        self.assertEqual(set(ev["bottleneck"]), {f"chip{r}->switch0" for r in range(4)})
         self.assertEqual(int(ev["bytes"].sum()), self.trace.run["bytes_sent"])
+
+    def test_each_flow_shows_again_on_its_receiver(self):
+        recv = self.trace.events[self.trace.events["cat"] == "receive"]
+        self.assertEqual(len(recv), 24)
+        self.assertTrue((recv["pid"] == recv["dst"]).all())
+        self.assertEqual(set(recv["track"]), {"recv 0"})
 
     def test_times_are_the_alpha_beta_steps(self):
         # one step: two links of 0.5 us plus 256 B at 100 GB/s
@@ -166,12 +176,30 @@ class LoadTrace(unittest.TestCase):
 
     def test_processes_and_run_result(self):
         self.assertEqual(self.trace.processes[0], "chip0")
-        self.assertEqual(len(self.trace.processes), 5)  # 4 chips and the switch
+        self.assertEqual(len(self.trace.processes), 6)  # 4 chips, the switch and the fabric
+        self.assertEqual(self.trace.processes[5], "fabric (link utilisation)")
         self.assertEqual(self.trace.run["algorithm"], "ring")
-        self.assertEqual(len(self.trace.counters), 0)
+        self.assertEqual(self.trace.run["trace"]["aggregate"], "none")
+
+    def test_the_utilisation_counter_integrates_to_the_bytes_carried(self):
+        # switch:4's one tier: 8 directions of 100 GB/s; every flow crosses two of them.
+        cn = self.trace.counters
+        tier = cn[cn["name"] == "tier link"].sort_values("ts_us")
+        self.assertTrue((tier["value"] <= 1).all())
+        ends = list(tier["ts_us"].iloc[1:]) + [self.trace.run["time_s"] * 1e6]
+        integral_us = sum(v * (e - t) for v, t, e in zip(tier["value"], tier["ts_us"], ends))
+        self.assertLess(rel(integral_us * 1e-6 * 8 * BANDWIDTH, 24 * 256 * 2), 1e-9)
+
+    def test_a_gzipped_trace_loads_the_same(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "t.json.gz"
+            with gzip.open(path, "wb") as f:
+                f.write(TRACE.read_bytes())
+            self.assertTrue(ud.load_trace(path).events.equals(self.trace.events))
 
     def test_counters_become_one_row_per_series(self):
         data = json.loads(TRACE.read_text())
+        data["traceEvents"] = [e for e in data["traceEvents"] if e["ph"] != "C"]
         data["traceEvents"].append({"ph": "C", "pid": 4, "name": "link util", "ts": 1.5,
                                     "args": {"up": 0.25, "down": 0.75}})
         with tempfile.TemporaryDirectory() as tmp:
@@ -180,6 +208,20 @@ class LoadTrace(unittest.TestCase):
             cn = ud.load_trace(path).counters
         self.assertEqual(sorted(zip(cn["series"], cn["value"])), [("down", 0.75), ("up", 0.25)])
         self.assertEqual(set(cn["ts_us"]), {1.5})
+
+
+class LoadFlows(unittest.TestCase):
+    def test_one_row_per_flow_with_its_links(self):
+        df = ud.load_flows(FLOWS)
+        trace = ud.load_trace(TRACE).transfers
+        self.assertEqual(len(df), 24)
+        self.assertEqual(set(df["hops"]), {2})
+        first = df.iloc[0]
+        self.assertEqual(first["links"], ["chip0->switch0", "switch0->chip1"])
+        self.assertEqual(first["bottleneck"], "chip0->switch0")
+        self.assertEqual(int((df["bytes"] * df["hops"]).sum()), 24 * 256 * 2)
+        self.assertTrue((df["start_s"] <= df["wire_end_s"]).all() and (df["wire_end_s"] <= df["end_s"]).all())
+        self.assertEqual(sorted(df["end_s"] * 1e6), sorted(trace["end_us"]))
 
 
 class LinkUtilisation(unittest.TestCase):
@@ -239,7 +281,7 @@ class Plots(unittest.TestCase):
         self.assertEqual(lines[2].get_ydata()[0], ring_time)
 
     def test_timeline_has_a_bar_per_event_and_a_tick_per_chip(self):
-        fig = ud.plot_timeline(ud.load_trace(TRACE).events)
+        fig = ud.plot_timeline(ud.load_trace(TRACE).transfers)
         ax = fig.axes[0]
         self.assertEqual(len(ax.collections), 24)
         self.assertEqual([t.get_text() for t in ax.get_yticklabels()], ["chip0", "chip1", "chip2", "chip3"])
