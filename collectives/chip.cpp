@@ -42,6 +42,12 @@ RequestPtr Chip::send_to(int dst, int step, int slot, int dst_slot) {
   return transport_.send(dst, std::move(message), step);
 }
 
+RequestPtr Chip::send_sized(int dst, int step, int slot, int dst_slot, std::uint64_t bytes) {
+  Message message;
+  message.pieces.push_back(Piece{dst_slot, bytes, slots_.at(slot)});
+  return transport_.send(dst, std::move(message), step);
+}
+
 Transport::SwitchRequests Chip::switch_reduce(int sw, const std::vector<int>& members, int step,
                                               const std::vector<int>& slots, const std::vector<int>& wants) {
   Message message;

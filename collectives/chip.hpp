@@ -45,7 +45,12 @@ class Chip {
   RequestPtr send_to(int dst, int step, int slot, int dst_slot);
   // Sends several slots in one message, each landing in its own `to` slot at `dst`.
   RequestPtr send_to(int dst, int step, std::span<const SlotMove> moves);
+  // Sends `bytes` carrying slot `slot`'s content to `dst`, landing in `dst_slot` there: part of a slot
+  // (a micro-chunk) or data of another size derived from it (an expert's outputs for the tokens it got).
+  RequestPtr send_sized(int dst, int step, int slot, int dst_slot, std::uint64_t bytes);
   RequestPtr recv(int src, int step) { return transport_.recv(src, step); }
+  // Keeps the chip busy computing for `seconds` (recorded under `what`).
+  void compute(double seconds, const std::string& what) { transport_.compute(seconds, what); }
   // Contributes `slots` to the in-switch reduction `step` at switch `sw` among `members` and asks back the
   // sums of `wants` (Transport::switch_reduce); copy() the result once it has arrived.
   Transport::SwitchRequests switch_reduce(int sw, const std::vector<int>& members, int step,

@@ -13,6 +13,7 @@
 
 #include "sim/explain.hpp"
 #include "sim/link_stats.hpp"
+#include "sim/moe_run.hpp"
 #include "sim/output_file.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
@@ -133,7 +134,10 @@ int cmd_list(const std::string& what, const std::string& format) {
   }
   if (what == "all" || what == "workloads") {
     out["workloads"] = nlohmann::ordered_json::array(
-        {{{"name", "collective"}, {"description", "one collective at one size (ultrasim run)"}}});
+        {{{"name", "collective"}, {"description", "one collective at one size (ultrasim run)"}},
+         {{"name", "moe"},
+          {"description",
+           "an MoE layer: dispatch, expert compute, combine (ultrasim moe, workload files)"}}});
   }
   if (format == "json") {
     std::cout << json_text(out, 2) << "\n";
@@ -358,6 +362,66 @@ int cmd_tune(const std::vector<std::string>& from, const std::string& format, co
   return 0;
 }
 
+struct MoeArgs {
+  MoeRunRequest request;
+  std::string tokens, hidden, ffn, zipf = "0", capacity = "unlimited", seed = "0", expert_load,
+                                   format = "table";
+  std::vector<std::string> sets;
+  bool no_dedup = false;
+};
+
+int print_moe(const nlohmann::ordered_json& result, const std::string& format) {
+  if (format == "json") {
+    std::cout << json_text(result, 2) << "\n";
+  } else {
+    std::cout << moe_table(result);
+  }
+  return result["verified"].get<bool>() ? 0 : 3;
+}
+
+int cmd_moe(MoeArgs args, const std::string& command) {
+  check_choice("format", args.format, {"table", "json"});
+  MoeConfig& c = args.request.config;
+  c.tokens_per_chip = parse_count(args.tokens);
+  c.hidden = parse_count(args.hidden);
+  if (!args.ffn.empty()) c.ffn = parse_count(args.ffn);
+  c.zipf = parse_ratio(args.zipf);
+  if (args.capacity != "unlimited") c.capacity_factor = parse_ratio(args.capacity);
+  c.seed = parse_seed(args.seed);
+  c.dedup = !args.no_dedup;
+  c.overrides = parse_sets(args.sets);
+  if (!args.expert_load.empty()) {
+    c.expert_load = read_expert_load(args.expert_load);
+    c.expert_load_source = args.expert_load;
+  }
+  args.request.command = command;
+  return print_moe(run_moe(args.request), args.format);
+}
+
+// `ultrasim workload FILE`: a JSON workload file ("workload": "moe"; README "Workload files").
+int cmd_workload(const std::string& file, const std::string& format, const std::string& trace,
+                 const std::string& command) {
+  check_choice("format", format, {"table", "json"});
+  const std::string text = read_input_file(file, "workload file '" + file + "'", "a JSON workload object");
+  nlohmann::json w;
+  try {
+    w = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw InputError("workload file '" + file + "': " + json_error_text(e));
+  }
+  const std::string kind = w.is_object() && w.contains("workload") && w["workload"].is_string()
+                               ? w["workload"].get<std::string>()
+                               : "";
+  if (kind != "moe")
+    throw InputError("workload file '" + file +
+                     "': field 'workload' must be \"moe\" (the kind this version runs)");
+  MoeRunRequest request;
+  request.config = moe_config_from_json(w, file);
+  request.command = command;
+  request.trace = trace;
+  return print_moe(run_moe(request), format);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -445,6 +509,39 @@ int main(int argc, char** argv) {
   sweep->add_option("--shard", sweep_args.shard, "run the points with id mod N == K, as K/N");
   sweep->add_option("--timing", sweep_args.timing, "append per-point wall seconds to FILE");
 
+  MoeArgs moe_args;
+  MoeConfig& mc = moe_args.request.config;
+  auto* moe = app.add_subcommand("moe", "simulate an MoE layer: dispatch, expert compute, combine");
+  moe->add_option("--topology", mc.topology, "topology spec (default trn3)");
+  moe->add_option("--experts", mc.experts, "routed experts E")->required();
+  moe->add_option("--top-k", mc.top_k, "experts per token k")->required();
+  moe->add_option("--tokens-per-chip", moe_args.tokens, "tokens in the batch on each chip N")->required();
+  moe->add_option("--hidden", moe_args.hidden, "model dimension H")->required();
+  moe->add_option("--ffn", moe_args.ffn, "an expert's intermediate dimension F (default H)");
+  moe->add_option("--router", mc.router, "uniform (expected split) | random (drawn with --seed)");
+  moe->add_option("--zipf", moe_args.zipf, "expert popularity exponent s (0: uniform)");
+  moe->add_option("--expert-load", moe_args.expert_load, "measured load per expert: JSON array or CSV");
+  moe->add_option("--capacity-factor", moe_args.capacity, "C, or unlimited (default)");
+  moe->add_flag("--no-dedup", moe_args.no_dedup, "send a token once per expert, not once per chip");
+  moe->add_option("--dispatch-dtype", mc.dispatch_dtype, "element of dispatched tokens (default float8)");
+  moe->add_option("--combine-dtype", mc.combine_dtype, "element of combined outputs (default bfloat16)");
+  moe->add_option("--weight-dtype", mc.weight_dtype, "element of expert weights (default float8)");
+  moe->add_option("--micro-chunks", mc.micro_chunks, "pipeline the layer in this many chunks (default 1)");
+  moe->add_option("--batches", mc.batches, "batches, routing drawn afresh each (random): p50/p99/max");
+  moe->add_option("--seed", moe_args.seed, "random seed of the router (default 0)");
+  moe->add_option("--set", moe_args.sets, "override a parameter, name=value (topology, model, chip, price)");
+  moe->add_option("--engine", moe_args.request.engine, "auto|simgrid|contention-free");
+  moe->add_option("--trace", moe_args.request.trace, "write the first batch's Perfetto trace to FILE");
+  moe->add_option("--traffic-out", moe_args.request.traffic,
+                  "write the first batch's dispatch matrix (run --traffic-matrix reads it)");
+  moe->add_option("--format", moe_args.format, "table|json");
+
+  std::string workload_file, workload_format = "table", workload_trace;
+  auto* workload = app.add_subcommand("workload", "run a workload file (JSON; README: workload files)");
+  workload->add_option("file", workload_file, "the workload file")->required();
+  workload->add_option("--format", workload_format, "table|json");
+  workload->add_option("--trace", workload_trace, "write a Perfetto trace to FILE");
+
   std::vector<std::string> tune_from;
   std::string tune_format = "text", tune_output;
   auto* tune = app.add_subcommand("tune", "best algorithm per size range from sweep rows (JSON Lines)");
@@ -453,7 +550,7 @@ int main(int argc, char** argv) {
   tune->add_option("-o,--output", tune_output, "write to FILE instead of standard output");
 
   if (argc > 1 && argv[1][0] != '-') {
-    const std::vector<std::string> commands{"list", "topology", "run", "sweep", "tune"};
+    const std::vector<std::string> commands{"list", "topology", "run", "sweep", "tune", "moe", "workload"};
     if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end())
       return fail(2, unknown_name_message("command", argv[1], commands));
   }
@@ -467,7 +564,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (app.get_subcommands().empty())
-      return fail(2, std::string(e.what()) + "; expected a command: list, topology, run, sweep or tune");
+      return fail(2, std::string(e.what()) +
+                         "; expected a command: list, topology, run, sweep, tune, moe or workload");
     return fail(2, e.what());
   }
 
@@ -477,6 +575,8 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(run_args, command);
     if (*sweep) return cmd_sweep(sweep_args);
     if (*tune) return cmd_tune(tune_from, tune_format, tune_output, command);
+    if (*moe) return cmd_moe(moe_args, command);
+    if (*workload) return cmd_workload(workload_file, workload_format, workload_trace, command);
   } catch (const InputError& e) {
     return fail(2, e.what());
   } catch (const SimulationError& e) {

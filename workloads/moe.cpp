@@ -1,0 +1,418 @@
+#include "workloads/moe.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "collectives/collective.hpp"
+#include "topology/errors.hpp"
+#include "topology/input_files.hpp"
+#include "topology/units.hpp"
+#include "workloads/collective_job.hpp"
+
+namespace ultrasim {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// A uniform double in [0, 1) from 53 random bits (the same on every platform).
+double uniform01(std::uint64_t& state) {
+  return static_cast<double>(splitmix64(state) >> 11) * 0x1p-53;
+}
+
+// Integers summing to `total` that follow `target` (largest remainder); ties go to the lowest
+// (index + rotate) mod n.
+std::vector<std::uint64_t> round_to_total(const std::vector<double>& target, std::uint64_t total,
+                                          int rotate) {
+  const int n = static_cast<int>(target.size());
+  std::vector<std::uint64_t> out(n);
+  std::uint64_t given = 0;
+  for (int i = 0; i < n; ++i) given += out[i] = static_cast<std::uint64_t>(std::floor(target[i] + 1e-9));
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  auto remainder = [&](int i) { return target[i] - static_cast<double>(out[i]); };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (std::abs(remainder(a) - remainder(b)) > 1e-9) return remainder(a) > remainder(b);
+    return (a + rotate) % n < (b + rotate) % n;
+  });
+  for (int i = 0; given < total && i < n; ++i, ++given) ++out[order[i]];
+  return out;
+}
+
+// Water-filling: N k w_e capped at N, the excess spread over the uncapped in proportion to their weight.
+std::vector<double> capped_shares(const std::vector<double>& w, double n, int k) {
+  std::vector<double> share(w.size());
+  std::vector<bool> capped(w.size(), false);
+  double left = n * k;
+  for (bool changed = true; changed;) {
+    changed = false;
+    double free_weight = 0;
+    for (std::size_t e = 0; e < w.size(); ++e)
+      if (!capped[e]) free_weight += w[e];
+    for (std::size_t e = 0; e < w.size(); ++e) {
+      if (capped[e]) continue;
+      share[e] = free_weight > 0 ? left * w[e] / free_weight : 0;
+      if (share[e] > n) {
+        share[e] = n, capped[e] = true, changed = true;
+        left -= n;
+        break;
+      }
+    }
+  }
+  return share;
+}
+
+}  // namespace
+
+std::vector<ParamSpec> moe_params() {
+  return {
+      {"chip_flops", "2.517e15", Unit::kRatio, "a chip's dense peak, FLOP/s (MXFP8)",
+       "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4"},
+      {"compute_efficiency", "0.6", Unit::kRatio, "fraction of chip_flops an expert FFN reaches",
+       "assumption (large GEMMs reach 50-70 % of peak)"},
+      {"hbm_bandwidth", "4.9TBps", Unit::kRate, "a chip's HBM bandwidth",
+       "hardware.md [AWS]: Trainium3 HBM3e 4.9 TB/s"},
+      {"chip_power", "1000", Unit::kRatio, "a chip's power while the layer runs, W",
+       "hardware.md [3P]: ~1 kW reported for Trainium3, no AWS figure"},
+      {"switch_power", "100", Unit::kRatio, "a switch's power, W",
+       "assumption: no public NeuronSwitch-v1 figure"},
+      {"link_energy", "5", Unit::kRatio, "energy per bit per link crossed, pJ/bit",
+       "assumption: PCIe Gen6-class SerDes, about 5 pJ/bit"},
+      {"ultraserver_price_per_hour", "360", Unit::kRatio, "price of one UltraServer per hour, USD",
+       "assumption: no public Trn3 UltraServer price (2.50 USD per chip-hour)"},
+      {"ultraserver_chips", "144", Unit::kCount,
+       "chips the price buys (cost scales with the topology's chips)",
+       "hardware.md [AWS]: a Trn3 Gen2 UltraServer has 144 chips"},
+  };
+}
+
+void MoeConfig::validate() const {
+  if (experts < 1) throw InputError("--experts must be at least 1");
+  if (top_k < 1 || top_k > experts)
+    throw InputError("--top-k " + std::to_string(top_k) + " must be between 1 and the experts (" +
+                     std::to_string(experts) + ")");
+  if (tokens_per_chip < 1) throw InputError("--tokens-per-chip must be at least 1");
+  if (hidden < 1) throw InputError("--hidden must be at least 1");
+  if (router != "uniform" && router != "random")
+    throw InputError("--router '" + router + "': expected uniform or random");
+  if (!(zipf >= 0) || !std::isfinite(zipf)) throw InputError("--zipf must be a number >= 0");
+  if (!expert_load.empty() && static_cast<int>(expert_load.size()) != experts)
+    throw InputError("expert load '" + expert_load_source + "' has " + std::to_string(expert_load.size()) +
+                     " values; expected one per expert (" + std::to_string(experts) + ")");
+  if (capacity_factor && !(*capacity_factor > 0))
+    throw InputError("--capacity-factor must be > 0 (or 'unlimited')");
+  if (micro_chunks < 1) throw InputError("--micro-chunks must be at least 1");
+  if (batches < 1 || batches > 100000) throw InputError("--batches must be between 1 and 100000");
+  for (const std::string* dtype : {&dispatch_dtype, &combine_dtype, &weight_dtype}) dtype_size(*dtype);
+}
+
+std::uint64_t MoeRouting::copies_on(int chip) const {
+  std::uint64_t total = 0;
+  for (int e = 0; e < experts; ++e)
+    if (owner[e] == chip) total += expert_load[e];
+  return total;
+}
+
+std::vector<int> place_experts(int experts, int p) {
+  std::vector<int> owner;
+  const auto blocks = even_chunks(static_cast<std::uint64_t>(experts), p);
+  for (int c = 0; c < p; ++c) owner.insert(owner.end(), blocks[c], c);
+  return owner;
+}
+
+std::vector<double> expert_weights(const MoeConfig& config) {
+  std::vector<double> w(config.experts);
+  for (int e = 0; e < config.experts; ++e)
+    w[e] = config.expert_load.empty() ? std::pow(e + 1.0, -config.zipf) : config.expert_load[e];
+  const double total = std::accumulate(w.begin(), w.end(), 0.0);
+  for (double& x : w) x /= total;
+  return w;
+}
+
+MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
+  const int E = config.experts, k = config.top_k;
+  const std::uint64_t N = config.tokens_per_chip;
+  MoeRouting r;
+  r.p = p, r.experts = E;
+  r.owner = place_experts(E, p);
+  r.copies.assign(p, std::vector<std::uint64_t>(E, 0));
+  r.dispatch_tokens.assign(p, std::vector<std::uint64_t>(p, 0));
+  r.expert_load.assign(E, 0);
+  r.routed = N * static_cast<std::uint64_t>(k) * static_cast<std::uint64_t>(p);
+  if (config.capacity_factor)
+    r.capacity = static_cast<std::uint64_t>(
+        std::ceil(*config.capacity_factor * static_cast<double>(r.routed) / E - 1e-9));
+  const std::vector<double> w = expert_weights(config);
+
+  if (config.router == "uniform") {
+    const std::vector<double> share = capped_shares(w, static_cast<double>(N), k);
+    for (int s = 0; s < p; ++s) r.copies[s] = round_to_total(share, N * k, s);
+    for (int e = 0; e < E; ++e) {
+      std::uint64_t load = 0;
+      for (int s = 0; s < p; ++s) load += r.copies[s][e];
+      if (r.capacity && load > *r.capacity) {  // keep capacity copies, in proportion to each sender's
+        std::vector<double> keep(p);
+        for (int s = 0; s < p; ++s) keep[s] = static_cast<double>(r.copies[s][e]) * *r.capacity / load;
+        const auto kept = round_to_total(keep, *r.capacity, e);
+        for (int s = 0; s < p; ++s) r.copies[s][e] = kept[s];
+      }
+    }
+    for (int s = 0; s < p; ++s)
+      for (int c = 0; c < p; ++c) {
+        double sum = 0;
+        int held = 0;  // experts on c
+        for (int e = 0; e < E; ++e)
+          if (r.owner[e] == c) sum += static_cast<double>(r.copies[s][e]), ++held;
+        double tokens = sum;
+        if (config.dedup && held > 1) {
+          // P(none of a token's k picks on c), drawing without replacement: q = c's share of the picks.
+          const double q = sum / (static_cast<double>(N) * k);
+          double none = 1;
+          for (int j = 0; j < k; ++j) none *= std::max(0.0, 1 - q / (1 - static_cast<double>(j) / E));
+          tokens = std::clamp(std::round(N * (1 - none)), std::ceil(sum / std::min(k, held)), sum);
+        }
+        r.dispatch_tokens[s][c] = static_cast<std::uint64_t>(tokens);
+      }
+  } else {
+    std::vector<double> cumulative(E);
+    std::partial_sum(w.begin(), w.end(), cumulative.begin());
+    std::vector<int> picked;
+    std::vector<std::uint64_t> arrived(E, 0);
+    std::vector<int> chips_of_token;
+    for (std::uint64_t t = 0; t < N; ++t)
+      for (int s = 0; s < p; ++s) {
+        std::uint64_t state = config.seed + static_cast<std::uint64_t>(batch);
+        state = splitmix64(state) ^ (static_cast<std::uint64_t>(s) << 32) ^ t;
+        picked.clear();
+        for (int tries = 0; static_cast<int>(picked.size()) < k;) {
+          int e;
+          if (++tries < 64 * k) {  // draw by weight, again if already picked
+            const double u = uniform01(state) * cumulative.back();
+            e = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), u) -
+                                 cumulative.begin());
+            e = std::min(e, E - 1);
+            if (w[e] <= 0 || std::find(picked.begin(), picked.end(), e) != picked.end()) continue;
+          } else {  // heavy skew: take the heaviest expert not picked yet
+            e = -1;
+            for (int x = 0; x < E; ++x)
+              if (std::find(picked.begin(), picked.end(), x) == picked.end() && (e < 0 || w[x] > w[e])) e = x;
+          }
+          picked.push_back(e);
+        }
+        chips_of_token.clear();
+        for (int e : picked) {
+          if (r.capacity && arrived[e] >= *r.capacity) continue;  // dropped
+          ++arrived[e];
+          ++r.copies[s][e];
+          const int c = r.owner[e];
+          if (!config.dedup ||
+              std::find(chips_of_token.begin(), chips_of_token.end(), c) == chips_of_token.end()) {
+            chips_of_token.push_back(c);
+            ++r.dispatch_tokens[s][c];
+          }
+        }
+      }
+  }
+  std::uint64_t kept = 0;
+  for (int s = 0; s < p; ++s)
+    for (int e = 0; e < E; ++e) r.expert_load[e] += r.copies[s][e], kept += r.copies[s][e];
+  r.dropped = r.routed - kept;
+  return r;
+}
+
+MoeSizes moe_sizes(const MoeConfig& config) {
+  return {static_cast<std::uint64_t>(dtype_size(config.dispatch_dtype)),
+          static_cast<std::uint64_t>(dtype_size(config.combine_dtype)),
+          static_cast<std::uint64_t>(dtype_size(config.weight_dtype))};
+}
+
+TrafficMatrix dispatch_matrix(const MoeRouting& routing, std::uint64_t hidden, std::uint64_t element_bytes) {
+  std::vector<std::vector<std::uint64_t>> rows(routing.p, std::vector<std::uint64_t>(routing.p));
+  for (int s = 0; s < routing.p; ++s)
+    for (int c = 0; c < routing.p; ++c) rows[s][c] = routing.dispatch_tokens[s][c] * hidden * element_bytes;
+  return TrafficMatrix(rows);
+}
+
+TrafficMatrix combine_matrix(const MoeRouting& routing, std::uint64_t hidden, std::uint64_t element_bytes) {
+  std::vector<std::vector<std::uint64_t>> rows(routing.p, std::vector<std::uint64_t>(routing.p));
+  for (int s = 0; s < routing.p; ++s)
+    for (int c = 0; c < routing.p; ++c) rows[c][s] = routing.dispatch_tokens[s][c] * hidden * element_bytes;
+  return TrafficMatrix(rows);
+}
+
+ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfig& config,
+                             const ParamSet& params, int chunks) {
+  const double H = static_cast<double>(config.hidden);
+  const double F = static_cast<double>(config.ffn == 0 ? config.hidden : config.ffn);
+  const MoeSizes sizes = moe_sizes(config);
+  double copies = 0, weights = 0;
+  for (int e = 0; e < routing.experts; ++e)
+    if (routing.owner[e] == chip && routing.expert_load[e] > 0) {
+      copies += static_cast<double>(routing.expert_load[e]);
+      weights += 3 * H * F * static_cast<double>(sizes.weight);
+    }
+  ExpertCompute out;
+  out.flops = 6 * H * F * copies / chunks;
+  out.bytes = weights + H * static_cast<double>(sizes.dispatch + sizes.combine) * copies / chunks;
+  const double compute = out.flops / (params.number("chip_flops") * params.number("compute_efficiency"));
+  const double memory = out.bytes / params.number("hbm_bandwidth");
+  out.memory_bound = memory > compute;
+  out.seconds = std::max(compute, memory);
+  return out;
+}
+
+double moe_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {
+  return p * params.number("chip_power") * seconds + switches * params.number("switch_power") * seconds +
+         params.number("link_energy") * 1e-12 * 8 * link_bytes;
+}
+
+double moe_cost_usd(const ParamSet& params, int p, double seconds) {
+  return params.number("ultraserver_price_per_hour") * (p / params.number("ultraserver_chips")) * seconds /
+         3600;
+}
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size()) - 1e-9));
+  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
+}
+
+std::vector<double> read_expert_load(const std::string& path) {
+  const std::string name = "expert load '" + path + "'";
+  const std::string text = read_input_file(path, name, "a JSON array or CSV of numbers, one per expert");
+  std::vector<double> out;
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const std::exception& e) {
+      throw InputError(name + ": " + json_error_text(e));
+    }
+    for (const auto& v : j) {
+      if (!v.is_number()) throw InputError(name + ": every entry must be a number");
+      out.push_back(v.get<double>());
+    }
+  } else {
+    std::string item;
+    std::stringstream in(text);
+    while (in >> std::ws && std::getline(in, item, ',')) {
+      std::stringstream words(item);
+      for (std::string word; words >> word;) {
+        char* end = nullptr;
+        const double v = std::strtod(word.c_str(), &end);
+        if (end == word.c_str() || *end != '\0') throw InputError(name + ": '" + word + "' is not a number");
+        out.push_back(v);
+      }
+    }
+  }
+  double total = 0;
+  for (double v : out) {
+    if (!(v >= 0) || !std::isfinite(v)) throw InputError(name + ": loads must be finite numbers >= 0");
+    total += v;
+  }
+  if (out.empty() || total <= 0) throw InputError(name + ": no positive load");
+  return out;
+}
+
+MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file) {
+  const std::string where = "workload file '" + file + "'";
+  if (!w.is_object()) throw InputError(where + ": expected a JSON object");
+  MoeConfig c;
+  static const std::vector<std::string> kKnown{
+      "workload",        "description",     "topology", "experts",        "top_k",
+      "tokens_per_chip", "hidden",          "ffn",      "router",         "zipf",
+      "expert_load",     "capacity_factor", "dedup",    "dispatch_dtype", "combine_dtype",
+      "weight_dtype",    "micro_chunks",    "batches",  "seed",           "set"};
+  for (const auto& [key, value] : w.items())
+    if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end())
+      throw InputError(where + ": unknown field '" + key + "'");
+  auto field = [&](const char* key) -> const nlohmann::json* {
+    return w.contains(key) ? &w.at(key) : nullptr;
+  };
+  auto integer = [&](const char* key, auto& out, bool required) {
+    const auto* v = field(key);
+    if (v == nullptr) {
+      if (required) throw InputError(where + ": missing field '" + key + "' (a positive integer)");
+      return;
+    }
+    if (!v->is_number_unsigned() || v->get<std::uint64_t>() < 1)
+      throw InputError(where + ": field '" + key + "' must be a positive integer");
+    out = static_cast<std::remove_reference_t<decltype(out)>>(v->get<std::uint64_t>());
+  };
+  auto text = [&](const char* key, std::string& out) {
+    if (const auto* v = field(key)) {
+      if (!v->is_string()) throw InputError(where + ": field '" + std::string(key) + "' must be a string");
+      out = v->get<std::string>();
+    }
+  };
+  text("topology", c.topology);
+  integer("experts", c.experts, true);
+  integer("top_k", c.top_k, true);
+  integer("tokens_per_chip", c.tokens_per_chip, true);
+  integer("hidden", c.hidden, true);
+  integer("ffn", c.ffn, false);
+  text("router", c.router);
+  if (const auto* v = field("zipf")) {
+    if (!v->is_number() || v->get<double>() < 0)
+      throw InputError(where + ": field 'zipf' must be a number >= 0");
+    c.zipf = v->get<double>();
+  }
+  if (const auto* v = field("expert_load")) {
+    if (v->is_string()) {
+      c.expert_load = read_expert_load(v->get<std::string>());
+      c.expert_load_source = v->get<std::string>();
+    } else if (v->is_array()) {
+      for (const auto& x : *v) {
+        if (!x.is_number() || x.get<double>() < 0)
+          throw InputError(where + ": field 'expert_load' must hold numbers >= 0");
+        c.expert_load.push_back(x.get<double>());
+      }
+      c.expert_load_source = file + ": expert_load";
+    } else {
+      throw InputError(where + ": field 'expert_load' must be a file name or an array of numbers");
+    }
+  }
+  if (const auto* v = field("capacity_factor")) {
+    if (v->is_string() && v->get<std::string>() == "unlimited") {
+      c.capacity_factor.reset();
+    } else if (v->is_number() && v->get<double>() > 0) {
+      c.capacity_factor = v->get<double>();
+    } else {
+      throw InputError(where + ": field 'capacity_factor' must be a number > 0 or \"unlimited\"");
+    }
+  }
+  if (const auto* v = field("dedup")) {
+    if (!v->is_boolean()) throw InputError(where + ": field 'dedup' must be true or false");
+    c.dedup = v->get<bool>();
+  }
+  text("dispatch_dtype", c.dispatch_dtype);
+  text("combine_dtype", c.combine_dtype);
+  text("weight_dtype", c.weight_dtype);
+  integer("micro_chunks", c.micro_chunks, false);
+  integer("batches", c.batches, false);
+  if (const auto* v = field("seed")) {
+    if (!v->is_number_unsigned()) throw InputError(where + ": field 'seed' must be an integer >= 0");
+    c.seed = v->get<std::uint64_t>();
+  }
+  if (const auto* v = field("set")) {
+    if (!v->is_object()) throw InputError(where + ": field 'set' must be an object of parameter: value");
+    for (const auto& [key, value] : v->items()) {
+      if (!value.is_string() && !value.is_number())
+        throw InputError(where + ": set." + key + " must be a string or a number");
+      c.overrides.emplace_back(
+          key, value.is_string() ? value.get<std::string>() : shortest_number(value.get<double>()));
+    }
+  }
+  c.validate();
+  return c;
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,62 @@
+#include "workloads/moe_layer.hpp"
+
+#include <algorithm>
+
+#include "collectives/collective.hpp"
+#include "collectives/cost.hpp"
+
+namespace ultrasim {
+
+MoeLayer::MoeLayer(std::vector<std::vector<double>> compute_s, TrafficMatrix dispatch, TrafficMatrix combine)
+    : compute_s_(std::move(compute_s)),
+      dispatch_(std::move(dispatch)),
+      combine_(std::move(combine)),
+      chunks_(compute_s_.empty() ? 1 : static_cast<int>(compute_s_.front().size())) {}
+
+void MoeLayer::run(Chip& me) const {
+  const int p = me.size(), r = me.rank(), m = chunks_;
+  auto part = [m](std::uint64_t bytes, int c) { return even_chunks(bytes, m)[c]; };
+  // receives[c]: chunk c of the dispatch from every sender; results: the combine coming back.
+  std::vector<std::vector<RequestPtr>> receives(m);
+  std::vector<RequestPtr> results, sent;
+  for (int c = 0; c < m; ++c)
+    for (int k = 1; k < p; ++k) {
+      const int peer = (r + p - k) % p;
+      if (part(dispatch_.bytes(peer, r), c) > 0) receives[c].push_back(me.recv(peer, 2 * c));
+      if (part(combine_.bytes(peer, r), c) > 0) results.push_back(me.recv(peer, 2 * c + 1));
+    }
+  for (int c = 0; c < m; ++c)
+    for (int k = 1; k < p; ++k) {
+      const int dst = (r + k) % p;
+      if (const auto bytes = part(dispatch_.bytes(r, dst), c); bytes > 0)
+        sent.push_back(me.send_sized(dst, 2 * c, dst, p + r, bytes));
+    }
+  if (dispatch_.bytes(r, r) > 0) me.copy_local(r, p + r);  // own tokens stay on the chip
+  for (int c = 0; c < m; ++c) {
+    me.wait(receives[c]);
+    for (const auto& in : receives[c]) me.copy(in);
+    if (compute_s_[r][c] > 0) me.compute(compute_s_[r][c], "experts");
+    for (int k = 1; k < p; ++k) {
+      const int src = (r + p - k) % p;
+      if (const auto bytes = part(combine_.bytes(r, src), c); bytes > 0)
+        sent.push_back(me.send_sized(src, 2 * c + 1, p + src, r, bytes));
+    }
+  }
+  sent.insert(sent.end(), results.begin(), results.end());
+  me.wait(sent);
+  for (const auto& in : results) me.copy(in);
+}
+
+double MoeLayer::model_s(const CostInput& in) const {
+  double slowest = 0;
+  for (const auto& chip : compute_s_) {
+    double total = 0;
+    for (double s : chip) total += s;
+    slowest = std::max(slowest, total);
+  }
+  const auto dispatch = [&](int s, int d) { return dispatch_.bytes(s, d); };
+  const auto combine = [&](int s, int d) { return combine_.bytes(s, d); };
+  return concurrent_flows_time(in, dispatch) + slowest + concurrent_flows_time(in, combine);
+}
+
+}  // namespace ultrasim

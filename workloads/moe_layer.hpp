@@ -1,0 +1,45 @@
+// The MoE layer as a per-chip program: dispatch (an all-to-allv of the router's token matrix), expert
+// compute, combine (the outputs back to where the tokens came from), optionally pipelined in m
+// micro-chunks so that one chunk's compute overlaps the next chunk's dispatch and the previous one's
+// combine. It runs on an alltoallv layout of the dispatch matrix D (slot j: what chip r sends chip j,
+// slot p + s: what it receives from chip s), so the fabric simulation, records and traces are a
+// collective's; the dispatch ends verified as an all-to-allv.
+//
+//   post the receives of every dispatch chunk (step 2c) and every combine chunk (step 2c + 1)
+//   for each chunk c: send chunk c of slot j to every chip j (lands in its slot p + r)
+//   for each chunk c: wait for chunk c from every sender
+//                     compute the experts on it (roofline, workloads/moe.hpp)
+//                     send chunk c of the outputs to every sender s (combine bytes; lands in s's slot r)
+//   wait for everything
+//
+// model_s = dispatch's busiest-link time + the slowest chip's compute + combine's busiest-link time
+// (concurrent_flows_time each, as direct all-to-allv): exact for m = 1 where the all-to-allv is.
+#pragma once
+
+#include <vector>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/traffic_matrix.hpp"
+
+namespace ultrasim {
+
+class MoeLayer : public Algorithm {
+ public:
+  // `compute_s[chip][c]`: chip's expert time for chunk c; `dispatch`, `combine`: bytes per pair.
+  MoeLayer(std::vector<std::vector<double>> compute_s, TrafficMatrix dispatch, TrafficMatrix combine);
+  void run(Chip& me) const override;
+  double model_s(const CostInput& in) const override;
+  int micro_chunks() const { return chunks_; }
+
+ private:
+  std::vector<std::vector<double>> compute_s_;
+  TrafficMatrix dispatch_, combine_;
+  int chunks_ = 1;
+};
+
+// Step labels: dispatch chunk c is step 2c, its combine step 2c + 1.
+inline bool is_combine_step(int step) {
+  return step % 2 == 1;
+}
+
+}  // namespace ultrasim
