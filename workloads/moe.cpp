@@ -343,7 +343,7 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
       if (required) throw InputError(where + ": missing field '" + key + "' (a positive integer)");
       return;
     }
-    if (!v->is_number_unsigned() || v->get<std::uint64_t>() < 1)
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 1)
       throw InputError(where + ": field '" + key + "' must be a positive integer");
     out = static_cast<std::remove_reference_t<decltype(out)>>(v->get<std::uint64_t>());
   };
@@ -399,7 +399,8 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
   integer("micro_chunks", c.micro_chunks, false);
   integer("batches", c.batches, false);
   if (const auto* v = field("seed")) {
-    if (!v->is_number_unsigned()) throw InputError(where + ": field 'seed' must be an integer >= 0");
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+      throw InputError(where + ": field 'seed' must be an integer >= 0");
     c.seed = v->get<std::uint64_t>();
   }
   if (const auto* v = field("set")) {
