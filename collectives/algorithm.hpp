@@ -24,9 +24,12 @@ struct CostInput {
   double transfer_overhead = 0;            // s added to every transfer
   std::optional<double> reduce_bandwidth;  // nullopt: reductions are free
   const TrafficMatrix* traffic = nullptr;  // alltoallv's per-pair bytes; null: the uniform one of `bytes`
-  double alpha(int a, int b) const { return routes.route_latency(a, b) + transfer_overhead; }
+  // A group of chips (communicator): local rank r is chip members[r]; empty: every chip, r is the chip.
+  std::vector<int> members = {};
+  int chip(int r) const { return members.empty() ? r : members[r]; }
+  double alpha(int a, int b) const { return routes.route_latency(chip(a), chip(b)) + transfer_overhead; }
   // A message's rate under the routes' multi-path policy (striped: over its whole path set).
-  double bandwidth(int a, int b) const { return routes.message_bandwidth(a, b); }
+  double bandwidth(int a, int b) const { return routes.message_bandwidth(chip(a), chip(b)); }
   double reduce_time(std::uint64_t n) const { return reduce_bandwidth ? n / *reduce_bandwidth : 0.0; }
   TrafficMatrix traffic_matrix() const { return traffic ? *traffic : TrafficMatrix::uniform(bytes, p); }
 };
@@ -41,6 +44,9 @@ class Algorithm {
   // recording fake). Algorithms that follow the topology's structure (hierarchical groups) read it here;
   // throws InputError when the topology lacks what the algorithm's parameters ask for.
   virtual void place(const Topology& topology) {}
+  // Whether it can run on a group of chips (a communicator: workloads/groups.hpp). Algorithms placed on
+  // the whole topology's structure (hierarchical levels, the switch every chip hangs off) cannot.
+  virtual bool runs_on_groups() const { return true; }
   // The per-chip program: runs on every chip's actor with that chip's view.
   virtual void run(Chip& me) const = 0;
   // The closed-form α-β cost on the given topology, without contention (formula in the header).

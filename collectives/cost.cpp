@@ -40,7 +40,7 @@ double concurrent_flows_time(const CostInput& in, const std::function<std::uint6
       std::uint64_t n = a == b ? 0 : bytes(a, b);
       if (n == 0) continue;
       // Each path the message takes carries its part (striped: split as the fabric splits it).
-      in.routes.for_each_flow(a, b, n, [&](const PathShare& share, std::uint64_t part) {
+      in.routes.for_each_flow(in.chip(a), in.chip(b), n, [&](const PathShare& share, std::uint64_t part) {
         latency = std::max(latency, share.path.latency + in.transfer_overhead);
         for (const Hop& hop : share.path.hops)
           (hop.up ? load_up : load_down)[hop.link] += static_cast<double>(part);
@@ -102,7 +102,7 @@ double lower_bound_s(CollectiveKind kind, const CostInput& in) {
         must = n;
         break;
     }
-    slowest = std::max(slowest, must / t.injection_bandwidth(r));
+    slowest = std::max(slowest, must / t.injection_bandwidth(in.chip(r)));
   }
   if (kind == CollectiveKind::kAlltoallv && slowest == 0) return 0;  // nothing crosses the fabric
   return in.routes.min_chip_latency() + in.transfer_overhead + slowest;

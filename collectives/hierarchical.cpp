@@ -32,6 +32,7 @@ class Hierarchical : public Algorithm {
         groups_(std::move(groups)),
         inner_ring_(inner_ring),
         outer_ring_(outer_ring) {}
+  bool runs_on_groups() const override { return false; }
   void place(const Topology& topology) override { labels_ = level_labels(groups_, topology); }
 
   void run(Chip& me) const override {

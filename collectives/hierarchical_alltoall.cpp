@@ -22,6 +22,7 @@ namespace {
 class HierarchicalAlltoall : public Algorithm {
  public:
   explicit HierarchicalAlltoall(std::string groups) : groups_(std::move(groups)) {}
+  bool runs_on_groups() const override { return false; }
   void place(const Topology& topology) override { labels_ = level_labels(groups_, topology); }
   // 2p slots plus scratch for the parts parked at a column owner: one per (group member, destination).
   int chunks(int p) const override { return p + groups(p).columns() * p; }

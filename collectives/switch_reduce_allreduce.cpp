@@ -34,6 +34,7 @@ class SwitchReduce : public Algorithm {
   int chunks(int p) const override { return p * depth_; }
 
   // Picks each chip's reducing switch: among the switches attached to it, the one reaching most chips.
+  bool runs_on_groups() const override { return false; }
   void place(const Topology& topology) override {
     if (!capable_)
       throw InputError("switch-reduce needs reduction-capable switches; topology " + topology.spec() +

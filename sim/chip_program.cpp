@@ -35,18 +35,66 @@ class SlowTransport : public Transport {
   double factor_;
 };
 
+// A chip in a group (communicator): local ranks 0..g-1 are the group's chips in order.
+class GroupTransport : public Transport {
+ public:
+  GroupTransport(Transport& inner, const std::vector<int>& members, int local)
+      : inner_(inner), members_(members), local_(local) {}
+  int rank() const override { return local_; }
+  int size() const override { return static_cast<int>(members_.size()); }
+  RequestPtr send(int dst, Message message, int step) override {
+    return inner_.send(members_.at(dst), std::move(message), step);
+  }
+  RequestPtr recv(int src, int step) override { return inner_.recv(members_.at(src), step); }
+  void wait_all(const std::vector<RequestPtr>& requests) override { inner_.wait_all(requests); }
+  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
+                               const std::vector<int>& wants, int step) override {
+    std::vector<int> chips;
+    for (int m : members) chips.push_back(members_.at(m));
+    return inner_.switch_reduce(sw, chips, std::move(message), wants, step);
+  }
+  void compute(double seconds, const std::string& what) override { inner_.compute(seconds, what); }
+  double now() const override { return inner_.now(); }
+
+ private:
+  Transport& inner_;
+  const std::vector<int>& members_;
+  int local_;
+};
+
+// The group chip r belongs to and its local rank there; (-1, -1) for a chip in no group.
+std::pair<int, int> group_of(const PreparedJob& job, int r) {
+  for (std::size_t g = 0; g < job.groups.size(); ++g) {
+    const auto& members = job.groups[g];
+    const auto it = std::find(members.begin(), members.end(), r);
+    if (it != members.end()) return {static_cast<int>(g), static_cast<int>(it - members.begin())};
+  }
+  return {-1, -1};
+}
+
 }  // namespace
 
 void run_chip(const PreparedJob& job, Transport& engine_transport, ChipOutcomes& out) {
-  const int p = job.p(), r = engine_transport.rank();
+  const int r = engine_transport.rank(), p = job.group_size();
   try {
+    // With groups, a chip outside every group has nothing to do; one inside runs as its local rank.
+    const auto [group, local] = group_of(job, r);
+    if (!job.groups.empty() && group < 0) {
+      out.finish[r] = engine_transport.now();
+      return;
+    }
     // Stragglers (workloads/faults.hpp): a late chip idles until its start; a slow one computes slower.
     if (job.faults.start[r] > 0) engine_transport.compute(job.faults.start[r], "late start");
     std::optional<SlowTransport> slow;
     if (job.faults.compute_scale[r] != 1) slow.emplace(engine_transport, job.faults.compute_scale[r]);
-    Transport& transport = slow ? static_cast<Transport&>(*slow) : engine_transport;
-    Layout layout =
-        make_layout(job.collective->kind, job.job.bytes, p, job.algorithm->chunks(p), r, job.traffic.get());
+    std::optional<GroupTransport> grouped;
+    if (group >= 0)
+      grouped.emplace(slow ? static_cast<Transport&>(*slow) : engine_transport, job.groups[group], local);
+    Transport& transport = grouped ? static_cast<Transport&>(*grouped)
+                           : slow  ? static_cast<Transport&>(*slow)
+                                   : engine_transport;
+    Layout layout = make_layout(job.collective->kind, job.job.bytes, p, job.algorithm->chunks(p),
+                                transport.rank(), job.traffic.get());
     Chip chip(transport, std::move(layout.slot_bytes), std::move(layout.initial),
               job.topology->params().optional_rate("reduce_bandwidth"));
     job.algorithm->run(chip);
@@ -70,7 +118,19 @@ SimResult conclude(const PreparedJob& job, const ChipOutcomes& out,
                           (unmatched_receives.empty() ? "" : "; " + unmatched_receives.front()));
   result.time_s = p > 0 ? *std::max_element(out.finish.begin(), out.finish.end()) : 0.0;
   result.chip_finish = out.finish;
-  result.verdict = verify(job.collective->kind, p, job.algorithm->chunks(p), out.finals, job.traffic.get());
+  const int g = job.group_size();
+  if (job.groups.empty()) {
+    result.verdict = verify(job.collective->kind, p, job.algorithm->chunks(p), out.finals, job.traffic.get());
+  } else {  // each group holds what its collective promises
+    for (std::size_t k = 0; k < job.groups.size(); ++k) {
+      std::vector<std::vector<Contribution>> finals;
+      for (int r : job.groups[k]) finals.push_back(out.finals[r]);
+      const Verdict v = verify(job.collective->kind, g, job.algorithm->chunks(g), finals, job.traffic.get());
+      if (v.wrong > 0 && result.verdict.wrong == 0)
+        result.verdict.first_error = "group " + std::to_string(k) + ": " + v.first_error;
+      result.verdict.wrong += v.wrong;
+    }
+  }
   std::sort(result.transfer_records.begin(), result.transfer_records.end(), [](const auto& a, const auto& b) {
     return std::tie(a.start, a.src, a.dst, a.step, a.path) < std::tie(b.start, b.src, b.dst, b.step, b.path);
   });

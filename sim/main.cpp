@@ -23,6 +23,7 @@
 #include "topology/input_files.hpp"
 #include "topology/suggest.hpp"
 #include "topology/units.hpp"
+#include "workloads/groups.hpp"
 #include "workloads/memory_guard.hpp"
 #include "workloads/sweep.hpp"
 #include "workloads/tune.hpp"
@@ -190,6 +191,7 @@ struct RunArgs {
   bool explain = false;
   bool no_link_stats = false;  // skip them (and the records they need, unless tracing): the fastest run
   std::string flows;           // --flows FILE: one JSON line per flow record
+  std::string groups, layout;  // --groups SPEC, --layout tp=..: the collective on groups of chips
   std::string trace_window, trace_chips, trace_aggregate = "none";  // bound traces and flow records
 };
 
@@ -212,7 +214,9 @@ int cmd_run(const RunArgs& args, const std::string& command) {
                     parse_seed(args.seed),
                     parse_sets(args.sets),
                     args.traffic_matrix,
-                    args.faults};
+                    args.faults,
+                    args.groups,
+                    args.layout};
   const Engine engine = parse_engine(args.engine);
   PreparedJob prepared = prepare(job);
   check_choice("trace-aggregate", args.trace_aggregate, {"none", "step"});
@@ -223,7 +227,7 @@ int cmd_run(const RunArgs& args, const std::string& command) {
   TraceOptions trace_options;
   if (!args.trace_window.empty()) parse_trace_window(args.trace_window, trace_options);
   if (!args.trace_chips.empty())
-    trace_options.chips = parse_chip_list(args.trace_chips, prepared.topology->chip_count());
+    trace_options.chips = parse_chip_list(args.trace_chips, prepared.topology->chip_count(), "--trace-chips");
   trace_options.aggregate_steps = args.trace_aggregate == "step";
   std::unique_ptr<OutputFile> trace, flows;
   std::unique_ptr<std::ofstream> link_stats_file;
@@ -475,6 +479,10 @@ int main(int argc, char** argv) {
                 "skip the link statistics (no \"links\" in JSON): faster and smaller on very large runs");
   run->add_option("--link-stats", run_args.link_stats,
                   "write every link direction's statistics (bytes, busy time, utilisation) to FILE, CSV");
+  run->add_option("--groups", run_args.groups,
+                  "run on groups of chips at once: server|rack|domain|blocks:N|tp|ep|dp|pp|chips:0-3/4-7");
+  run->add_option("--layout", run_args.layout,
+                  "parallelism layout for --groups tp|ep|dp|pp: tp=4,ep=1,dp=36,pp=1");
   run->add_option("--seed", run_args.seed, "random seed (recorded; these algorithms are deterministic)");
   run->add_option("--dtype", run_args.dtype, "element type for the count/type columns (default float32)");
   run->add_option("--platform", run_args.platform,

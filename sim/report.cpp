@@ -59,6 +59,12 @@ nlohmann::json run_json(const RunReport& r) {
       {"engine", engine_name(r.result.engine)},
       {"parameters", r.job.topology->params().to_json()},
   };
+  if (!r.job.groups.empty()) {  // communicators: the collective ran on each group at once
+    out["groups"] = r.job.groups.size();
+    out["group_size"] = r.job.group_size();
+    out["group_spec"] = r.job.job.groups;
+    if (!r.job.job.layout.empty()) out["layout"] = r.job.job.layout;
+  }
   if (r.job.traffic) {  // alltoallv: where its size came from
     const TrafficMatrix& traffic = *r.job.traffic;
     out["traffic_matrix"] =

@@ -128,29 +128,6 @@ void parse_trace_window(const std::string& text, TraceOptions& options) {
     throw InputError("--trace-window '" + text + "': its end is before its start");
 }
 
-std::vector<int> parse_chip_list(const std::string& text, int chips) {
-  std::vector<int> out;
-  std::stringstream in(text);
-  auto rank = [&](const std::string& item) {
-    const long r = item == "0" ? 0 : parse_count(item);
-    if (r >= chips)
-      throw InputError("--trace-chips: chip " + item + " is not on this topology (its ranks are 0-" +
-                       std::to_string(chips - 1) + ")");
-    return static_cast<int>(r);
-  };
-  for (std::string item; std::getline(in, item, ',');) {
-    const auto dash = item.find('-');
-    const int first = rank(item.substr(0, dash));
-    const int last = dash == std::string::npos ? first : rank(item.substr(dash + 1));
-    if (last < first) throw InputError("--trace-chips: range '" + item + "' runs backwards");
-    for (int r = first; r <= last; ++r) out.push_back(r);
-  }
-  if (out.empty()) throw InputError("--trace-chips: no chip given (expected ranks such as 0-7,72)");
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 void write_chrome_trace(OutputFile& out, const PreparedJob& job, const SimResult& result,
                         const LinkStats* links, const nlohmann::json& run, const TraceOptions& o) {
   const Topology& t = *job.topology;

@@ -38,8 +38,6 @@ struct TraceOptions {
 
 // "--trace-window FROM:TO" (times with units, "10us:2ms"; either side may be empty).
 void parse_trace_window(const std::string& text, TraceOptions& options);
-// "--trace-chips 0-7,72": ranks and inclusive ranges, each below `chips`.
-std::vector<int> parse_chip_list(const std::string& text, int chips);
 
 // Writes the trace of a run recorded with RunOptions::record. `links`: the run's link statistics (their
 // counters), or nullptr for none.

@@ -6,6 +6,7 @@
 #include "collectives/schedule.hpp"
 #include "topology/errors.hpp"
 #include "topology/suggest.hpp"
+#include "workloads/groups.hpp"
 #include "workloads/memory_guard.hpp"
 #include "workloads/traffic_matrix_file.hpp"
 
@@ -42,14 +43,15 @@ int dtype_size(const std::string& dtype) {
   throw InputError(unknown_name_message("dtype", dtype, known));
 }
 
-CostInput PreparedJob::cost_input() const {
+CostInput PreparedJob::cost_input(int group) const {
   const ParamSet& params = topology->params();
   return CostInput{*routes,
-                   p(),
+                   group_size(),
                    job.bytes,
                    params.number("transfer_overhead"),
                    params.optional_rate("reduce_bandwidth"),
-                   traffic.get()};
+                   traffic.get(),
+                   groups.empty() ? std::vector<int>{} : groups.at(group)};
 }
 
 namespace {
@@ -118,19 +120,25 @@ PreparedJob prepare(const CollectiveJob& job) {
     prepared.routes = std::make_unique<Routes>(*prepared.topology);
   };
   build();
+  prepared.groups = resolve_groups(job.groups, job.layout, *prepared.topology);
+  const std::string chips_of =
+      prepared.groups.empty() ? "topology '" + job.topology + "' has" : "its groups have";
   if (alltoallv) {
     if (!prepared.traffic)
-      prepared.traffic = std::make_unique<TrafficMatrix>(TrafficMatrix::uniform(job.bytes, prepared.p()));
-    if (prepared.traffic->p() != prepared.p())
+      prepared.traffic =
+          std::make_unique<TrafficMatrix>(TrafficMatrix::uniform(job.bytes, prepared.group_size()));
+    if (prepared.traffic->p() != prepared.group_size())
       throw InputError("traffic matrix '" + job.traffic_matrix + "' is " +
                        std::to_string(prepared.traffic->p()) + " x " + std::to_string(prepared.traffic->p()) +
-                       " but topology '" + job.topology + "' has " + std::to_string(prepared.p()) + " chips");
+                       " but " + chips_of + " " + std::to_string(prepared.group_size()) + " chips");
     prepared.job.bytes = prepared.traffic->busiest_load();  // all-to-allv's size
   }
   prepared.entry = candidates.front();
-  if (schedule && schedule->chips != prepared.p())
+  if (schedule && schedule->chips != prepared.group_size())
     throw InputError(schedule->source + ": the schedule is for " + std::to_string(schedule->chips) +
-                     " chips, but topology " + job.topology + " has " + std::to_string(prepared.p()));
+                     " chips, but " +
+                     (prepared.groups.empty() ? "topology " + job.topology + " has" : chips_of) + " " +
+                     std::to_string(prepared.group_size()));
   if (job.algorithm == "auto") {
     // Each candidate with its own defaults unless the user set them; candidates that cannot run here
     // (switch-reduce without reducing switches) are left out.
@@ -147,6 +155,7 @@ PreparedJob prepare(const CollectiveJob& job) {
       } catch (const InputError&) {
         continue;
       }
+      if (!prepared.groups.empty() && !candidate->runs_on_groups()) continue;
       prepared.auto_ranking.emplace_back(entry->name, candidate->model_s(prepared.cost_input()));
     }
     if (prepared.auto_ranking.empty())
@@ -160,6 +169,10 @@ PreparedJob prepare(const CollectiveJob& job) {
     build();
   }
   prepared.algorithm = make_placed(*prepared.entry, *prepared.topology);
+  if (!prepared.groups.empty() && !prepared.algorithm->runs_on_groups())
+    throw InputError("algorithm " + prepared.entry->name +
+                     " follows the whole topology's structure and does not "
+                     "run on --groups; choose another (ultrasim list algorithms)");
   prepared.faults = plan_faults(job.faults, *prepared.topology);
   return prepared;
 }
@@ -168,12 +181,15 @@ Metrics compute_metrics(const PreparedJob& prepared, double time_s) {
   Metrics m;
   m.time_s = time_s;
   m.count = prepared.job.bytes / dtype_size(prepared.job.dtype);
-  CostInput in = prepared.cost_input();
-  m.model_s = prepared.algorithm->model_s(in);
-  m.bound_s = lower_bound_s(prepared.collective->kind, in);
+  // With groups: the slowest group alone (contention between groups is left to the simulation).
+  for (int g = 0; g < std::max<int>(1, static_cast<int>(prepared.groups.size())); ++g) {
+    CostInput in = prepared.cost_input(g);
+    m.model_s = std::max(m.model_s, prepared.algorithm->model_s(in));
+    m.bound_s = std::max(m.bound_s, lower_bound_s(prepared.collective->kind, in));
+  }
   if (time_s > 0) {
     m.algbw_GBps = static_cast<double>(prepared.job.bytes) / time_s / 1e9;
-    m.busbw_GBps = *m.algbw_GBps * prepared.collective->busbw_factor(prepared.p());
+    m.busbw_GBps = *m.algbw_GBps * prepared.collective->busbw_factor(prepared.group_size());
   }
   return m;
 }

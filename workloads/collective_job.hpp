@@ -28,6 +28,9 @@ struct CollectiveJob {
   std::string traffic_matrix = {};
   // --fault specs (workloads/faults.hpp), applied in the order given; empty: a fault-free run.
   std::vector<std::string> faults = {};
+  // --groups and --layout (workloads/groups.hpp): run the collective on every group of chips at once;
+  // empty: on every chip.
+  std::string groups = {}, layout = {};
 };
 
 // Parameters of the simulation model itself (not of a topology), settable with --set.
@@ -53,8 +56,13 @@ struct PreparedJob {
   // job.faults resolved against the topology (empty plan without faults). model_s and bound_s stay
   // those of the fault-free fabric.
   FaultPlan faults;
-  CostInput cost_input() const;
+  // The groups the collective runs on (workloads/groups.hpp), all of one size; empty: one, every chip.
+  std::vector<std::vector<int>> groups;
+  // The cost input of group `group` (its chips as members), or of every chip without groups.
+  CostInput cost_input(int group = 0) const;
   int p() const { return topology->chip_count(); }
+  // The collective's chip count: a group's size, or p().
+  int group_size() const { return groups.empty() ? p() : static_cast<int>(groups.front().size()); }
 };
 
 // Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set), a

@@ -1,0 +1,132 @@
+#include "workloads/groups.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "topology/errors.hpp"
+#include "topology/units.hpp"
+
+namespace ultrasim {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, separator);) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+std::vector<int> parse_chip_list(const std::string& text, int chips, const std::string& what) {
+  std::vector<int> out;
+  auto rank = [&](const std::string& item) {
+    const long r = item == "0" ? 0 : parse_count(item);
+    if (r >= chips)
+      throw InputError(what + ": chip " + item + " is not on this topology (its ranks are 0-" +
+                       std::to_string(chips - 1) + ")");
+    return static_cast<int>(r);
+  };
+  for (const std::string& item : split(text, ',')) {
+    const auto dash = item.find('-');
+    const int first = rank(item.substr(0, dash));
+    const int last = dash == std::string::npos ? first : rank(item.substr(dash + 1));
+    if (last < first) throw InputError(what + ": range '" + item + "' runs backwards");
+    for (int r = first; r <= last; ++r) out.push_back(r);
+  }
+  if (out.empty()) throw InputError(what + ": no chip given (expected ranks such as 0-7,72)");
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+ParallelLayout parse_layout(const std::string& text, int chips) {
+  ParallelLayout layout;
+  bool dp_given = false;
+  for (const std::string& item : split(text, ',')) {
+    const auto eq = item.find('=');
+    const std::string axis = item.substr(0, eq);
+    if (eq == std::string::npos || (axis != "tp" && axis != "ep" && axis != "dp" && axis != "pp"))
+      throw InputError("--layout '" + text + "': expected AXIS=N for axes tp, ep, dp, pp (e.g. tp=4,dp=36)");
+    const int n = static_cast<int>(parse_count(item.substr(eq + 1)));
+    (axis == "tp" ? layout.tp : axis == "ep" ? layout.ep : axis == "dp" ? layout.dp : layout.pp) = n;
+    dp_given = dp_given || axis == "dp";
+  }
+  const long others = static_cast<long>(layout.tp) * layout.ep * layout.pp;
+  if (!dp_given && others > 0 && chips % others == 0) layout.dp = static_cast<int>(chips / others);
+  if (others * layout.dp != chips)
+    throw InputError("--layout '" + text + "': tp x ep x dp x pp = " + std::to_string(others * layout.dp) +
+                     ", but the topology has " + std::to_string(chips) + " chips");
+  return layout;
+}
+
+std::vector<std::vector<int>> resolve_groups(const std::string& spec, const std::string& layout_text,
+                                             const Topology& topology) {
+  const int p = topology.chip_count();
+  std::vector<std::vector<int>> groups;
+  if (spec.empty()) {
+    if (!layout_text.empty())
+      throw InputError("--layout needs --groups tp|ep|dp|pp to say which axis groups");
+    return groups;
+  }
+  const bool axis = spec == "tp" || spec == "ep" || spec == "dp" || spec == "pp";
+  if (!layout_text.empty() && !axis)
+    throw InputError("--layout applies to --groups tp|ep|dp|pp, not " + spec);
+  if (spec == "server" || spec == "rack" || spec == "domain") {
+    std::map<int, std::vector<int>> by_level;
+    for (int r = 0; r < p; ++r) {
+      const Node& node = topology.node(topology.chip(r));
+      const int level = spec == "server" ? node.server : spec == "rack" ? node.rack : node.domain;
+      if (level < 0)
+        throw InputError("--groups " + spec + ": topology " + topology.spec() + " has no " + spec + "s");
+      by_level[level].push_back(r);
+    }
+    for (auto& [level, chips] : by_level) groups.push_back(std::move(chips));
+  } else if (spec.starts_with("blocks:")) {
+    const int n = static_cast<int>(parse_count(spec.substr(7)));
+    if (p % n != 0)
+      throw InputError("--groups " + spec + ": " + std::to_string(p) + " chips do not split into blocks of " +
+                       std::to_string(n));
+    for (int first = 0; first < p; first += n) {
+      groups.emplace_back();
+      for (int r = first; r < first + n; ++r) groups.back().push_back(r);
+    }
+  } else if (axis) {
+    if (layout_text.empty()) throw InputError("--groups " + spec + " needs --layout tp=T,ep=E,dp=D,pp=P");
+    const ParallelLayout l = parse_layout(layout_text, p);
+    const int size = spec == "tp" ? l.tp : spec == "ep" ? l.ep : spec == "dp" ? l.dp : l.pp;
+    for (int pp = 0; pp < (spec == "pp" ? 1 : l.pp); ++pp)
+      for (int dp = 0; dp < (spec == "dp" ? 1 : l.dp); ++dp)
+        for (int ep = 0; ep < (spec == "ep" ? 1 : l.ep); ++ep)
+          for (int tp = 0; tp < (spec == "tp" ? 1 : l.tp); ++tp) {
+            groups.emplace_back();
+            for (int i = 0; i < size; ++i)
+              groups.back().push_back(l.rank(spec == "tp" ? i : tp, spec == "ep" ? i : ep,
+                                             spec == "dp" ? i : dp, spec == "pp" ? i : pp));
+          }
+    std::sort(groups.begin(), groups.end());
+  } else if (spec.starts_with("chips:")) {
+    for (const std::string& list : split(spec.substr(6), '/'))
+      groups.push_back(parse_chip_list(list, p, "--groups"));
+  } else {
+    throw InputError(
+        "--groups '" + spec +
+        "': expected server, rack, domain, blocks:N, tp, ep, dp, pp (with --layout) or chips:LIST/LIST");
+  }
+  std::vector<bool> taken(p, false);
+  for (const auto& group : groups) {
+    if (group.size() != groups.front().size())
+      throw InputError("--groups " + spec + ": groups of " + std::to_string(groups.front().size()) + " and " +
+                       std::to_string(group.size()) + " chips; every group must have the same size");
+    for (int r : group) {
+      if (taken[r])
+        throw InputError("--groups " + spec + ": chip " + std::to_string(r) + " is in two groups");
+      taken[r] = true;
+    }
+  }
+  if (groups.front().size() < 2) throw InputError("--groups " + spec + ": a group needs at least 2 chips");
+  return groups;
+}
+
+}  // namespace ultrasim
