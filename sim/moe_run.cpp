@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "sim/link_stats.hpp"
 #include "sim/output_file.hpp"
@@ -39,14 +41,23 @@ MoeRouting install_batch(PreparedJob& prepared, const MoeConfig& config, const P
   return routing;
 }
 
-// The layer time of batch `batch`, simulated in a child process (SimGrid runs once per process); nullopt
-// if that run failed.
-std::optional<double> batch_time_in_child(PreparedJob& prepared, const MoeConfig& config, const ParamSet& moe,
-                                          int batch, Engine engine) {
+// A batch simulated in a child process (SimGrid runs once per process): its layer time comes back
+// through a pipe.
+struct BatchChild {
+  pid_t pid = -1;
+  int fd = -1;
+};
+
+BatchChild start_batch(PreparedJob& prepared, const MoeConfig& config, const ParamSet& moe, int batch,
+                       Engine engine) {
   int fds[2];
-  if (pipe(fds) != 0) return std::nullopt;
+  if (pipe(fds) != 0) return {};
   const pid_t child = fork();
-  if (child < 0) return std::nullopt;
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return {};
+  }
   if (child == 0) {
     close(fds[0]);
     int status = 1;
@@ -62,13 +73,43 @@ std::optional<double> batch_time_in_child(PreparedJob& prepared, const MoeConfig
     _exit(status);
   }
   close(fds[1]);
+  return {child, fds[0]};
+}
+
+// Its layer time; nullopt if the run failed.
+std::optional<double> finish_batch(const BatchChild& child) {
+  if (child.pid < 0) return std::nullopt;
   double time = -1;
-  const bool got = read(fds[0], &time, sizeof time) == sizeof time;
-  close(fds[0]);
+  const bool got = read(child.fd, &time, sizeof time) == sizeof time;
+  close(child.fd);
   int status = 0;
-  waitpid(child, &status, 0);
+  waitpid(child.pid, &status, 0);
   if (!got || time < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
   return time;
+}
+
+// Batches 1..n-1, as many at once as there are cores, in batch order.
+std::vector<double> batch_times(PreparedJob& prepared, const MoeConfig& config, const ParamSet& moe, int n,
+                                Engine engine) {
+  const std::size_t jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<double> times;
+  std::deque<std::pair<int, BatchChild>> running;
+  auto collect = [&] {
+    const auto [batch, child] = running.front();
+    running.pop_front();
+    const auto time = finish_batch(child);
+    if (!time) {
+      while (!running.empty()) finish_batch(running.front().second), running.pop_front();
+      throw SimulationError("MoE batch " + std::to_string(batch) + " failed to simulate");
+    }
+    times.push_back(*time);
+  };
+  for (int b = 1; b < n; ++b) {
+    if (running.size() >= jobs) collect();
+    running.emplace_back(b, start_batch(prepared, config, moe, b, engine));
+  }
+  while (!running.empty()) collect();
+  return times;
 }
 
 // Whether the records carry exactly the dispatch and combine matrices (cancelled flows aside): every
@@ -116,12 +157,7 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   // Further batches first, each in a child (before this process runs its own simulation). The uniform
   // router routes every batch alike: one simulation stands for all.
   std::vector<double> times;
-  if (config.router == "random")
-    for (int b = 1; b < config.batches; ++b) {
-      const auto time = batch_time_in_child(prepared, config, moe, b, engine);
-      if (!time) throw SimulationError("MoE batch " + std::to_string(b) + " failed to simulate");
-      times.push_back(*time);
-    }
+  if (config.router == "random") times = batch_times(prepared, config, moe, config.batches, engine);
 
   const MoeRouting routing = install_batch(prepared, config, moe, 0);
   const TrafficMatrix dispatch = *prepared.traffic;
