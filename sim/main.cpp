@@ -535,6 +535,9 @@ int main(int argc, char** argv) {
   moe->add_option("--combine-dtype", mc.combine_dtype, "element of combined outputs (default bfloat16)");
   moe->add_option("--weight-dtype", mc.weight_dtype, "element of expert weights (default float8)");
   moe->add_option("--micro-chunks", mc.micro_chunks, "pipeline the layer in this many chunks (default 1)");
+  moe->add_option("--replicate-hot", mc.replicate_hot,
+                  "give the K most popular experts --replicas replicas each");
+  moe->add_option("--replicas", mc.replicas, "replicas per hot expert (default 1)");
   moe->add_option("--batches", mc.batches, "batches, routing drawn afresh each (random): p50/p99/max");
   moe->add_option("--seed", moe_args.seed, "random seed of the router (default 0)");
   moe->add_option("--set", moe_args.sets, "override a parameter, name=value (topology, model, chip, price)");

@@ -254,6 +254,8 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   out["combine_dtype"] = config.combine_dtype;
   out["weight_dtype"] = config.weight_dtype;
   out["micro_chunks"] = config.micro_chunks;
+  out["replicate_hot"] = config.replicate_hot;
+  out["replicas"] = config.replicas;
   out["batches"] = config.batches;
   out["seed"] = config.seed;
   out["layer_time_s"] = time;

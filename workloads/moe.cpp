@@ -97,6 +97,7 @@ void MoeConfig::validate() const {
   if (top_k < 1 || top_k > experts)
     throw InputError("--top-k " + std::to_string(top_k) + " must be between 1 and the experts (" +
                      std::to_string(experts) + ")");
+  if (replicas < 1) throw InputError("--replicas must be at least 1");
   if (tokens_per_chip < 1) throw InputError("--tokens-per-chip must be at least 1");
   if (hidden < 1) throw InputError("--hidden must be at least 1");
   if (router != "uniform" && router != "random")
@@ -108,14 +109,17 @@ void MoeConfig::validate() const {
   if (capacity_factor && !(*capacity_factor > 0))
     throw InputError("--capacity-factor must be > 0 (or 'unlimited')");
   if (micro_chunks < 1) throw InputError("--micro-chunks must be at least 1");
+  if (replicate_hot < 0 || replicate_hot > experts)
+    throw InputError("--replicate-hot " + std::to_string(replicate_hot) +
+                     " must be between 0 and the experts (" + std::to_string(experts) + ")");
   if (batches < 1 || batches > 100000) throw InputError("--batches must be between 1 and 100000");
   for (const std::string* dtype : {&dispatch_dtype, &combine_dtype, &weight_dtype}) dtype_size(*dtype);
 }
 
 std::uint64_t MoeRouting::copies_on(int chip) const {
   std::uint64_t total = 0;
-  for (int e = 0; e < experts; ++e)
-    if (owner[e] == chip) total += expert_load[e];
+  for (std::size_t i = 0; i < instance_chip.size(); ++i)
+    if (instance_chip[i] == chip) total += instance_load[i];
   return total;
 }
 
@@ -135,20 +139,53 @@ std::vector<double> expert_weights(const MoeConfig& config) {
   return w;
 }
 
+void place_replicas(MoeRouting& r, const std::vector<double>& w, int hot, int replicas) {
+  const int E = static_cast<int>(r.owner.size());
+  r.instance_chip = r.owner;
+  r.instance_expert.resize(E);
+  std::iota(r.instance_expert.begin(), r.instance_expert.end(), 0);
+  std::vector<double> load(r.p, 0.0);  // expected share of the copies per chip
+  for (int e = 0; e < E; ++e) load[r.owner[e]] += w[e];
+  std::vector<int> order(E);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return w[a] > w[b]; });
+  for (int n = 0; n < std::min(hot, E); ++n) {
+    const int e = order[n];
+    std::vector<int> homes{r.owner[e]};
+    for (int k = 0; k < replicas && static_cast<int>(homes.size()) < r.p; ++k) {
+      int best = -1;
+      for (int c = 0; c < r.p; ++c)
+        if (std::find(homes.begin(), homes.end(), c) == homes.end() && (best < 0 || load[c] < load[best]))
+          best = c;
+      const double h = static_cast<double>(homes.size());
+      for (int c : homes) load[c] -= w[e] / h - w[e] / (h + 1);  // each home's share: w/h -> w/(h+1)
+      load[best] += w[e] / (h + 1);
+      homes.push_back(best);
+      r.instance_chip.push_back(best);
+      r.instance_expert.push_back(e);
+    }
+  }
+}
+
 MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
   const int E = config.experts, k = config.top_k;
   const std::uint64_t N = config.tokens_per_chip;
   MoeRouting r;
   r.p = p, r.experts = E;
   r.owner = place_experts(E, p);
+  const std::vector<double> w = expert_weights(config);
+  place_replicas(r, w, config.replicate_hot, config.replicas);
+  const int I = static_cast<int>(r.instance_chip.size());
+  std::vector<std::vector<int>> homes(E);  // expert -> its instances (home first)
+  for (int i = 0; i < I; ++i) homes[r.instance_expert[i]].push_back(i);
   r.copies.assign(p, std::vector<std::uint64_t>(E, 0));
+  r.instance_copies.assign(p, std::vector<std::uint64_t>(I, 0));
   r.dispatch_tokens.assign(p, std::vector<std::uint64_t>(p, 0));
   r.expert_load.assign(E, 0);
   r.routed = N * static_cast<std::uint64_t>(k) * static_cast<std::uint64_t>(p);
   if (config.capacity_factor)
     r.capacity = static_cast<std::uint64_t>(
         std::ceil(*config.capacity_factor * static_cast<double>(r.routed) / E - 1e-9));
-  const std::vector<double> w = expert_weights(config);
 
   if (config.router == "uniform") {
     const std::vector<double> share = capped_shares(w, static_cast<double>(N), k);
@@ -163,12 +200,20 @@ MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
         for (int s = 0; s < p; ++s) r.copies[s][e] = kept[s];
       }
     }
+    // An expert's copies split evenly over its instances (largest remainder, rotated by sender).
+    for (int s = 0; s < p; ++s)
+      for (int e = 0; e < E; ++e) {
+        const auto parts = round_to_total(
+            std::vector<double>(homes[e].size(), static_cast<double>(r.copies[s][e]) / homes[e].size()),
+            r.copies[s][e], s + e);
+        for (std::size_t h = 0; h < homes[e].size(); ++h) r.instance_copies[s][homes[e][h]] = parts[h];
+      }
     for (int s = 0; s < p; ++s)
       for (int c = 0; c < p; ++c) {
         double sum = 0;
-        int held = 0;  // experts on c
-        for (int e = 0; e < E; ++e)
-          if (r.owner[e] == c) sum += static_cast<double>(r.copies[s][e]), ++held;
+        int held = 0;  // expert instances on c
+        for (int i = 0; i < I; ++i)
+          if (r.instance_chip[i] == c) sum += static_cast<double>(r.instance_copies[s][i]), ++held;
         double tokens = sum;
         if (config.dedup && held > 1) {
           // P(none of a token's k picks on c), drawing without replacement: q = c's share of the picks.
@@ -210,7 +255,9 @@ MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
           if (r.capacity && arrived[e] >= *r.capacity) continue;  // dropped
           ++arrived[e];
           ++r.copies[s][e];
-          const int c = r.owner[e];
+          const int i = homes[e][(t + static_cast<std::uint64_t>(s)) % homes[e].size()];  // alternate homes
+          ++r.instance_copies[s][i];
+          const int c = r.instance_chip[i];
           if (!config.dedup ||
               std::find(chips_of_token.begin(), chips_of_token.end(), c) == chips_of_token.end()) {
             chips_of_token.push_back(c);
@@ -222,6 +269,9 @@ MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
   std::uint64_t kept = 0;
   for (int s = 0; s < p; ++s)
     for (int e = 0; e < E; ++e) r.expert_load[e] += r.copies[s][e], kept += r.copies[s][e];
+  r.instance_load.assign(I, 0);
+  for (int s = 0; s < p; ++s)
+    for (int i = 0; i < I; ++i) r.instance_load[i] += r.instance_copies[s][i];
   r.dropped = r.routed - kept;
   return r;
 }
@@ -252,9 +302,9 @@ ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfi
   const double F = static_cast<double>(config.ffn == 0 ? config.hidden : config.ffn);
   const MoeSizes sizes = moe_sizes(config);
   double copies = 0, weights = 0;
-  for (int e = 0; e < routing.experts; ++e)
-    if (routing.owner[e] == chip && routing.expert_load[e] > 0) {
-      copies += static_cast<double>(routing.expert_load[e]);
+  for (std::size_t i = 0; i < routing.instance_chip.size(); ++i)
+    if (routing.instance_chip[i] == chip && routing.instance_load[i] > 0) {
+      copies += static_cast<double>(routing.instance_load[i]);
       weights += 3 * H * F * static_cast<double>(sizes.weight);
     }
   ExpertCompute out;
@@ -330,7 +380,8 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
       "workload",        "description",     "topology", "experts",        "top_k",
       "tokens_per_chip", "hidden",          "ffn",      "router",         "zipf",
       "expert_load",     "capacity_factor", "dedup",    "dispatch_dtype", "combine_dtype",
-      "weight_dtype",    "micro_chunks",    "batches",  "seed",           "set"};
+      "weight_dtype",    "micro_chunks",    "batches",  "seed",           "set",
+      "replicate_hot",   "replicas"};
   for (const auto& [key, value] : w.items())
     if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end())
       throw InputError(where + ": unknown field '" + key + "'");
@@ -398,6 +449,12 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
   text("weight_dtype", c.weight_dtype);
   integer("micro_chunks", c.micro_chunks, false);
   integer("batches", c.batches, false);
+  integer("replicas", c.replicas, false);
+  if (const auto* v = field("replicate_hot")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+      throw InputError(where + ": field 'replicate_hot' must be an integer >= 0");
+    c.replicate_hot = static_cast<int>(std::min<std::int64_t>(v->get<std::int64_t>(), 1 << 30));
+  }
   if (const auto* v = field("seed")) {
     if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
       throw InputError(where + ": field 'seed' must be an integer >= 0");

@@ -3,11 +3,11 @@
 // chip's expert compute as a roofline, and the energy and cost of the layer. Free of SimGrid: the
 // simulation of dispatch -> experts -> combine is the MoeLayer program (moe_layer.hpp) run by sim/.
 //
-// Placement: expert e lives on chip owner(e): contiguous blocks, chip c holding experts
-// [first(c), first(c+1)) with the first E mod p chips holding one more (even_chunks). E < p leaves the
-// last chips without experts.
-// Popularity: expert e's weight is w_e ∝ 1 / (e + 1)^s (Zipf, s = 0 uniform): the hottest experts are
-// the lowest numbered, on chip 0 (the worst case of contiguous placement); a measured load vector
+// Placement: expert e lives on chip owner(e) (optional replicas of the hottest: place_replicas): contiguous
+// blocks, chip c holding experts [first(c), first(c+1)) with the first E mod p chips holding one more
+// (even_chunks). E < p leaves the last chips without experts. Popularity: expert e's weight is w_e ∝ 1 / (e +
+// 1)^s (Zipf, s = 0 uniform): the hottest experts are the lowest numbered, on chip 0 (the worst case of
+// contiguous placement); a measured load vector
 // (--expert-load FILE) gives any other weights.
 // Routing (`router`):
 //   uniform  the expected split, deterministic: chip s gives expert e a_se = N k w_e token copies
@@ -63,6 +63,8 @@ struct MoeConfig {
   std::string weight_dtype = "float8";     // element of the expert weights read from HBM
   int micro_chunks = 1;                    // dispatch/compute/combine pipelined in this many chunks
   int batches = 1;                         // routings drawn afresh (random) for the latency tail
+  int replicate_hot = 0;                   // the K most popular experts get `replicas` replicas each
+  int replicas = 1;
   std::uint64_t seed = 0;
   std::vector<std::pair<std::string, std::string>> overrides;  // --set: topology, model and moe_params()
   // Checks ranges and names; throws InputError naming the option and what it expects.
@@ -74,7 +76,11 @@ std::vector<ParamSpec> moe_params();
 
 struct MoeRouting {
   int p = 0, experts = 0;
-  std::vector<int> owner;                                   // expert -> chip
+  std::vector<int> owner;  // expert -> its home chip
+  // Instances: every expert at its home (instance e = expert e), then the replicas of hot experts.
+  std::vector<int> instance_chip, instance_expert;
+  std::vector<std::vector<std::uint64_t>> instance_copies;  // [chip][instance]: token copies it serves
+  std::vector<std::uint64_t> instance_load;                 // per instance: copies (all senders)
   std::vector<std::vector<std::uint64_t>> copies;           // [chip][expert]: token copies kept
   std::vector<std::uint64_t> expert_load;                   // per expert: copies kept (all senders)
   std::vector<std::vector<std::uint64_t>> dispatch_tokens;  // [src][dst]: tokens sent (own on diagonal)
@@ -86,6 +92,12 @@ struct MoeRouting {
 
 // The expert -> chip placement (contiguous blocks, see above).
 std::vector<int> place_experts(int experts, int p);
+// Replicas (`replicate_hot` K, `replicas` R): the K heaviest experts (by weight `w`, ties to the lower
+// number), in that order, each get R replicas, one at a time on the chip whose expected share of the
+// copies is the lowest then (ties to the lower rank; never a chip that already holds the expert), and
+// their copies split evenly over the homes (uniform: each sender's share, largest remainder; random: by
+// token, in turn). Capacity stays per expert.
+void place_replicas(MoeRouting& routing, const std::vector<double>& w, int hot, int replicas);
 // The popularity weights (normalised to sum 1).
 std::vector<double> expert_weights(const MoeConfig& config);
 // Routes one batch; `batch` varies the random router's seed (batch b draws with seed + b).

@@ -83,6 +83,15 @@ TEST_CASE("a capacity factor drops exactly the copies over capacity, and the lay
   CHECK(unlimited["imbalance"].get<double>() == 2);  // 16 of 32 copies on chip 0: twice the mean
 }
 
+TEST_CASE("replicas of the hottest experts relieve the chip that holds them") {
+  json plain = moe_json(with(kSwitch8, {"--zipf", "1.5"})),
+       replicated = moe_json(with(kSwitch8, {"--zipf", "1.5", "--replicate-hot", "4"}));
+  CHECK(replicated["verified"] == true);
+  CHECK(replicated["imbalance"].get<double>() < plain["imbalance"].get<double>());
+  CHECK(replicated["layer_time_s"].get<double>() < plain["layer_time_s"].get<double>());
+  CHECK(replicated["replicas"] == 3);
+}
+
 TEST_CASE("the straggler's expert time is its roofline on both sides of the ridge") {
   const double peak = 2.517e15 * 0.6, hbm = 4.9e12, weights = 3.0 * 2048 * 1024;  // H 2048, F 1024, float8
   for (const char* tokens : {"4", "65536"}) {

@@ -202,3 +202,25 @@ TEST_CASE("workload files name the field at fault") {
   missing.erase("hidden");
   CHECK_THAT(error_of(missing), Catch::Contains("missing field 'hidden'"));
 }
+
+TEST_CASE("a hot expert's replica goes to the least-loaded chip and takes half its copies") {
+  // Loads 4:2:1:1 on chips 0-3 (one expert each): chips 2 and 3 tie lowest, so expert 0's replica goes
+  // to chip 2; each sender's 4 copies of expert 0 split 2 and 2.
+  MoeConfig c = layer(4, 1, 8, 64);
+  c.expert_load = {4, 2, 1, 1};
+  c.replicate_hot = 1;
+  const MoeRouting r = route_tokens(c, 4, 0);
+  CHECK(r.instance_chip == std::vector<int>{0, 1, 2, 3, 2});
+  CHECK(r.instance_expert == std::vector<int>{0, 1, 2, 3, 0});
+  CHECK(r.instance_load == std::vector<std::uint64_t>{8, 8, 4, 4, 8});
+  CHECK(r.copies_on(0) == 8);
+  CHECK(r.copies_on(2) == 12);
+  CHECK(r.expert_load[0] == 16);  // the expert's copies, both homes together
+  // Random routing alternates a token between the two homes.
+  c.router = "random";
+  c.expert_load = {1, 0, 0, 0};
+  const MoeRouting drawn = route_tokens(c, 4, 0);
+  CHECK(drawn.instance_load[0] == 16);
+  CHECK(drawn.instance_load[4] == 16);
+  CHECK(drawn.instance_chip[4] == 1);  // all load on chip 0: chip 1 is the first of the idle ones
+}
