@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 
@@ -93,13 +94,15 @@ std::vector<ParamSpec> moe_params() {
 }
 
 void MoeConfig::validate() const {
-  if (experts < 1) throw InputError("--experts must be at least 1");
+  if (experts < 1 || experts > (1 << 20)) throw InputError("--experts must be between 1 and 1048576");
   if (top_k < 1 || top_k > experts)
     throw InputError("--top-k " + std::to_string(top_k) + " must be between 1 and the experts (" +
                      std::to_string(experts) + ")");
   if (replicas < 1) throw InputError("--replicas must be at least 1");
-  if (tokens_per_chip < 1) throw InputError("--tokens-per-chip must be at least 1");
-  if (hidden < 1) throw InputError("--hidden must be at least 1");
+  if (tokens_per_chip < 1 || tokens_per_chip > (1u << 30))
+    throw InputError("--tokens-per-chip must be between 1 and 1073741824");
+  if (hidden < 1 || hidden > (1u << 24)) throw InputError("--hidden must be between 1 and 16777216");
+  if (ffn > (1u << 24)) throw InputError("--ffn must be at most 16777216");
   if (router != "uniform" && router != "random")
     throw InputError("--router '" + router + "': expected uniform or random");
   if (!(zipf >= 0) || !std::isfinite(zipf)) throw InputError("--zipf must be a number >= 0");
@@ -108,7 +111,7 @@ void MoeConfig::validate() const {
                      " values; expected one per expert (" + std::to_string(experts) + ")");
   if (capacity_factor && !(*capacity_factor > 0))
     throw InputError("--capacity-factor must be > 0 (or 'unlimited')");
-  if (micro_chunks < 1) throw InputError("--micro-chunks must be at least 1");
+  if (micro_chunks < 1 || micro_chunks > 1024) throw InputError("--micro-chunks must be between 1 and 1024");
   if (replicate_hot < 0 || replicate_hot > experts)
     throw InputError("--replicate-hot " + std::to_string(replicate_hot) +
                      " must be between 0 and the experts (" + std::to_string(experts) + ")");
@@ -183,9 +186,11 @@ MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
   r.dispatch_tokens.assign(p, std::vector<std::uint64_t>(p, 0));
   r.expert_load.assign(E, 0);
   r.routed = N * static_cast<std::uint64_t>(k) * static_cast<std::uint64_t>(p);
-  if (config.capacity_factor)
-    r.capacity = static_cast<std::uint64_t>(
-        std::ceil(*config.capacity_factor * static_cast<double>(r.routed) / E - 1e-9));
+  if (config.capacity_factor) {  // a capacity no expert can reach is no limit (and must not overflow)
+    const double capacity = std::ceil(*config.capacity_factor * static_cast<double>(r.routed) / E - 1e-9);
+    if (capacity < static_cast<double>(r.routed))
+      r.capacity = static_cast<std::uint64_t>(std::max(capacity, 0.0));
+  }
 
   if (config.router == "uniform") {
     const std::vector<double> share = capped_shares(w, static_cast<double>(N), k);
@@ -394,7 +399,8 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
       if (required) throw InputError(where + ": missing field '" + key + "' (a positive integer)");
       return;
     }
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 1)
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 1 ||
+        v->get<std::int64_t>() > std::numeric_limits<std::remove_reference_t<decltype(out)>>::max() / 2)
       throw InputError(where + ": field '" + key + "' must be a positive integer");
     out = static_cast<std::remove_reference_t<decltype(out)>>(v->get<std::uint64_t>());
   };
