@@ -1,8 +1,5 @@
 #include "sim/moe_run.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -41,72 +38,31 @@ MoeRouting install_batch(PreparedJob& prepared, const MoeConfig& config, const P
   return routing;
 }
 
-// A batch simulated in a child process (SimGrid runs once per process): its layer time comes back
-// through a pipe.
-struct BatchChild {
-  pid_t pid = -1;
-  int fd = -1;
-};
-
-BatchChild start_batch(PreparedJob& prepared, const MoeConfig& config, const ParamSet& moe, int batch,
-                       Engine engine) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const pid_t child = fork();
-  if (child < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return {};
-  }
-  if (child == 0) {
-    close(fds[0]);
-    int status = 1;
-    try {
-      install_batch(prepared, config, moe, batch);
-      RunOptions options;
-      options.engine = engine;
-      const SimResult result = simulate(prepared, options);
-      const double time = result.verdict.wrong == 0 ? result.time_s : -1;
-      status = write(fds[1], &time, sizeof time) == sizeof time ? 0 : 1;
-    } catch (...) {
-    }
-    _exit(status);
-  }
-  close(fds[1]);
-  return {child, fds[0]};
-}
-
-// Its layer time; nullopt if the run failed.
-std::optional<double> finish_batch(const BatchChild& child) {
-  if (child.pid < 0) return std::nullopt;
-  double time = -1;
-  const bool got = read(child.fd, &time, sizeof time) == sizeof time;
-  close(child.fd);
-  int status = 0;
-  waitpid(child.pid, &status, 0);
-  if (!got || time < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return time;
-}
-
 // Batches 1..n-1, as many at once as there are cores, in batch order.
 std::vector<double> batch_times(PreparedJob& prepared, const MoeConfig& config, const ParamSet& moe, int n,
                                 Engine engine) {
   const std::size_t jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<double> times;
-  std::deque<std::pair<int, BatchChild>> running;
+  std::deque<std::pair<int, ChildRun>> running;
   auto collect = [&] {
-    const auto [batch, child] = running.front();
+    auto [batch, child] = running.front();
     running.pop_front();
-    const auto time = finish_batch(child);
-    if (!time) {
-      while (!running.empty()) finish_batch(running.front().second), running.pop_front();
+    const auto time = child.finish();
+    if (!time || *time < 0) {
+      for (auto& other : running) other.second.finish();
       throw SimulationError("MoE batch " + std::to_string(batch) + " failed to simulate");
     }
     times.push_back(*time);
   };
   for (int b = 1; b < n; ++b) {
     if (running.size() >= jobs) collect();
-    running.emplace_back(b, start_batch(prepared, config, moe, b, engine));
+    running.emplace_back(b, ChildRun::start([&, b] {  // its layer time; -1 if it did not verify
+                           install_batch(prepared, config, moe, b);
+                           RunOptions options;
+                           options.engine = engine;
+                           const SimResult result = simulate(prepared, options);
+                           return result.verdict.wrong == 0 ? result.time_s : -1.0;
+                         }));
   }
   while (!running.empty()) collect();
   return times;

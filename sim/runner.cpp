@@ -247,32 +247,52 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   return simulate_simgrid(job, options);
 }
 
-std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options) {
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return std::nullopt;
+ChildRun ChildRun::start(const std::function<double()>& work) {
+  ChildRun run;
+  int fds[2];
+  if (pipe(fds) != 0) return run;
   const pid_t child = fork();
-  if (child < 0) return std::nullopt;
-  if (child == 0) {  // the child: the run without faults, its time in the pipe
-    close(pipe_fds[0]);
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return run;
+  }
+  if (child == 0) {  // the child: the value in the pipe, then out without unwinding the parent's state
+    close(fds[0]);
     int status = 1;
     try {
-      job.faults = plan_faults({}, *job.topology);
-      RunOptions quiet = options;
-      quiet.record = false;
-      const double time = simulate(job, quiet).time_s;
-      status = write(pipe_fds[1], &time, sizeof time) == sizeof time ? 0 : 1;
+      const double value = work();
+      status = write(fds[1], &value, sizeof value) == sizeof value ? 0 : 1;
     } catch (...) {
     }
     _exit(status);
   }
-  close(pipe_fds[1]);
-  double time = 0;
-  const bool got = read(pipe_fds[0], &time, sizeof time) == sizeof time;
-  close(pipe_fds[0]);
+  close(fds[1]);
+  run.pid_ = child;
+  run.fd_ = fds[0];
+  return run;
+}
+
+std::optional<double> ChildRun::finish() {
+  if (pid_ < 0) return std::nullopt;
+  double value = 0;
+  const bool got = read(fd_, &value, sizeof value) == sizeof value;
+  close(fd_);
   int status = 0;
-  waitpid(child, &status, 0);
+  waitpid(pid_, &status, 0);
+  pid_ = fd_ = -1;
   if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return time;
+  return value;
+}
+
+std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options) {
+  return ChildRun::start([&] {
+           job.faults = plan_faults({}, *job.topology);
+           RunOptions quiet = options;
+           quiet.record = false;
+           return simulate(job, quiet).time_s;
+         })
+      .finish();
 }
 
 }  // namespace ultrasim

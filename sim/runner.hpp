@@ -4,6 +4,7 @@
 // process: SimGrid's engine cannot be reset.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,18 @@ namespace ultrasim {
 // the chips and the failed elements), an actor fails, or the run deadlocks (naming the chips still
 // waiting); InputError for a bad platform file or faults the chosen engine cannot model.
 SimResult simulate(const PreparedJob& job, const RunOptions& options);
+
+// A number computed in a child process (SimGrid runs once per process, so further simulations fork):
+// start() forks and runs `work` there; finish() waits and returns its value, nullopt if the child failed
+// (threw, or could not start).
+class ChildRun {
+ public:
+  static ChildRun start(const std::function<double()>& work);
+  std::optional<double> finish();
+
+ private:
+  int pid_ = -1, fd_ = -1;
+};
 
 // The time of the same run without its faults (job.faults ignored), for the slowdown they cause.
 // Simulates in a child process (one simulation per process), so call it before simulate(); nullopt if
