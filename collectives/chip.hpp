@@ -31,6 +31,8 @@ class Chip {
        std::optional<double> reduce_bandwidth);
 
   int rank() const { return transport_.rank(); }
+  // The fabric as this chip sees it (a program that runs collectives of its own, a training step).
+  Transport& transport() { return transport_; }
   int size() const { return transport_.size(); }
 
   // Sends the current content of `slots` to `dst`, landing in the same slots there.

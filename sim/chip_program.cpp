@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "collectives/chip.hpp"
+#include "collectives/group_transport.hpp"
 #include "topology/errors.hpp"
 
 namespace ultrasim {
@@ -33,33 +34,6 @@ class SlowTransport : public Transport {
  private:
   Transport& inner_;
   double factor_;
-};
-
-// A chip in a group (communicator): local ranks 0..g-1 are the group's chips in order.
-class GroupTransport : public Transport {
- public:
-  GroupTransport(Transport& inner, const std::vector<int>& members, int local)
-      : inner_(inner), members_(members), local_(local) {}
-  int rank() const override { return local_; }
-  int size() const override { return static_cast<int>(members_.size()); }
-  RequestPtr send(int dst, Message message, int step) override {
-    return inner_.send(members_.at(dst), std::move(message), step);
-  }
-  RequestPtr recv(int src, int step) override { return inner_.recv(members_.at(src), step); }
-  void wait_all(const std::vector<RequestPtr>& requests) override { inner_.wait_all(requests); }
-  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
-                               const std::vector<int>& wants, int step) override {
-    std::vector<int> chips;
-    for (int m : members) chips.push_back(members_.at(m));
-    return inner_.switch_reduce(sw, chips, std::move(message), wants, step);
-  }
-  void compute(double seconds, const std::string& what) override { inner_.compute(seconds, what); }
-  double now() const override { return inner_.now(); }
-
- private:
-  Transport& inner_;
-  const std::vector<int>& members_;
-  int local_;
 };
 
 // The group chip r belongs to and its local rank there; (-1, -1) for a chip in no group.

@@ -18,6 +18,7 @@
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "sim/trace.hpp"
+#include "sim/training_run.hpp"
 #include "topology/errors.hpp"
 #include "topology/export.hpp"
 #include "topology/input_files.hpp"
@@ -26,6 +27,7 @@
 #include "workloads/groups.hpp"
 #include "workloads/memory_guard.hpp"
 #include "workloads/sweep.hpp"
+#include "workloads/training.hpp"
 #include "workloads/tune.hpp"
 
 namespace {
@@ -416,9 +418,17 @@ int cmd_workload(const std::string& file, const std::string& format, const std::
   const std::string kind = w.is_object() && w.contains("workload") && w["workload"].is_string()
                                ? w["workload"].get<std::string>()
                                : "";
+  if (kind == "training") {
+    const nlohmann::ordered_json result = run_training(training_config_from_json(w, file), command, trace);
+    if (format == "json") {
+      std::cout << json_text(result, 2) << "\n";
+    } else {
+      std::cout << training_table(result);
+    }
+    return result["verified"].get<bool>() ? 0 : 3;
+  }
   if (kind != "moe")
-    throw InputError("workload file '" + file +
-                     "': field 'workload' must be \"moe\" (the kind this version runs)");
+    throw InputError("workload file '" + file + "': field 'workload' must be \"moe\" or \"training\"");
   MoeRunRequest request;
   request.config = moe_config_from_json(w, file);
   request.command = command;

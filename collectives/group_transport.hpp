@@ -1,0 +1,41 @@
+// A chip seen through a group (communicator): local ranks 0..g-1 are the group's chips in order, and
+// every step label is shifted by `step_offset`, so that several collectives in one run (a training
+// step's stages) never match each other's messages. Free of SimGrid; the engines' transports sit below.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collectives/transport.hpp"
+
+namespace ultrasim {
+
+class GroupTransport : public Transport {
+ public:
+  // `members` must outlive this transport; `local` is this chip's index in it.
+  GroupTransport(Transport& inner, const std::vector<int>& members, int local, int step_offset = 0)
+      : inner_(inner), members_(members), local_(local), offset_(step_offset) {}
+  int rank() const override { return local_; }
+  int size() const override { return static_cast<int>(members_.size()); }
+  RequestPtr send(int dst, Message message, int step) override {
+    return inner_.send(members_.at(dst), std::move(message), step + offset_);
+  }
+  RequestPtr recv(int src, int step) override { return inner_.recv(members_.at(src), step + offset_); }
+  void wait_all(const std::vector<RequestPtr>& requests) override { inner_.wait_all(requests); }
+  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
+                               const std::vector<int>& wants, int step) override {
+    std::vector<int> chips;
+    for (int m : members) chips.push_back(members_.at(m));
+    return inner_.switch_reduce(sw, chips, std::move(message), wants, step + offset_);
+  }
+  void compute(double seconds, const std::string& what) override { inner_.compute(seconds, what); }
+  double now() const override { return inner_.now(); }
+
+ private:
+  Transport& inner_;
+  const std::vector<int>& members_;
+  int local_, offset_;
+};
+
+}  // namespace ultrasim
