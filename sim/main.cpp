@@ -139,8 +139,10 @@ int cmd_list(const std::string& what, const std::string& format) {
     out["workloads"] = nlohmann::ordered_json::array(
         {{{"name", "collective"}, {"description", "one collective at one size (ultrasim run)"}},
          {{"name", "moe"},
+          {"description", "an MoE layer: dispatch, expert compute, combine (ultrasim moe, workload files)"}},
+         {{"name", "training"},
           {"description",
-           "an MoE layer: dispatch, expert compute, combine (ultrasim moe, workload files)"}}});
+           "a training step: stages of compute, collectives on groups, sends (workload files)"}}});
   }
   if (format == "json") {
     std::cout << json_text(out, 2) << "\n";
