@@ -97,7 +97,7 @@ std::uint64_t check_traffic(const SimResult& result, const TrafficMatrix& dispat
 nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   const MoeConfig& config = request.config;
   config.validate();
-  ParamSet moe(moe_params());
+  ParamSet moe(chip_params());
   CollectiveJob job{config.topology,
                     "alltoallv",
                     "direct",
@@ -180,8 +180,8 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
 
   const double tokens = static_cast<double>(config.tokens_per_chip) * p;
   const int switches = static_cast<int>(topology.switches().size());
-  const double energy = moe_energy_j(moe, p, switches, time, link_bytes);
-  const double cost = moe_cost_usd(moe, p, time);
+  const double energy = workload_energy_j(moe, p, switches, time, link_bytes);
+  const double cost = workload_cost_usd(moe, p, time);
   auto optional = [](bool has, double v) {
     return has ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
   };

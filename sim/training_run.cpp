@@ -17,9 +17,9 @@ namespace ultrasim {
 
 nlohmann::ordered_json run_training(const TrainingConfig& config, const std::string& command,
                                     const std::string& trace_path) {
-  // Parameters: the topology's and the model's (prepare), the chip, energy and price ones (moe_params)
+  // Parameters: the topology's and the model's (prepare), the chip, energy and price ones (chip_params)
   // and those of every algorithm the stages name.
-  ParamSet extra(moe_params());
+  ParamSet extra(chip_params());
   for (const TrainingStage& stage : config.stages)
     for (const StageCollective& c : stage.collectives)
       for (const ParamSpec& spec : find_algorithm(c.collective, c.algorithm).params)
@@ -68,10 +68,10 @@ nlohmann::ordered_json run_training(const TrainingConfig& config, const std::str
   double link_bytes = 0;
   for (const auto& x : result.transfer_records)
     link_bytes += static_cast<double>(x.bytes) * static_cast<double>(paths.hops(x).size());
-  const double energy = moe_energy_j(params, p, static_cast<int>(prepared.topology->switches().size()),
-                                     result.time_s, link_bytes) /
+  const double energy = workload_energy_j(params, p, static_cast<int>(prepared.topology->switches().size()),
+                                          result.time_s, link_bytes) /
                         config.iterations;
-  const double cost = moe_cost_usd(params, p, step_time);
+  const double cost = workload_cost_usd(params, p, step_time);
 
   nlohmann::ordered_json out;
   out["schema_version"] = kSchemaVersion;

@@ -11,6 +11,7 @@
 #include "topology/input_files.hpp"
 #include "topology/units.hpp"
 #include "workloads/collective_job.hpp"
+#include "workloads/workload_file.hpp"
 
 namespace ultrasim {
 namespace {
@@ -71,7 +72,7 @@ std::vector<double> capped_shares(const std::vector<double>& w, double n, int k)
 
 }  // namespace
 
-std::vector<ParamSpec> moe_params() {
+std::vector<ParamSpec> chip_params() {
   return {
       {"chip_flops", "2.517e15", Unit::kRatio, "a chip's dense peak, FLOP/s (MXFP8)",
        "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4"},
@@ -322,12 +323,12 @@ ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfi
   return out;
 }
 
-double moe_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {
+double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {
   return p * params.number("chip_power") * seconds + switches * params.number("switch_power") * seconds +
          params.number("link_energy") * 1e-12 * 8 * link_bytes;
 }
 
-double moe_cost_usd(const ParamSet& params, int p, double seconds) {
+double workload_cost_usd(const ParamSet& params, int p, double seconds) {
   return params.number("ultraserver_price_per_hour") * (p / params.number("ultraserver_chips")) * seconds /
          3600;
 }
@@ -379,7 +380,6 @@ std::vector<double> read_expert_load(const std::string& path) {
 
 MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
-  if (!w.is_object()) throw InputError(where + ": expected a JSON object");
   MoeConfig c;
   static const std::vector<std::string> kKnown{
       "workload",        "description",     "topology", "experts",        "top_k",
@@ -387,9 +387,7 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
       "expert_load",     "capacity_factor", "dedup",    "dispatch_dtype", "combine_dtype",
       "weight_dtype",    "micro_chunks",    "batches",  "seed",           "set",
       "replicate_hot",   "replicas"};
-  for (const auto& [key, value] : w.items())
-    if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end())
-      throw InputError(where + ": unknown field '" + key + "'");
+  check_known_fields(w, kKnown, where);
   auto field = [&](const char* key) -> const nlohmann::json* {
     return w.contains(key) ? &w.at(key) : nullptr;
   };
@@ -466,15 +464,7 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
       throw InputError(where + ": field 'seed' must be an integer >= 0");
     c.seed = v->get<std::uint64_t>();
   }
-  if (const auto* v = field("set")) {
-    if (!v->is_object()) throw InputError(where + ": field 'set' must be an object of parameter: value");
-    for (const auto& [key, value] : v->items()) {
-      if (!value.is_string() && !value.is_number())
-        throw InputError(where + ": set." + key + " must be a string or a number");
-      c.overrides.emplace_back(
-          key, value.is_string() ? value.get<std::string>() : shortest_number(value.get<double>()));
-    }
-  }
+  c.overrides = set_overrides(w, where);
   c.validate();
   return c;
 }

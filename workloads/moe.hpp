@@ -66,13 +66,13 @@ struct MoeConfig {
   int replicate_hot = 0;                   // the K most popular experts get `replicas` replicas each
   int replicas = 1;
   std::uint64_t seed = 0;
-  std::vector<std::pair<std::string, std::string>> overrides;  // --set: topology, model and moe_params()
+  std::vector<std::pair<std::string, std::string>> overrides;  // --set: topology, model and chip_params()
   // Checks ranges and names; throws InputError naming the option and what it expects.
   void validate() const;
 };
 
 // The chip, energy and price parameters (settable with --set; defaults with their sources).
-std::vector<ParamSpec> moe_params();
+std::vector<ParamSpec> chip_params();
 
 struct MoeRouting {
   int p = 0, experts = 0;
@@ -124,9 +124,9 @@ ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfi
 // Energy (J) of a layer that took `seconds` on p chips and `switches` switches and moved `link_bytes`
 // over links (each byte counted once per link it crossed):
 //   p x chip_power x seconds + switches x switch_power x seconds + link_energy x 8 x link_bytes.
-double moe_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes);
+double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes);
 // Dollars for p chips busy `seconds`: ultraserver_price_per_hour x (p / ultraserver_chips) x seconds / 3600.
-double moe_cost_usd(const ParamSet& params, int p, double seconds);
+double workload_cost_usd(const ParamSet& params, int p, double seconds);
 
 // The p50 / p99 / max of layer times (nearest rank: the ceil(q n)-th smallest).
 double percentile(std::vector<double> values, double q);

@@ -9,6 +9,7 @@
 #include "topology/errors.hpp"
 #include "topology/units.hpp"
 #include "workloads/groups.hpp"
+#include "workloads/workload_file.hpp"
 
 namespace ultrasim {
 namespace {
@@ -30,19 +31,11 @@ std::uint64_t bytes_field(const nlohmann::json& v, const std::string& where) {
   throw InputError(where + " must be a byte count (a number or a size such as \"16MiB\")");
 }
 
-void check_fields(const nlohmann::json& object, const std::vector<std::string>& known,
-                  const std::string& where) {
-  if (!object.is_object()) throw InputError(where + ": expected a JSON object");
-  for (const auto& [key, value] : object.items())
-    if (std::find(known.begin(), known.end(), key) == known.end())
-      throw InputError(where + ": unknown field '" + key + "'");
-}
-
 StageCollective collective_of(const nlohmann::json& c, const std::string& where, bool p2p) {
-  check_fields(c,
-               p2p ? std::vector<std::string>{"groups", "size"}
-                   : std::vector<std::string>{"collective", "algorithm", "groups", "size"},
-               where);
+  check_known_fields(c,
+                     p2p ? std::vector<std::string>{"groups", "size"}
+                         : std::vector<std::string>{"collective", "algorithm", "groups", "size"},
+                     where);
   StageCollective out;
   for (const char* key : {"collective", "algorithm", "groups"}) {
     if (!c.contains(key)) continue;
@@ -64,10 +57,10 @@ StageCollective collective_of(const nlohmann::json& c, const std::string& where,
 
 TrainingConfig training_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
-  check_fields(w,
-               {"workload", "description", "topology", "layout", "iterations", "tokens_per_step",
-                "model_flops", "stages", "set"},
-               where);
+  check_known_fields(w,
+                     {"workload", "description", "topology", "layout", "iterations", "tokens_per_step",
+                      "model_flops", "stages", "set"},
+                     where);
   TrainingConfig c;
   for (const char* key : {"topology", "layout"})
     if (w.contains(key)) {
@@ -91,7 +84,7 @@ TrainingConfig training_config_from_json(const nlohmann::json& w, const std::str
   for (std::size_t i = 0; i < w["stages"].size(); ++i) {
     const auto& s = w["stages"][i];
     const std::string at = where + ": stages[" + std::to_string(i) + "]";
-    check_fields(s, {"name", "compute_s", "compute_flops", "collectives", "p2p"}, at);
+    check_known_fields(s, {"name", "compute_s", "compute_flops", "collectives", "p2p"}, at);
     TrainingStage stage;
     stage.name = s.contains("name") && s["name"].is_string() ? s["name"].get<std::string>()
                                                              : "stage " + std::to_string(i);
@@ -121,16 +114,7 @@ TrainingConfig training_config_from_json(const nlohmann::json& w, const std::str
     if (s.contains("p2p")) stage.p2p = collective_of(s["p2p"], at + ".p2p", true);
     c.stages.push_back(std::move(stage));
   }
-  if (w.contains("set")) {
-    if (!w["set"].is_object())
-      throw InputError(where + ": field 'set' must be an object of parameter: value");
-    for (const auto& [key, value] : w["set"].items()) {
-      if (!value.is_string() && !value.is_number())
-        throw InputError(where + ": set." + key + " must be a string or a number");
-      c.overrides.emplace_back(
-          key, value.is_string() ? value.get<std::string>() : shortest_number(value.get<double>()));
-    }
-  }
+  c.overrides = set_overrides(w, where);
   return c;
 }
 

@@ -117,7 +117,7 @@ TEST_CASE("random routing draws k distinct experts per token, the same for the s
 }
 
 TEST_CASE("expert compute is the roofline: memory-bound below the ridge, compute-bound above") {
-  ParamSet params(moe_params());
+  ParamSet params(chip_params());
   const double peak = 2.517e15 * 0.6, hbm = 4.9e12;
   MoeConfig c = layer(4, 1, 1, 1024);  // F = H = 1024, weights 3 H F float8 = 3 MiB per expert
   MoeRouting r = route_tokens(c, 4, 0);
@@ -141,15 +141,15 @@ TEST_CASE("expert compute is the roofline: memory-bound below the ridge, compute
 }
 
 TEST_CASE("energy and cost are their formulas") {
-  ParamSet params(moe_params());
+  ParamSet params(chip_params());
   params.apply({{"chip_power", "500"},
                 {"switch_power", "50"},
                 {"link_energy", "4"},
                 {"ultraserver_price_per_hour", "288"}});
   // 8 chips x 500 W x 1 ms + 2 switches x 50 W x 1 ms + 4 pJ x 8 bits x 1e9 bytes
-  CHECK(moe_energy_j(params, 8, 2, 1e-3, 1e9) == Approx(4.0 + 0.1 + 0.032).epsilon(1e-12));
+  CHECK(workload_energy_j(params, 8, 2, 1e-3, 1e9) == Approx(4.0 + 0.1 + 0.032).epsilon(1e-12));
   // 288 USD/h for 144 chips: 2 USD per chip-hour; 72 chips for an hour = 144 USD.
-  CHECK(moe_cost_usd(params, 72, 3600) == Approx(144).epsilon(1e-12));
+  CHECK(workload_cost_usd(params, 72, 3600) == Approx(144).epsilon(1e-12));
 }
 
 TEST_CASE("percentiles are nearest-rank") {
