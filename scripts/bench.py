@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = ["run", "--size", "1GiB", "--format", "json"]
 SWEEP = ["sweep", "--topology", "trn3", "--collective", "allreduce,alltoall", "--algorithm", "all",
          "--sizes", "1KiB:16GiB:x2"]  # 25 sizes
@@ -62,6 +63,15 @@ SCENARIOS = [
     ("direct alltoall 1MiB trn3 trace.gz", ["run", "--size", "1MiB", "--format", "json", "--topology", "trn3",
                                             "--collective", "alltoall", "--algorithm", "direct", "--trace",
                                             "/tmp/ultrasim-bench-trace.json.gz"], None, None),
+    # Workloads: the committed examples, and the random router's tail (4 batches, 3 of them in children).
+    ("workload moe trn3 example", ["workload", f"{ROOT}/workloads/examples/moe_trn3_256e_top8.json", "--format", "json"],
+     None, None),
+    ("workload training trn3 example", ["workload", f"{ROOT}/workloads/examples/training_trn3_tp4_dp36.json", "--format",
+                                        "json"], None, None),
+    ("moe trn3 random zipf 1 x 4 batches", ["moe", "--topology", "trn3", "--experts", "256", "--top-k", "8",
+                                            "--tokens-per-chip", "256", "--hidden", "7168", "--ffn", "2048",
+                                            "--router", "random", "--zipf", "1", "--batches", "4", "--format",
+                                            "json"], None, None, 1),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
     # as many at once as cores. Peak memory is the sweep driver's own.
     ("sweep trn3 allreduce+alltoall x 25 sizes", SWEEP, 60, None),
@@ -78,7 +88,8 @@ def run_once(binary, args):
     # A sweep exits 1 when some points fail (switch-reduce on trn3, by design); anything else is a failure.
     if status != 0 and not (args[0] == "sweep" and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1):
         sys.exit(f"bench: {' '.join(args)} failed: {err.decode().strip()}")
-    simulated = json.loads(out)["time_s"] if args[0] == "run" else None
+    result = json.loads(out) if args[0] in ("run", "moe", "workload") else {}
+    simulated = result.get("time_s", result.get("layer_time_s", result.get("step_time_s")))
     return wall, usage.ru_maxrss / 1024.0, simulated
 
 
