@@ -3,16 +3,13 @@
 #include <map>
 #include <stdexcept>
 
+#include "topology/mix.hpp"
+
 namespace ultrasim {
 
 std::uint64_t contribution_key(int rank, int chunk) {
-  // splitmix64 (Steele, Lea, Flood 2014) of the pair: well mixed, so sums of distinct keys collide only
-  // with probability ~2^-64.
-  std::uint64_t z =
-      (static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(chunk)) + 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  // Well mixed, so sums of distinct keys collide only with probability ~2^-64.
+  return splitmix64(pair_key(static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(chunk)));
 }
 
 Chip::Chip(Transport& transport, std::vector<std::uint64_t> slot_bytes, std::vector<Contribution> initial,

@@ -10,6 +10,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include "topology/errors.hpp"
+#include "topology/mix.hpp"
 
 namespace ultrasim {
 namespace {
@@ -106,13 +107,7 @@ std::vector<std::uint64_t> split_bytes(std::uint64_t bytes, const std::vector<do
 }
 
 int hashed_path(int a, int b, int count) {
-  // splitmix64 (Steele, Lea & Flood 2014): a fixed mix of the pair, no state, no seed.
-  std::uint64_t z =
-      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
+  const std::uint64_t z = splitmix64(pair_key(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)));
   return static_cast<int>(z % static_cast<std::uint64_t>(count));
 }
 

@@ -9,6 +9,7 @@
 #include "collectives/collective.hpp"
 #include "topology/errors.hpp"
 #include "topology/input_files.hpp"
+#include "topology/mix.hpp"
 #include "topology/units.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/workload_file.hpp"
@@ -16,16 +17,16 @@
 namespace ultrasim {
 namespace {
 
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+// The next output of a splitmix64 generator at `state` (advanced by the golden-ratio step).
+std::uint64_t next_random(std::uint64_t& state) {
+  const std::uint64_t out = splitmix64(state);
+  state += kSplitmixStep;
+  return out;
 }
 
 // A uniform double in [0, 1) from 53 random bits (the same on every platform).
 double uniform01(std::uint64_t& state) {
-  return static_cast<double>(splitmix64(state) >> 11) * 0x1p-53;
+  return static_cast<double>(next_random(state) >> 11) * 0x1p-53;
 }
 
 // Integers summing to `total` that follow `target` (largest remainder); ties go to the lowest
@@ -239,7 +240,7 @@ MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
     for (std::uint64_t t = 0; t < N; ++t)
       for (int s = 0; s < p; ++s) {
         std::uint64_t state = config.seed + static_cast<std::uint64_t>(batch);
-        state = splitmix64(state) ^ (static_cast<std::uint64_t>(s) << 32) ^ t;
+        state = next_random(state) ^ (static_cast<std::uint64_t>(s) << 32) ^ t;
         picked.clear();
         for (int tries = 0; static_cast<int>(picked.size()) < k;) {
           int e;
