@@ -10,6 +10,7 @@
 #include "topology/errors.hpp"
 #include "topology/input_files.hpp"
 #include "topology/mix.hpp"
+#include "topology/routing.hpp"
 #include "topology/units.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/workload_file.hpp"
@@ -29,22 +30,18 @@ double uniform01(std::uint64_t& state) {
   return static_cast<double>(next_random(state) >> 11) * 0x1p-53;
 }
 
-// Integers summing to `total` that follow `target` (largest remainder); ties go to the lowest
-// (index + rotate) mod n.
-std::vector<std::uint64_t> round_to_total(const std::vector<double>& target, std::uint64_t total,
-                                          int rotate) {
-  const int n = static_cast<int>(target.size());
-  std::vector<std::uint64_t> out(n);
-  std::uint64_t given = 0;
-  for (int i = 0; i < n; ++i) given += out[i] = static_cast<std::uint64_t>(std::floor(target[i] + 1e-9));
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  auto remainder = [&](int i) { return target[i] - static_cast<double>(out[i]); };
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    if (std::abs(remainder(a) - remainder(b)) > 1e-9) return remainder(a) > remainder(b);
-    return (a + rotate) % n < (b + rotate) % n;
-  });
-  for (int i = 0; given < total && i < n; ++i, ++given) ++out[order[i]];
+// `total` cut in proportion to `weights` as split_bytes cuts it (largest remainders), except that equal
+// remainders go to the lowest (index + rotate) mod n rather than the lowest index: senders rotating
+// their ties keep the experts' totals balanced. All zero: nothing to cut.
+std::vector<std::uint64_t> apportion(std::uint64_t total, const std::vector<double>& weights, int rotate) {
+  const int n = static_cast<int>(weights.size());
+  std::vector<std::uint64_t> out(n, 0);
+  if (n == 0 || total == 0) return out;
+  const int first = (n - rotate % n) % n;  // the index whose (index + rotate) mod n is 0
+  std::vector<double> rotated(n);
+  for (int i = 0; i < n; ++i) rotated[i] = weights[(first + i) % n];
+  const auto parts = split_bytes(total, rotated);
+  for (int i = 0; i < n; ++i) out[(first + i) % n] = parts[i];
   return out;
 }
 
@@ -196,23 +193,21 @@ MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
 
   if (config.router == "uniform") {
     const std::vector<double> share = capped_shares(w, static_cast<double>(N), k);
-    for (int s = 0; s < p; ++s) r.copies[s] = round_to_total(share, N * k, s);
+    for (int s = 0; s < p; ++s) r.copies[s] = apportion(N * k, share, s);
     for (int e = 0; e < E; ++e) {
       std::uint64_t load = 0;
       for (int s = 0; s < p; ++s) load += r.copies[s][e];
       if (r.capacity && load > *r.capacity) {  // keep capacity copies, in proportion to each sender's
         std::vector<double> keep(p);
         for (int s = 0; s < p; ++s) keep[s] = static_cast<double>(r.copies[s][e]) * *r.capacity / load;
-        const auto kept = round_to_total(keep, *r.capacity, e);
+        const auto kept = apportion(*r.capacity, keep, e);
         for (int s = 0; s < p; ++s) r.copies[s][e] = kept[s];
       }
     }
     // An expert's copies split evenly over its instances (largest remainder, rotated by sender).
     for (int s = 0; s < p; ++s)
       for (int e = 0; e < E; ++e) {
-        const auto parts = round_to_total(
-            std::vector<double>(homes[e].size(), static_cast<double>(r.copies[s][e]) / homes[e].size()),
-            r.copies[s][e], s + e);
+        const auto parts = apportion(r.copies[s][e], std::vector<double>(homes[e].size(), 1.0), s + e);
         for (std::size_t h = 0; h < homes[e].size(); ++h) r.instance_copies[s][homes[e][h]] = parts[h];
       }
     for (int s = 0; s < p; ++s)
