@@ -19,6 +19,19 @@ ParamSpec groups_param() {
       {"auto", "server", "rack", "domain", "N"}};
 }
 
+Groups Groups::from_members(std::vector<std::vector<int>> members, int p) {
+  Groups g;
+  g.members = std::move(members);
+  g.group_of.assign(p, -1);
+  g.position.assign(p, -1);
+  for (std::size_t i = 0; i < g.members.size(); ++i)
+    for (std::size_t k = 0; k < g.members[i].size(); ++k) {
+      g.group_of[g.members[i][k]] = static_cast<int>(i);
+      g.position[g.members[i][k]] = static_cast<int>(k);
+    }
+  return g;
+}
+
 int Groups::columns() const {
   std::size_t widest = 0;
   for (const auto& m : members) widest = std::max(widest, m.size());

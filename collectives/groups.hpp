@@ -17,9 +17,12 @@ ParamSpec groups_param();
 
 struct Groups {
   std::vector<std::vector<int>> members;  // members[i]: the ranks of group i, ascending
-  std::vector<int> group_of;              // group index of each rank
-  std::vector<int> position;              // each rank's index within its group
-  int columns() const;                    // the size of the largest group
+  std::vector<int> group_of;              // group index of each rank (-1: in none, from_members)
+  std::vector<int> position;              // each rank's index within its group (-1: in none)
+  // Groups given as member lists over p ranks, each rank in at most one (a rank in two: the last wins;
+  // callers check). Ranks in none get group_of and position -1.
+  static Groups from_members(std::vector<std::vector<int>> members, int p);
+  int columns() const;  // the size of the largest group
   int owner(int group, int column) const {
     const auto& m = members[group];
     return m[column % m.size()];

@@ -36,24 +36,15 @@ class SlowTransport : public Transport {
   double factor_;
 };
 
-// The group chip r belongs to and its local rank there; (-1, -1) for a chip in no group.
-std::pair<int, int> group_of(const PreparedJob& job, int r) {
-  for (std::size_t g = 0; g < job.groups.size(); ++g) {
-    const auto& members = job.groups[g];
-    const auto it = std::find(members.begin(), members.end(), r);
-    if (it != members.end()) return {static_cast<int>(g), static_cast<int>(it - members.begin())};
-  }
-  return {-1, -1};
-}
-
 }  // namespace
 
 void run_chip(const PreparedJob& job, Transport& engine_transport, ChipOutcomes& out) {
   const int r = engine_transport.rank(), p = job.group_size();
   try {
     // With groups, a chip outside every group has nothing to do; one inside runs as its local rank.
-    const auto [group, local] = group_of(job, r);
-    if (!job.groups.empty() && group < 0) {
+    const bool grouped_run = !job.groups.members.empty();
+    const int group = grouped_run ? job.groups.group_of[r] : -1;
+    if (grouped_run && group < 0) {
       out.finish[r] = engine_transport.now();
       return;
     }
@@ -63,7 +54,8 @@ void run_chip(const PreparedJob& job, Transport& engine_transport, ChipOutcomes&
     if (job.faults.compute_scale[r] != 1) slow.emplace(engine_transport, job.faults.compute_scale[r]);
     std::optional<GroupTransport> grouped;
     if (group >= 0)
-      grouped.emplace(slow ? static_cast<Transport&>(*slow) : engine_transport, job.groups[group], local);
+      grouped.emplace(slow ? static_cast<Transport&>(*slow) : engine_transport, job.groups.members[group],
+                      job.groups.position[r]);
     Transport& transport = grouped ? static_cast<Transport&>(*grouped)
                            : slow  ? static_cast<Transport&>(*slow)
                                    : engine_transport;
@@ -93,12 +85,12 @@ SimResult conclude(const PreparedJob& job, const ChipOutcomes& out,
   result.time_s = p > 0 ? *std::max_element(out.finish.begin(), out.finish.end()) : 0.0;
   result.chip_finish = out.finish;
   const int g = job.group_size();
-  if (job.groups.empty()) {
+  if (job.groups.members.empty()) {
     result.verdict = verify(job.collective->kind, p, job.algorithm->chunks(p), out.finals, job.traffic.get());
   } else {  // each group holds what its collective promises
-    for (std::size_t k = 0; k < job.groups.size(); ++k) {
+    for (std::size_t k = 0; k < job.groups.members.size(); ++k) {
       std::vector<std::vector<Contribution>> finals;
-      for (int r : job.groups[k]) finals.push_back(out.finals[r]);
+      for (int r : job.groups.members[k]) finals.push_back(out.finals[r]);
       const Verdict v = verify(job.collective->kind, g, job.algorithm->chunks(g), finals, job.traffic.get());
       if (v.wrong > 0 && result.verdict.wrong == 0)
         result.verdict.first_error = "group " + std::to_string(k) + ": " + v.first_error;

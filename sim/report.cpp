@@ -59,8 +59,8 @@ nlohmann::json run_json(const RunReport& r) {
       {"engine", engine_name(r.result.engine)},
       {"parameters", r.job.topology->params().to_json()},
   };
-  if (!r.job.groups.empty()) {  // communicators: the collective ran on each group at once
-    out["groups"] = r.job.groups.size();
+  if (!r.job.groups.members.empty()) {  // communicators: the collective ran on each group at once
+    out["groups"] = r.job.groups.members.size();
     out["group_size"] = r.job.group_size();
     out["group_spec"] = r.job.job.groups;
     if (!r.job.job.layout.empty()) out["layout"] = r.job.job.layout;

@@ -48,7 +48,7 @@ nlohmann::ordered_json run_training(const TrainingConfig& config, const std::str
   for (std::size_t k = 0; k < program.collectives().size(); ++k) {
     const ResolvedCollective& c = program.collectives()[k];
     if (c.p2p) continue;
-    for (const auto& members : c.groups) {
+    for (const auto& members : c.groups.members) {
       std::vector<std::vector<Contribution>> finals;
       for (int r : members) finals.push_back(rec.finals[k][r]);
       const int g = static_cast<int>(members.size());

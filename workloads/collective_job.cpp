@@ -51,7 +51,7 @@ CostInput PreparedJob::cost_input(int group) const {
                    params.number("transfer_overhead"),
                    params.optional_rate("reduce_bandwidth"),
                    traffic.get(),
-                   groups.empty() ? std::vector<int>{} : groups.at(group)};
+                   groups.members.empty() ? std::vector<int>{} : groups.members.at(group)};
 }
 
 namespace {
@@ -120,9 +120,12 @@ PreparedJob prepare(const CollectiveJob& job) {
     prepared.routes = std::make_unique<Routes>(*prepared.topology);
   };
   build();
+  if (!job.layout.empty() && !is_layout_axis(job.groups))
+    throw InputError(job.groups.empty() ? "--layout needs --groups tp|ep|dp|pp to say which axis groups"
+                                        : "--layout applies to --groups tp|ep|dp|pp, not " + job.groups);
   prepared.groups = resolve_groups(job.groups, job.layout, *prepared.topology);
   const std::string chips_of =
-      prepared.groups.empty() ? "topology '" + job.topology + "' has" : "its groups have";
+      prepared.groups.members.empty() ? "topology '" + job.topology + "' has" : "its groups have";
   if (alltoallv) {
     if (!prepared.traffic)
       prepared.traffic =
@@ -137,8 +140,8 @@ PreparedJob prepare(const CollectiveJob& job) {
   if (schedule && schedule->chips != prepared.group_size())
     throw InputError(schedule->source + ": the schedule is for " + std::to_string(schedule->chips) +
                      " chips, but " +
-                     (prepared.groups.empty() ? "topology " + job.topology + " has" : chips_of) + " " +
-                     std::to_string(prepared.group_size()));
+                     (prepared.groups.members.empty() ? "topology " + job.topology + " has" : chips_of) +
+                     " " + std::to_string(prepared.group_size()));
   if (job.algorithm == "auto") {
     // Each candidate with its own defaults unless the user set them; candidates that cannot run here
     // (switch-reduce without reducing switches) are left out.
@@ -155,7 +158,7 @@ PreparedJob prepare(const CollectiveJob& job) {
       } catch (const InputError&) {
         continue;
       }
-      if (!prepared.groups.empty() && !candidate->runs_on_groups()) continue;
+      if (!prepared.groups.members.empty() && !candidate->runs_on_groups()) continue;
       prepared.auto_ranking.emplace_back(entry->name, candidate->model_s(prepared.cost_input()));
     }
     if (prepared.auto_ranking.empty())
@@ -169,7 +172,7 @@ PreparedJob prepare(const CollectiveJob& job) {
     build();
   }
   prepared.algorithm = make_placed(*prepared.entry, *prepared.topology);
-  if (!prepared.groups.empty() && !prepared.algorithm->runs_on_groups())
+  if (!prepared.groups.members.empty() && !prepared.algorithm->runs_on_groups())
     throw InputError("algorithm " + prepared.entry->name +
                      " follows the whole topology's structure and does not "
                      "run on --groups; choose another (ultrasim list algorithms)");
@@ -182,7 +185,7 @@ Metrics compute_metrics(const PreparedJob& prepared, double time_s) {
   m.time_s = time_s;
   m.count = prepared.job.bytes / dtype_size(prepared.job.dtype);
   // With groups: the slowest group alone (contention between groups is left to the simulation).
-  for (int g = 0; g < std::max<int>(1, static_cast<int>(prepared.groups.size())); ++g) {
+  for (int g = 0; g < std::max<int>(1, static_cast<int>(prepared.groups.members.size())); ++g) {
     CostInput in = prepared.cost_input(g);
     m.model_s = std::max(m.model_s, prepared.algorithm->model_s(in));
     m.bound_s = std::max(m.bound_s, lower_bound_s(prepared.collective->kind, in));

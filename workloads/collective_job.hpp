@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/algorithm.hpp"
+#include "collectives/groups.hpp"
 #include "topology/registry.hpp"
 #include "workloads/faults.hpp"
 
@@ -57,12 +58,14 @@ struct PreparedJob {
   // those of the fault-free fabric.
   FaultPlan faults;
   // The groups the collective runs on (workloads/groups.hpp), all of one size; empty: one, every chip.
-  std::vector<std::vector<int>> groups;
+  Groups groups;
   // The cost input of group `group` (its chips as members), or of every chip without groups.
   CostInput cost_input(int group = 0) const;
   int p() const { return topology->chip_count(); }
   // The collective's chip count: a group's size, or p().
-  int group_size() const { return groups.empty() ? p() : static_cast<int>(groups.front().size()); }
+  int group_size() const {
+    return groups.members.empty() ? p() : static_cast<int>(groups.members.front().size());
+  }
 };
 
 // Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set), a

@@ -1,7 +1,6 @@
 #include "workloads/groups.hpp"
 
 #include <algorithm>
-#include <map>
 #include <sstream>
 
 #include "topology/errors.hpp"
@@ -61,38 +60,30 @@ ParallelLayout parse_layout(const std::string& text, int chips) {
   return layout;
 }
 
-std::vector<std::vector<int>> resolve_groups(const std::string& spec, const std::string& layout_text,
-                                             const Topology& topology) {
+bool is_layout_axis(const std::string& spec) {
+  return spec == "tp" || spec == "ep" || spec == "dp" || spec == "pp";
+}
+
+Groups resolve_groups(const std::string& spec, const std::string& layout_text, const Topology& topology) {
   const int p = topology.chip_count();
+  if (spec.empty()) return {};
   std::vector<std::vector<int>> groups;
-  if (spec.empty()) {
-    if (!layout_text.empty())
-      throw InputError("--layout needs --groups tp|ep|dp|pp to say which axis groups");
-    return groups;
-  }
-  const bool axis = spec == "tp" || spec == "ep" || spec == "dp" || spec == "pp";
-  if (!layout_text.empty() && !axis)
-    throw InputError("--layout applies to --groups tp|ep|dp|pp, not " + spec);
   if (spec == "server" || spec == "rack" || spec == "domain") {
-    std::map<int, std::vector<int>> by_level;
-    for (int r = 0; r < p; ++r) {
-      const Node& node = topology.node(topology.chip(r));
-      const int level = spec == "server" ? node.server : spec == "rack" ? node.rack : node.domain;
-      if (level < 0)
-        throw InputError("--groups " + spec + ": topology " + topology.spec() + " has no " + spec + "s");
-      by_level[level].push_back(r);
+    std::vector<int> labels;
+    try {
+      labels = level_labels(spec, topology);
+    } catch (const InputError&) {  // its hint names the algorithms' groups parameter
+      throw InputError("--groups " + spec + ": topology " + topology.spec() + " has no " + spec +
+                       "s; use blocks:N");
     }
-    for (auto& [level, chips] : by_level) groups.push_back(std::move(chips));
+    groups = make_groups(spec, p, labels).members;
   } else if (spec.starts_with("blocks:")) {
     const int n = static_cast<int>(parse_count(spec.substr(7)));
     if (p % n != 0)
       throw InputError("--groups " + spec + ": " + std::to_string(p) + " chips do not split into blocks of " +
                        std::to_string(n));
-    for (int first = 0; first < p; first += n) {
-      groups.emplace_back();
-      for (int r = first; r < first + n; ++r) groups.back().push_back(r);
-    }
-  } else if (axis) {
+    groups = make_groups(std::to_string(n), p, {}).members;
+  } else if (is_layout_axis(spec)) {
     if (layout_text.empty()) throw InputError("--groups " + spec + " needs --layout tp=T,ep=E,dp=D,pp=P");
     const ParallelLayout l = parse_layout(layout_text, p);
     const int size = spec == "tp" ? l.tp : spec == "ep" ? l.ep : spec == "dp" ? l.dp : l.pp;
@@ -126,7 +117,7 @@ std::vector<std::vector<int>> resolve_groups(const std::string& spec, const std:
     }
   }
   if (groups.front().size() < 2) throw InputError("--groups " + spec + ": a group needs at least 2 chips");
-  return groups;
+  return Groups::from_members(std::move(groups), p);
 }
 
 }  // namespace ultrasim

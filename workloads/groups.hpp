@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/groups.hpp"
 #include "topology/topology.hpp"
 
 namespace ultrasim {
@@ -28,12 +29,13 @@ struct ParallelLayout {
 // "tp=4,dp=36" for `chips` chips; throws InputError naming what does not fit.
 ParallelLayout parse_layout(const std::string& text, int chips);
 
-// The groups of a spec on `topology` (layout: for tp|ep|dp|pp, may be empty otherwise). Empty spec: no
-// groups (the collective runs on every chip). Throws InputError on an unknown spec, a chip out of range
-// or in two groups, groups of different sizes, a level the topology does not have, fewer than 2 chips
-// per group.
-std::vector<std::vector<int>> resolve_groups(const std::string& spec, const std::string& layout,
-                                             const Topology& topology);
+// Whether a spec groups along an axis of the layout (tp, ep, dp, pp).
+bool is_layout_axis(const std::string& spec);
+
+// The groups of a spec on `topology` (`layout`: read by tp|ep|dp|pp only). Empty spec: no groups (the
+// collective runs on every chip). Throws InputError on an unknown spec, a chip out of range or in two
+// groups, groups of different sizes, a level the topology does not have, fewer than 2 chips per group.
+Groups resolve_groups(const std::string& spec, const std::string& layout, const Topology& topology);
 
 // Ranks and inclusive ranges, "0-7,72", each below `chips`, sorted and without repeats; `what` names the
 // option in errors.

@@ -16,14 +16,6 @@ namespace {
 
 constexpr int kStepsPerCollective = 1 << 20;  // step labels of collective k start at k x 2^20
 
-// The group chip r is in, and its index there; (-1, -1) if none.
-std::pair<int, int> place_of(const std::vector<std::vector<int>>& groups, int r) {
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    for (std::size_t i = 0; i < groups[g].size(); ++i)
-      if (groups[g][i] == r) return {static_cast<int>(g), static_cast<int>(i)};
-  return {-1, -1};
-}
-
 std::uint64_t bytes_field(const nlohmann::json& v, const std::string& where) {
   if (v.is_string()) return parse_bytes(v.get<std::string>());
   if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0))
@@ -133,11 +125,8 @@ TrainingStep::TrainingStep(const TrainingConfig& config, const Topology& topolog
       r.stage = static_cast<int>(s);
       r.p2p = p2p;
       r.bytes = c.bytes;
-      r.groups = resolve_groups(
-          c.groups,
-          c.groups == "tp" || c.groups == "ep" || c.groups == "dp" || c.groups == "pp" ? config.layout : "",
-          topology);
-      if (r.groups.empty())
+      r.groups = resolve_groups(c.groups, config.layout, topology);
+      if (r.groups.members.empty())
         throw InputError("stage '" + stage.name + "': groups '" + c.groups + "' give no group");
       if (!p2p) {
         r.info = &find_collective(c.collective);
@@ -172,9 +161,9 @@ void TrainingStep::run(Chip& me) const {
       if (it == 0) record_->stage_start[s][r] = start;
       for (int k : stage_collectives_[s]) {
         const ResolvedCollective& c = collectives_[k];
-        const auto [group, local] = place_of(c.groups, r);
+        const int group = c.groups.group_of[r], local = c.groups.position[r];
         if (group < 0) continue;
-        const std::vector<int>& members = c.groups[group];
+        const std::vector<int>& members = c.groups.members[group];
         GroupTransport transport(fabric, members, local, (it * per_iteration + k) * kStepsPerCollective);
         const int g = static_cast<int>(members.size());
         if (c.p2p) {  // to the next chip of the group, from the previous one
@@ -206,7 +195,7 @@ double TrainingStep::model_s(const CostInput& in) const {
     for (int k : stage_collectives_[s]) {
       const ResolvedCollective& c = collectives_[k];
       double slowest = 0;
-      for (const auto& members : c.groups) {
+      for (const auto& members : c.groups.members) {
         CostInput group{in.routes,
                         static_cast<int>(members.size()),
                         c.bytes,

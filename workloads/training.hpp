@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/algorithm.hpp"
+#include "collectives/groups.hpp"
 #include "topology/topology.hpp"
 
 namespace ultrasim {
@@ -65,7 +66,7 @@ struct ResolvedCollective {
   int stage = 0;
   const CollectiveInfo* info = nullptr;
   std::unique_ptr<Algorithm> algorithm;
-  std::vector<std::vector<int>> groups;
+  Groups groups;
   std::uint64_t bytes = 0;
   bool p2p = false;  // a send to the next chip of each group, not a collective
 };

@@ -58,6 +58,9 @@ TEST_CASE("group runs that cannot work are bad input") {
   };
   expect_input_error(with({"--algorithm", "ring", "--groups", "chips:0-2/3-4"}),
                      "every group must have the same size");
+  expect_input_error(with({"--algorithm", "ring", "--layout", "tp=2"}), "--layout needs --groups");
+  expect_input_error(with({"--algorithm", "ring", "--groups", "blocks:4", "--layout", "tp=2"}),
+                     "--layout applies to --groups tp|ep|dp|pp, not blocks:4");
   expect_input_error(
       with({"--algorithm", "switch-reduce", "--groups", "blocks:4", "--set", "switch_reduction=true"}),
       "does not run on --groups");

@@ -13,38 +13,45 @@ namespace {
 Topology topology_of(const std::string& spec) {
   return make_topology(spec, model_params(), {});
 }
-using Groups = std::vector<std::vector<int>>;
+using Members = std::vector<std::vector<int>>;
+Members members(const std::string& spec, const std::string& layout, const Topology& t) {
+  return resolve_groups(spec, layout, t).members;
+}
 }  // namespace
 
 TEST_CASE("servers, racks and blocks group consecutive ranks on trn3") {
   const Topology trn3 = topology_of("trn3");
-  const Groups servers = resolve_groups("server", "", trn3);
+  const Members servers = members("server", "", trn3);
   REQUIRE(servers.size() == 36);
   CHECK(servers[1] == std::vector<int>{4, 5, 6, 7});
-  const Groups racks = resolve_groups("rack", "", trn3);
+  const Members racks = members("rack", "", trn3);
   REQUIRE(racks.size() == 2);
   CHECK(racks[1].front() == 72);
-  CHECK(resolve_groups("blocks:4", "", trn3) == servers);
-  CHECK(resolve_groups("", "", trn3).empty());
+  CHECK(members("blocks:4", "", trn3) == servers);
+  CHECK(members("", "", trn3).empty());
 }
 
 TEST_CASE("a parallelism layout puts tp innermost, then ep, dp, pp") {
   const Topology t = topology_of("switch:16");
   // tp=2, ep=2, dp=2, pp=2: rank = t + 2 (e + 2 (d + 2 p)).
-  CHECK(resolve_groups("tp", "tp=2,ep=2,dp=2,pp=2", t).front() == std::vector<int>{0, 1});
-  CHECK(resolve_groups("ep", "tp=2,ep=2,dp=2,pp=2", t).front() == std::vector<int>{0, 2});
-  CHECK(resolve_groups("dp", "tp=2,ep=2,dp=2,pp=2", t).front() == std::vector<int>{0, 4});
-  CHECK(resolve_groups("pp", "tp=2,ep=2,dp=2,pp=2", t) ==
-        Groups{{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
+  CHECK(members("tp", "tp=2,ep=2,dp=2,pp=2", t).front() == std::vector<int>{0, 1});
+  CHECK(members("ep", "tp=2,ep=2,dp=2,pp=2", t).front() == std::vector<int>{0, 2});
+  CHECK(members("dp", "tp=2,ep=2,dp=2,pp=2", t).front() == std::vector<int>{0, 4});
+  CHECK(members("pp", "tp=2,ep=2,dp=2,pp=2", t) ==
+        Members{{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
   // dp takes what the others leave: tp=4 on 16 chips is dp=4.
-  const Groups dp = resolve_groups("dp", "tp=4", t);
-  CHECK(dp == Groups{{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}});
+  const Members dp = members("dp", "tp=4", t);
+  CHECK(dp == Members{{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}});
   CHECK(parse_layout("tp=4", 16).dp == 4);
 }
 
 TEST_CASE("explicit groups, and specs that cannot hold") {
   const Topology t = topology_of("switch:8");
-  CHECK(resolve_groups("chips:0-1/4,6", "", t) == Groups{{0, 1}, {4, 6}});
+  const Groups listed = resolve_groups("chips:0-1/4,6", "", t);
+  CHECK(listed.members == Members{{0, 1}, {4, 6}});
+  // Each chip's group and place in it; chips in no group have -1.
+  CHECK(listed.group_of == std::vector<int>{0, 0, -1, -1, 1, -1, 1, -1});
+  CHECK(listed.position == std::vector<int>{0, 1, -1, -1, 0, -1, 1, -1});
   auto error = [&](const std::string& spec, const std::string& layout = "") {
     try {
       resolve_groups(spec, layout, t);
@@ -63,5 +70,4 @@ TEST_CASE("explicit groups, and specs that cannot hold") {
   CHECK_THAT(error("tp", "tp=3"), Catch::Contains("tp x ep x dp x pp = 3, but the topology has 8 chips"));
   CHECK_THAT(error("tp", "xp=2"), Catch::Contains("expected AXIS=N"));
   CHECK_THAT(error("teams"), Catch::Contains("expected server, rack"));
-  CHECK_THAT(error("", "tp=2"), Catch::Contains("--layout needs --groups"));
 }
