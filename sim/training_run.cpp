@@ -60,7 +60,7 @@ nlohmann::ordered_json run_training(const TrainingConfig& config, const std::str
   }
 
   const double step_time = result.time_s / config.iterations;
-  const double compute = *std::max_element(rec.compute_s.begin(), rec.compute_s.end()) / config.iterations;
+  const double compute = program.compute_s();
   double stage_flops = 0;
   for (const TrainingStage& stage : config.stages) stage_flops += stage.compute_flops;
   const double model_flops = config.model_flops.value_or(stage_flops * p);

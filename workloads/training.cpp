@@ -148,7 +148,6 @@ TrainingStep::TrainingStep(const TrainingConfig& config, const Topology& topolog
   record_->stage_start.assign(config.stages.size(), std::vector<double>(chips_, 0));
   record_->stage_end.assign(config.stages.size(), std::vector<double>(chips_, 0));
   record_->finals.assign(collectives_.size(), std::vector<std::vector<Contribution>>(chips_));
-  record_->compute_s.assign(chips_, 0);
 }
 
 void TrainingStep::run(Chip& me) const {
@@ -183,9 +182,14 @@ void TrainingStep::run(Chip& me) const {
       // The compute the communication did not cover.
       const double left = compute_s_[s] - (fabric.now() - start);
       if (left > 0) fabric.compute(left, config_.stages[s].name);
-      record_->compute_s[r] += compute_s_[s];
       if (it == 0) record_->stage_end[s][r] = fabric.now();
     }
+}
+
+double TrainingStep::compute_s() const {
+  double total = 0;
+  for (double s : compute_s_) total += s;
+  return total;
 }
 
 double TrainingStep::model_s(const CostInput& in) const {

@@ -58,7 +58,6 @@ TrainingConfig training_config_from_json(const nlohmann::json& workload, const s
 struct TrainingRecord {
   std::vector<std::vector<double>> stage_start, stage_end;     // [stage][chip], s
   std::vector<std::vector<std::vector<Contribution>>> finals;  // [collective][chip]
-  std::vector<double> compute_s;                               // [chip]: all stages
 };
 
 // One collective of a stage, resolved on the topology.
@@ -82,10 +81,12 @@ class TrainingStep : public Algorithm {
   const std::vector<ResolvedCollective>& collectives() const { return collectives_; }
   std::shared_ptr<TrainingRecord> record() const { return record_; }
   double stage_compute_s(int stage) const { return compute_s_.at(stage); }
+  // One iteration's compute on a chip (every chip computes every stage's): the stages' sum.
+  double compute_s() const;
 
  private:
   TrainingConfig config_;
-  std::vector<double> compute_s_;  // per stage, per chip
+  std::vector<double> compute_s_;  // per stage: each chip's compute, s
   std::vector<ResolvedCollective> collectives_;
   std::vector<std::vector<int>> stage_collectives_;  // stage -> its collectives (indices)
   std::shared_ptr<TrainingRecord> record_;

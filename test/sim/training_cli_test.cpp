@@ -82,6 +82,9 @@ TEST_CASE("the generated transformer step on trn3 runs verified, its tp stages a
   const double T = 4096, H = 8192, F = 28672;
   const double flops = (2 * T * (4 * H * H + 3 * H * F) + 2 * T * T * H) / 4;
   CHECK(step["stages"][0]["compute_s"].get<double>() == Approx(flops / (2.517e15 * 0.6)).epsilon(1e-12));
+  // Model FLOPs: each layer's forward and twice it backward, on all 144 chips.
+  CHECK(step["model_flops"].get<double>() == Approx(4 * 3 * flops * 144).epsilon(1e-12));
+  CHECK(step["compute_s"].get<double>() == Approx(4 * 3 * flops / (2.517e15 * 0.6)).epsilon(1e-12));
   CHECK(step["mfu"].get<double>() ==
         Approx(step["model_flops"].get<double>() / (step["step_time_s"].get<double>() * 144 * 2.517e15))
             .epsilon(1e-12));
