@@ -396,6 +396,12 @@ nlohmann::json direction_json(const Topology& topology, const LinkStats& stats, 
           {"peak_util", s.peak_util}, {"bottleneck_s", s.bottleneck_s}};
 }
 
+std::uint64_t link_bytes(const RecordPaths& paths, const std::vector<TransferRecord>& records) {
+  std::uint64_t total = 0;
+  for (const TransferRecord& x : records) total += x.bytes * paths.hops(x).size();
+  return total;
+}
+
 nlohmann::json link_stats_json(const Topology& topology, const LinkStats& stats, int bins) {
   nlohmann::json tiers = nlohmann::json::array();
   for (const TierLoad& tier : stats.tiers)

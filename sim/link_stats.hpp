@@ -102,6 +102,10 @@ class RecordPaths {
   static const std::vector<Hop> kNoHops;
 };
 
+// Every record's bytes times the links its path crosses, summed: what the links carried in all (the
+// statistics' link_bytes, without solving for rates).
+std::uint64_t link_bytes(const RecordPaths& paths, const std::vector<TransferRecord>& records);
+
 // The statistics of a run's transfer records (sorted or not) on `topology`, whose run ended at time_s;
 // the faults' bandwidth changes (degrade) lower capacities from their times on.
 LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths, const FaultPlan& faults,

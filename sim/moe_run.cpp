@@ -97,18 +97,19 @@ std::uint64_t check_traffic(const SimResult& result, const TrafficMatrix& dispat
 nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   const MoeConfig& config = request.config;
   config.validate();
-  ParamSet moe(chip_params());
+  // The overrides the topology and the model do not declare are the chip's, energy's and price's.
   CollectiveJob job{config.topology,
                     "alltoallv",
                     "direct",
                     1,
                     config.dispatch_dtype,
                     config.seed,
-                    moe.apply_known(config.overrides)};
+                    ParamSet(chip_params()).apply_known(config.overrides)};
   const Engine engine = parse_engine(request.engine);
   PreparedJob prepared = prepare(job);
   const int p = prepared.p();
   const Topology& topology = *prepared.topology;
+  const ParamSet moe = with_params(topology.params(), chip_params(), config.overrides);
 
   // Further batches first, each in a child (before this process runs its own simulation). The uniform
   // router routes every batch alike: one simulation stands for all.
@@ -170,9 +171,7 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
     if (copies > max_copies) max_copies = copies, busiest = c;
   }
   const RecordPaths paths(*prepared.routes, prepared.faults);
-  const LinkStats links = compute_link_stats(topology, paths, prepared.faults, result.transfer_records, time);
-  double link_bytes = 0;
-  for (const auto& d : links.directions) link_bytes += static_cast<double>(d.bytes);
+  const double carried = static_cast<double>(link_bytes(paths, result.transfer_records));
   std::uint64_t dispatch_bytes = 0, combine_bytes = 0;
   for (int s = 0; s < p; ++s)
     for (int d = 0; d < p; ++d)
@@ -180,7 +179,7 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
 
   const double tokens = static_cast<double>(config.tokens_per_chip) * p;
   const int switches = static_cast<int>(topology.switches().size());
-  const double energy = workload_energy_j(moe, p, switches, time, link_bytes);
+  const double energy = workload_energy_j(moe, p, switches, time, carried);
   const double cost = workload_cost_usd(moe, p, time);
   auto optional = [](bool has, double v) {
     return has ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
@@ -238,7 +237,7 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   out["dispatch_bytes"] = dispatch_bytes;
   out["combine_bytes"] = combine_bytes;
   out["busiest_dispatch_bytes"] = dispatch.busiest_load();
-  out["link_bytes"] = links.directions.empty() ? 0.0 : link_bytes;
+  out["link_bytes"] = carried;
   out["energy_j"] = energy;
   out["tokens_per_j"] = energy > 0 ? nlohmann::ordered_json(tokens / energy) : nlohmann::ordered_json();
   out["cost_usd"] = cost;
@@ -248,13 +247,11 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   if (wrong > 0) out["first_error"] = first_error;
   out["transfers"] = result.transfers;
   out["engine"] = engine_name(result.engine);
-  auto parameters = nlohmann::ordered_json::parse(topology.params().to_json().dump());
-  const auto moe_parameters =
-      nlohmann::ordered_json::parse(moe.to_json().dump());  // kept: items() of a temporary dangle
-  for (const auto& [key, value] : moe_parameters.items()) parameters[key] = value;
-  out["parameters"] = parameters;
+  out["parameters"] = nlohmann::ordered_json::parse(json_text(moe.to_json()));
 
-  if (trace) {
+  if (trace) {  // its utilisation counters need the rates: the statistics only here
+    const LinkStats links =
+        compute_link_stats(topology, paths, prepared.faults, result.transfer_records, time);
     write_chrome_trace(*trace, prepared, result, &links, nlohmann::json::parse(json_text(out)),
                        TraceOptions{});
     trace->close();

@@ -27,9 +27,7 @@ nlohmann::ordered_json run_training(const TrainingConfig& config, const std::str
   CollectiveJob job{
       config.topology, "alltoallv", "direct", 0, "bfloat16", 0, extra.apply_known(config.overrides)};
   PreparedJob prepared = prepare(job);  // an empty all-to-allv: the layout the step's program runs on
-  ParamSet params = prepared.topology->params();
-  params.declare(extra.specs());
-  params.apply_known(config.overrides);
+  const ParamSet params = with_params(prepared.topology->params(), extra.specs(), config.overrides);
   auto step = std::make_unique<TrainingStep>(config, *prepared.topology, params);
   const TrainingStep& program = *step;
   prepared.algorithm = std::move(step);
@@ -65,11 +63,9 @@ nlohmann::ordered_json run_training(const TrainingConfig& config, const std::str
   for (const TrainingStage& stage : config.stages) stage_flops += stage.compute_flops;
   const double model_flops = config.model_flops.value_or(stage_flops * p);
   const RecordPaths paths(*prepared.routes, prepared.faults);
-  double link_bytes = 0;
-  for (const auto& x : result.transfer_records)
-    link_bytes += static_cast<double>(x.bytes) * static_cast<double>(paths.hops(x).size());
+  const double carried = static_cast<double>(link_bytes(paths, result.transfer_records));
   const double energy = workload_energy_j(params, p, static_cast<int>(prepared.topology->switches().size()),
-                                          result.time_s, link_bytes) /
+                                          result.time_s, carried) /
                         config.iterations;
   const double cost = workload_cost_usd(params, p, step_time);
 
@@ -108,7 +104,7 @@ nlohmann::ordered_json run_training(const TrainingConfig& config, const std::str
                                             : nlohmann::ordered_json()}});
   }
   out["stages"] = stages;
-  out["link_bytes"] = link_bytes / config.iterations;
+  out["link_bytes"] = carried / config.iterations;
   out["energy_j"] = energy;
   out["cost_usd"] = cost;
   if (config.tokens_per_step) {

@@ -92,6 +92,13 @@ std::vector<ParamSpec> chip_params() {
   };
 }
 
+ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
+                     const std::vector<std::pair<std::string, std::string>>& overrides) {
+  base.declare(extra);
+  base.apply_known(overrides);
+  return base;
+}
+
 void MoeConfig::validate() const {
   if (experts < 1 || experts > (1 << 20)) throw InputError("--experts must be between 1 and 1048576");
   if (top_k < 1 || top_k > experts)
@@ -394,7 +401,8 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
       return;
     }
     if (!v->is_number_integer() || v->get<std::int64_t>() < 1 ||
-        v->get<std::int64_t>() > std::numeric_limits<std::remove_reference_t<decltype(out)>>::max() / 2)
+        v->get<std::int64_t>() >
+            static_cast<std::int64_t>(std::numeric_limits<std::remove_reference_t<decltype(out)>>::max() / 2))
       throw InputError(where + ": field '" + key + "' must be a positive integer");
     out = static_cast<std::remove_reference_t<decltype(out)>>(v->get<std::uint64_t>());
   };

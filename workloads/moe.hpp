@@ -73,6 +73,10 @@ struct MoeConfig {
 
 // The chip, energy and price parameters (settable with --set; defaults with their sources).
 std::vector<ParamSpec> chip_params();
+// The parameters a workload runs with: `base` (a topology's, with the model's) and `extra` declared after
+// them, each override applied where it is declared.
+ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
+                     const std::vector<std::pair<std::string, std::string>>& overrides);
 
 struct MoeRouting {
   int p = 0, experts = 0;
