@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <utility>
 
 #include "topology/errors.hpp"
@@ -155,6 +156,14 @@ std::string csv_text(const std::string& text) {
 std::string format_rate(double bytes_per_second) {
   char out[64];
   std::snprintf(out, sizeof out, "%g GB/s", bytes_per_second / 1e9);
+  return out;
+}
+
+std::vector<std::string> split_items(const std::string& text, char separator, bool keep_empty) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, separator);)
+    if (keep_empty || !item.empty()) out.push_back(item);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ultrasim {
 
@@ -33,6 +34,9 @@ std::string fixed_text(double value, int decimals);
 // A text field as RFC 4180 wants it: quoted (quotes doubled) only if it holds a comma, quote or line
 // break, as a schedule's path (`file:PATH` in an algorithm's name) may.
 std::string csv_text(const std::string& text);
+
+// The items of `text` between `separator`s ("a,b,,c": a, b, c), the empty ones too if `keep_empty`.
+std::vector<std::string> split_items(const std::string& text, char separator, bool keep_empty = false);
 
 // A rate for summaries: "256 GB/s" (1e9 bytes per second, as nccl-tests prints GB/s).
 std::string format_rate(double bytes_per_second);

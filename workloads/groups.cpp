@@ -7,17 +7,6 @@
 #include "topology/units.hpp"
 
 namespace ultrasim {
-namespace {
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, separator);) out.push_back(item);
-  return out;
-}
-
-}  // namespace
-
 std::vector<int> parse_chip_list(const std::string& text, int chips, const std::string& what) {
   std::vector<int> out;
   auto rank = [&](const std::string& item) {
@@ -27,7 +16,7 @@ std::vector<int> parse_chip_list(const std::string& text, int chips, const std::
                        std::to_string(chips - 1) + ")");
     return static_cast<int>(r);
   };
-  for (const std::string& item : split(text, ',')) {
+  for (const std::string& item : split_items(text, ',', true)) {
     const auto dash = item.find('-');
     const int first = rank(item.substr(0, dash));
     const int last = dash == std::string::npos ? first : rank(item.substr(dash + 1));
@@ -43,7 +32,7 @@ std::vector<int> parse_chip_list(const std::string& text, int chips, const std::
 ParallelLayout parse_layout(const std::string& text, int chips) {
   ParallelLayout layout;
   bool dp_given = false;
-  for (const std::string& item : split(text, ',')) {
+  for (const std::string& item : split_items(text, ',', true)) {
     const auto eq = item.find('=');
     const std::string axis = item.substr(0, eq);
     if (eq == std::string::npos || (axis != "tp" && axis != "ep" && axis != "dp" && axis != "pp"))
@@ -98,7 +87,7 @@ Groups resolve_groups(const std::string& spec, const std::string& layout_text, c
           }
     std::sort(groups.begin(), groups.end());
   } else if (spec.starts_with("chips:")) {
-    for (const std::string& list : split(spec.substr(6), '/'))
+    for (const std::string& list : split_items(spec.substr(6), '/', true))
       groups.push_back(parse_chip_list(list, p, "--groups"));
   } else {
     throw InputError(
