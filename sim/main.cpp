@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/collective_run.hpp"
 #include "sim/explain.hpp"
 #include "sim/link_stats.hpp"
 #include "sim/moe_run.hpp"
@@ -19,6 +20,7 @@
 #include "sim/runner.hpp"
 #include "sim/trace.hpp"
 #include "sim/training_run.hpp"
+#include "sim/workloads.hpp"
 #include "topology/errors.hpp"
 #include "topology/export.hpp"
 #include "topology/input_files.hpp"
@@ -33,13 +35,6 @@
 namespace {
 
 using namespace ultrasim;
-
-// An output file opened before any simulation, so an unwritable path fails fast as bad input.
-std::unique_ptr<std::ofstream> open_output(const std::string& path, const char* what) {
-  auto file = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
-  if (!*file) throw InputError(std::string("cannot write ") + what + " '" + path + "'");
-  return file;
-}
 
 // An error message as one printable line: control characters and bytes that are not UTF-8 (a file's
 // junk, a path in another encoding) are escaped as \xNN, and a message quoting a huge value is cut.
@@ -74,18 +69,6 @@ std::string one_line(const std::string& text) {
 int fail(int status, const std::string& message) {
   std::cerr << "ultrasim: error: " << one_line(message) << "\n";
   return status;
-}
-
-void check_choice(const std::string& kind, const std::string& value, const std::vector<std::string>& known) {
-  for (const auto& k : known)
-    if (k == value) return;
-  throw InputError(unknown_name_message(kind, value, known));
-}
-
-std::vector<std::pair<std::string, std::string>> parse_sets(const std::vector<std::string>& sets) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& s : sets) out.push_back(split_assignment(s));
-  return out;
 }
 
 nlohmann::ordered_json params_json(const std::vector<ParamSpec>& specs) {
@@ -136,13 +119,12 @@ int cmd_list(const std::string& what, const std::string& format) {
          {"parameters", nlohmann::ordered_json::array()}});
   }
   if (what == "all" || what == "workloads") {
-    out["workloads"] = nlohmann::ordered_json::array(
-        {{{"name", "collective"}, {"description", "one collective at one size (ultrasim run)"}},
-         {{"name", "moe"},
-          {"description", "an MoE layer: dispatch, expert compute, combine (ultrasim moe, workload files)"}},
-         {{"name", "training"},
-          {"description",
-           "a training step: stages of compute, collectives on groups, sends (workload files)"}}});
+    auto& list = out["workloads"] = nlohmann::ordered_json::array();
+    for (const WorkloadKind& w : workload_kinds())
+      list.push_back({{"name", w.name},
+                      {"description", w.description},
+                      {"command", w.subcommand.empty() ? "workload FILE" : w.subcommand + ", workload FILE"},
+                      {"formats", w.formats}});
   }
   if (format == "json") {
     std::cout << json_text(out, 2) << "\n";
@@ -169,7 +151,7 @@ int cmd_list(const std::string& what, const std::string& format) {
 int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, const std::string& format,
                  const std::string& output) {
   check_choice("format", format, {"summary", "json", "dot", "simgrid-xml"});
-  Topology topology = make_topology(spec, model_params(), parse_sets(sets));
+  Topology topology = make_topology(spec, model_params(), split_assignments(sets));
   check_memory(topology_memory(topology), "describing " + spec);
   Routes routes(topology);
   std::string text;
@@ -185,96 +167,6 @@ int cmd_topology(const std::string& spec, const std::vector<std::string>& sets, 
   return 0;
 }
 
-struct RunArgs {
-  std::string topology, collective, algorithm, size, format = "table", trace, dtype = "float32", platform;
-  std::string traffic_matrix;  // alltoallv: the matrix file, instead of --size
-  std::string engine = "auto";
-  std::vector<std::string> sets, simgrid_config, faults;
-  std::string seed = "0";
-  std::string link_stats;  // --link-stats FILE: every link direction's statistics, CSV
-  bool explain = false;
-  bool no_link_stats = false;  // skip them (and the records they need, unless tracing): the fastest run
-  std::string flows;           // --flows FILE: one JSON line per flow record
-  std::string groups, layout;  // --groups SPEC, --layout tp=..: the collective on groups of chips
-  std::string trace_window, trace_chips, trace_aggregate = "none";  // bound traces and flow records
-};
-
-int cmd_run(const RunArgs& args, const std::string& command) {
-  check_choice("format", args.format, {"table", "json", "csv"});
-  if (args.no_link_stats && (args.explain || !args.link_stats.empty()))
-    throw InputError("--no-link-stats leaves nothing for --explain or --link-stats");
-  // alltoallv's size comes from its matrix; --size alone makes the uniform one of that size.
-  if (!args.traffic_matrix.empty() && !args.size.empty())
-    throw InputError("give --size or --traffic-matrix, not both: an alltoallv's size is its matrix's");
-  if (args.size.empty() && args.traffic_matrix.empty())
-    throw InputError(args.collective == "alltoallv"
-                         ? "alltoallv needs --traffic-matrix FILE (or --size for a uniform one)"
-                         : "--size is required");
-  CollectiveJob job{args.topology,
-                    args.collective,
-                    args.algorithm,
-                    args.size.empty() ? 0 : parse_bytes(args.size),
-                    args.dtype,
-                    parse_seed(args.seed),
-                    parse_sets(args.sets),
-                    args.traffic_matrix,
-                    args.faults,
-                    args.groups,
-                    args.layout};
-  const Engine engine = parse_engine(args.engine);
-  PreparedJob prepared = prepare(job);
-  check_choice("trace-aggregate", args.trace_aggregate, {"none", "step"});
-  if (args.trace.empty() && args.flows.empty() &&
-      (!args.trace_window.empty() || !args.trace_chips.empty() || args.trace_aggregate != "none"))
-    throw InputError(
-        "--trace-window, --trace-chips and --trace-aggregate shape --trace or --flows; give one");
-  TraceOptions trace_options;
-  if (!args.trace_window.empty()) parse_trace_window(args.trace_window, trace_options);
-  if (!args.trace_chips.empty())
-    trace_options.chips = parse_chip_list(args.trace_chips, prepared.topology->chip_count(), "--trace-chips");
-  trace_options.aggregate_steps = args.trace_aggregate == "step";
-  std::unique_ptr<OutputFile> trace, flows;
-  std::unique_ptr<std::ofstream> link_stats_file;
-  if (!args.trace.empty()) trace = std::make_unique<OutputFile>(args.trace, "trace");
-  if (!args.flows.empty()) flows = std::make_unique<OutputFile>(args.flows, "flow records");
-  if (!args.link_stats.empty()) link_stats_file = open_output(args.link_stats, "link statistics");
-
-  // The link statistics, computed from the records of every flow, only where they show: JSON, --explain,
-  // --link-stats, traces (their counters) and flow records (each flow's bottleneck).
-  const bool recorded = trace != nullptr || flows != nullptr;
-  const bool stats =
-      !args.no_link_stats && (args.format == "json" || args.explain || link_stats_file || recorded);
-  RunOptions options{args.platform, stats || recorded, args.simgrid_config, engine};
-  // With faults, the same run without them first (in a child process), for the slowdown.
-  std::optional<double> fault_free;
-  if (!prepared.faults.empty()) fault_free = fault_free_time(prepared, options);
-  SimResult result = simulate(prepared, options);
-  Metrics metrics = compute_metrics(prepared, result.time_s);
-  const RecordPaths paths(*prepared.routes, prepared.faults);
-  std::optional<LinkStats> links;
-  if (stats)
-    links = compute_link_stats(*prepared.topology, paths, prepared.faults, result.transfer_records,
-                               result.time_s);
-  std::optional<Explanation> why;
-  if (args.explain) why = explain_run(result, *links);
-  RunReport report{
-      prepared, result, metrics, command, fault_free, links ? &*links : nullptr, why ? &*why : nullptr};
-  const nlohmann::json json = run_json(report);
-  if (args.format == "json") std::cout << json_text(json, 2) << "\n";
-  if (args.format == "csv") std::cout << run_csv(report);
-  if (args.format == "table") std::cout << run_table(report);
-  if (trace) {
-    write_chrome_trace(*trace, prepared, result, links ? &*links : nullptr, json, trace_options);
-    trace->close();
-  }
-  if (flows) {
-    write_flow_records(*flows, prepared, result, paths, links ? &*links : nullptr, trace_options);
-    flows->close();
-  }
-  if (link_stats_file) *link_stats_file << link_stats_csv(*prepared.topology, *links);
-  return result.verdict.wrong == 0 ? 0 : 3;
-}
-
 struct SweepArgs {
   std::string topologies, collectives, algorithms = "all", sizes, seeds = "0", file, out, format = "jsonl";
   std::string shard, timing, engine = "auto";
@@ -287,13 +179,7 @@ int cmd_sweep(const SweepArgs& args) {
   check_choice("format", args.format, {"jsonl", "csv"});
   SweepSpec spec;
   if (!args.file.empty()) spec = read_sweep_file(args.file);
-  auto list = [](const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');)
-      if (!item.empty()) out.push_back(item);
-    return out;
-  };
+  auto list = [](const std::string& text) { return split_items(text, ','); };
   if (!args.topologies.empty()) spec.topologies = list(args.topologies);
   if (!args.collectives.empty()) spec.collectives = list(args.collectives);
   if (args.file.empty() || args.algorithms != "all") spec.algorithms = list(args.algorithms);
@@ -338,13 +224,27 @@ int cmd_sweep(const SweepArgs& args) {
       throw InputError("invalid --shard '" + args.shard + "'; expected K/N with 0 <= K < N, e.g. 0/4");
     options.shard = {static_cast<int>(k), static_cast<int>(n)};
   }
-  auto grid = expand(spec);
+  std::vector<SweepPoint> grid;
+  if (spec.workload.empty()) {
+    grid = expand(spec);
+  } else {  // a workload sweep: its points come from the file alone
+    if (!args.topologies.empty() || !args.collectives.empty() || args.algorithms != "all" ||
+        !args.sizes.empty() || args.seeds != "0" || !args.sets.empty() || !args.faults.empty() ||
+        args.engine != "auto")
+      throw InputError(
+          "a workload sweep takes its points from its file (grid, cases); --topology, "
+          "--collective, --algorithm, --sizes, --set, --seeds, --fault and --engine are for "
+          "collective sweeps");
+    const WorkloadKind& kind = find_by_name(workload_kinds(), spec.workload, "workload");
+    options.columns = kind.columns;
+    grid = expand_workloads(spec, kind.check);
+  }
   auto rows = run_sweep(grid, options);
-  std::string summary = sweep_summary(rows);
+  std::string summary = sweep_summary(rows, options.columns);
   if (args.out.empty()) {
-    if (args.format == "csv") std::cout << sweep_csv_header();
+    if (args.format == "csv") std::cout << sweep_csv_header(options.columns);
     for (const auto& row : rows)
-      std::cout << (args.format == "csv" ? sweep_csv_line(row) : sweep_json_line(row));
+      std::cout << (args.format == "csv" ? sweep_csv_line(row, options.columns) : sweep_json_line(row));
     std::cerr << summary;
   } else {
     std::cout << summary;
@@ -397,7 +297,7 @@ int cmd_moe(MoeArgs args, const std::string& command) {
   if (args.capacity != "unlimited") c.capacity_factor = parse_ratio(args.capacity);
   c.seed = parse_seed(args.seed);
   c.dedup = !args.no_dedup;
-  c.overrides = parse_sets(args.sets);
+  c.overrides = split_assignments(args.sets);
   if (!args.expert_load.empty()) {
     c.expert_load = read_expert_load(args.expert_load);
     c.expert_load_source = args.expert_load;
@@ -406,36 +306,28 @@ int cmd_moe(MoeArgs args, const std::string& command) {
   return print_moe(run_moe(args.request), args.format);
 }
 
-// `ultrasim workload FILE`: a JSON workload file ("workload": "moe"; README "Workload files").
-int cmd_workload(const std::string& file, const std::string& format, const std::string& trace,
-                 const std::string& command) {
-  check_choice("format", format, {"table", "json"});
-  const std::string text = read_input_file(file, "workload file '" + file + "'", "a JSON workload object");
+// `ultrasim workload FILE`: a JSON workload file; its "workload" field names the kind (sim/workloads.hpp).
+// FILE "-" reads the standard input (as sweep points do).
+int cmd_workload(const std::string& file, const WorkloadOutput& output) {
+  std::string text;
+  if (file == "-") {
+    std::stringstream in;
+    in << std::cin.rdbuf();
+    text = in.str();
+  } else {
+    text = read_input_file(file, "workload file '" + file + "'", "a JSON workload object");
+  }
   nlohmann::json w;
   try {
     w = nlohmann::json::parse(text);
   } catch (const std::exception& e) {
     throw InputError("workload file '" + file + "': " + json_error_text(e));
   }
-  const std::string kind = w.is_object() && w.contains("workload") && w["workload"].is_string()
-                               ? w["workload"].get<std::string>()
-                               : "";
-  if (kind == "training") {
-    const nlohmann::ordered_json result = run_training(training_config_from_json(w, file), command, trace);
-    if (format == "json") {
-      std::cout << json_text(result, 2) << "\n";
-    } else {
-      std::cout << training_table(result);
-    }
-    return result["verified"].get<bool>() ? 0 : 3;
-  }
-  if (kind != "moe")
-    throw InputError("workload file '" + file + "': field 'workload' must be \"moe\" or \"training\"");
-  MoeRunRequest request;
-  request.config = moe_config_from_json(w, file);
-  request.command = command;
-  request.trace = trace;
-  return print_moe(run_moe(request), format);
+  const WorkloadKind& kind = workload_kind_of(w, file);
+  WorkloadOutput out = output;
+  if (out.format.empty()) out.format = kind.formats.front();
+  check_choice("format", out.format, kind.formats);
+  return kind.run(w, file, out);
 }
 
 }  // namespace
@@ -559,10 +451,10 @@ int main(int argc, char** argv) {
                   "write the first batch's dispatch matrix (run --traffic-matrix reads it)");
   moe->add_option("--format", moe_args.format, "table|json");
 
-  std::string workload_file, workload_format = "table", workload_trace;
+  std::string workload_file, workload_format, workload_trace;
   auto* workload = app.add_subcommand("workload", "run a workload file (JSON; README: workload files)");
-  workload->add_option("file", workload_file, "the workload file")->required();
-  workload->add_option("--format", workload_format, "table|json");
+  workload->add_option("file", workload_file, "the workload file, or - for standard input")->required();
+  workload->add_option("--format", workload_format, "table|json, and csv for a collective (default table)");
   workload->add_option("--trace", workload_trace, "write a Perfetto trace to FILE");
 
   std::vector<std::string> tune_from;
@@ -595,11 +487,11 @@ int main(int argc, char** argv) {
   try {
     if (*list) return cmd_list(list_what, list_format);
     if (*topo) return cmd_topology(topo_spec, topo_sets, topo_format, topo_output);
-    if (*run) return cmd_run(run_args, command);
+    if (*run) return run_collective(run_args, command);
     if (*sweep) return cmd_sweep(sweep_args);
     if (*tune) return cmd_tune(tune_from, tune_format, tune_output, command);
     if (*moe) return cmd_moe(moe_args, command);
-    if (*workload) return cmd_workload(workload_file, workload_format, workload_trace, command);
+    if (*workload) return cmd_workload(workload_file, {workload_format, workload_trace, command});
   } catch (const InputError& e) {
     return fail(2, e.what());
   } catch (const SimulationError& e) {

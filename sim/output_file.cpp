@@ -64,4 +64,10 @@ void OutputFile::close() {
   if (!ok) throw InputError("cannot write " + impl_->what + " '" + impl_->path + "' (disk full?)");
 }
 
+std::unique_ptr<std::ofstream> open_output(const std::string& path, const char* what) {
+  auto file = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+  if (!*file) throw InputError(std::string("cannot write ") + what + " '" + path + "'");
+  return file;
+}
+
 }  // namespace ultrasim

@@ -3,6 +3,7 @@
 // of millions of events never sits whole in memory.
 #pragma once
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,5 +29,9 @@ class OutputFile {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// A plain output file opened before any simulation, so an unwritable path fails fast as bad input:
+// throws InputError "cannot write <what> '<path>'".
+std::unique_ptr<std::ofstream> open_output(const std::string& path, const char* what);
 
 }  // namespace ultrasim

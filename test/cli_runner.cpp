@@ -32,6 +32,13 @@ std::string read_file(const std::string& path) {
   return buffer.str();
 }
 
+std::vector<nlohmann::json> read_json_lines(const std::string& path) {
+  std::vector<nlohmann::json> rows;
+  std::istringstream in(read_file(path));
+  for (std::string line; std::getline(in, line);) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
 std::string temp_path(const std::string& name) {
   static const std::string dir = [] {
     char pattern[] = "/tmp/ultrasim-test-XXXXXX";

@@ -29,6 +29,8 @@ nlohmann::json run_exact(const std::string& topology, const std::string& collect
 // stderr containing `fragment`.
 void expect_input_error(const std::vector<std::string>& args, const std::string& fragment);
 std::string read_file(const std::string& path);
+// Every line of a JSON Lines file (sweep rows, flow records), parsed.
+std::vector<nlohmann::json> read_json_lines(const std::string& path);
 std::string temp_path(const std::string& name);  // a fresh path under a per-process temp directory
 
 }  // namespace ultrasim::test

@@ -129,6 +129,12 @@ std::pair<std::string, std::string> split_assignment(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
+std::vector<std::pair<std::string, std::string>> split_assignments(const std::vector<std::string>& texts) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& text : texts) out.push_back(split_assignment(text));
+  return out;
+}
+
 const char* unit_name(Unit unit) {
   switch (unit) {
     case Unit::kBytes:

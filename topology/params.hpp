@@ -75,6 +75,8 @@ class ParamSet {
 
 // Splits "name=value" (the --set syntax); throws InputError when there is no '='.
 std::pair<std::string, std::string> split_assignment(const std::string& text);
+// Every "name=value" of a repeated --set, in order.
+std::vector<std::pair<std::string, std::string>> split_assignments(const std::vector<std::string>& texts);
 
 const char* unit_name(Unit unit);
 

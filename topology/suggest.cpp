@@ -44,4 +44,10 @@ std::string unknown_name_message(const std::string& kind, const std::string& nam
   return message;
 }
 
+void check_choice(const std::string& kind, const std::string& value, const std::vector<std::string>& known) {
+  for (const auto& k : known)
+    if (k == value) return;
+  throw InputError(unknown_name_message(kind, value, known));
+}
+
 }  // namespace ultrasim

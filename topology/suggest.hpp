@@ -15,6 +15,9 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
 std::string unknown_name_message(const std::string& kind, const std::string& name,
                                  const std::vector<std::string>& known);
 
+// Returns if `value` is one of `known`; throws InputError with unknown_name_message otherwise.
+void check_choice(const std::string& kind, const std::string& value, const std::vector<std::string>& known);
+
 // The entry of `table` whose `name` member equals `name`; throws InputError with unknown_name_message.
 template <class Entry>
 const Entry& find_by_name(const std::vector<Entry>& table, const std::string& name, const std::string& kind) {

@@ -28,14 +28,6 @@ extern char** environ;
 namespace ultrasim {
 namespace {
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, separator);)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 // Every parameter a point may set: its topology's, the model's and its algorithm's (all of the
 // collective's for "auto").
 std::vector<ParamSpec> declared(const std::string& topology, const std::string& collective,
@@ -48,13 +40,71 @@ std::vector<ParamSpec> declared(const std::string& topology, const std::string& 
   return specs;
 }
 
+// {"workload": "moe", "base": {...} or "file.json", "grid": {"field": [values]}, "cases": [{...}]}.
+SweepSpec read_workload_sweep(const nlohmann::ordered_json& j, const std::string& name) {
+  auto fail = [&](const std::string& key, const std::string& what) {
+    return InputError(name + ": \"" + key + "\" " + what);
+  };
+  for (const auto& [key, value] : j.items()) {
+    static const std::set<std::string> known{"workload", "description", "base", "grid", "cases"};
+    if (!known.count(key))
+      throw InputError(name + ": " +
+                       unknown_name_message("key of a workload sweep", key, {known.begin(), known.end()}));
+  }
+  SweepSpec spec;
+  if (!j["workload"].is_string()) throw fail("workload", "must name a workload (ultrasim list workloads)");
+  spec.workload = j["workload"].get<std::string>();
+  spec.base = nlohmann::ordered_json::object();
+  if (j.contains("base")) {
+    const nlohmann::json& base = j["base"];
+    if (base.is_string()) {
+      const std::string path = base.get<std::string>();
+      const std::string what = "workload file '" + path + "'";
+      try {
+        spec.base = nlohmann::ordered_json::parse(read_input_file(path, what, "a JSON workload object"));
+      } catch (const nlohmann::json::exception& e) {
+        throw InputError(name + ": base " + what + " is not JSON: " + json_error_text(e));
+      }
+    } else {
+      spec.base = base;
+    }
+    if (!spec.base.is_object())
+      throw fail("base", "must be a workload object or the path of a workload file");
+  }
+  if (spec.base.contains("workload") && spec.base["workload"] != spec.workload)
+    throw fail("base",
+               "is a " + json_text(spec.base["workload"]) + " workload, not \"" + spec.workload + "\"");
+  spec.base["workload"] = spec.workload;
+  if (j.contains("grid")) {
+    if (!j["grid"].is_object()) throw fail("grid", "must be an object {\"field\": [values]}");
+    for (const auto& [key, values] : j["grid"].items()) {
+      if (!values.is_array() || values.empty())
+        throw fail("grid." + key, "must be a non-empty list of values, not " + json_text(values));
+      if (values.size() > kMaxSweepValues) throw fail("grid." + key, "has more than 100000 values");
+      if (key == "workload") throw fail("grid.workload", "cannot vary: one sweep runs one workload");
+      spec.grid.emplace_back(key, std::vector<nlohmann::ordered_json>(values.begin(), values.end()));
+    }
+  }
+  if (j.contains("cases")) {
+    if (!j["cases"].is_array() || j["cases"].empty())
+      throw fail("cases", "must be a non-empty list of objects, each the fields a case changes");
+    if (j["cases"].size() > kMaxSweepValues) throw fail("cases", "has more than 100000 entries");
+    for (const auto& c : j["cases"]) {
+      if (!c.is_object() || c.contains("workload"))
+        throw fail("cases", "must list objects of workload fields (not \"workload\"), not " + json_text(c));
+      spec.cases.push_back(c);
+    }
+  }
+  return spec;
+}
+
 }  // namespace
 
 std::vector<std::uint64_t> parse_sizes(const std::string& text) {
-  auto parts = split(text, ':');
+  auto parts = split_items(text, ':');
   if (text.find(':') == std::string::npos) {
     std::vector<std::uint64_t> sizes;
-    for (const auto& item : split(text, ',')) sizes.push_back(parse_bytes(item));
+    for (const auto& item : split_items(text, ',')) sizes.push_back(parse_bytes(item));
     if (sizes.empty()) throw InputError("--sizes '" + text + "' lists no size; expected e.g. 1KiB,1MiB");
     if (sizes.size() > kMaxSweepValues)
       throw InputError("--sizes '" + text.substr(0, 40) + "...' has more than 100000 sizes");
@@ -97,14 +147,14 @@ std::vector<std::uint64_t> parse_seeds(const std::string& text) {
   auto seed = parse_seed;
   std::vector<std::uint64_t> seeds;
   if (text.find(':') != std::string::npos) {
-    auto range = split(text, ':');
+    auto range = split_items(text, ':');
     if (range.size() != 2) throw InputError("invalid --seeds '" + text + "'; expected A:B or a list");
     const std::uint64_t from = seed(range[0]), to = seed(range[1]);
     if (to > from && to - from > kMaxSweepValues)  // counted before any is made
       throw InputError("--seeds '" + text + "' gives more than 100000 seeds");
     for (std::uint64_t s = from; s < to; ++s) seeds.push_back(s);
   } else {
-    for (const auto& item : split(text, ',')) seeds.push_back(seed(item));
+    for (const auto& item : split_items(text, ',')) seeds.push_back(seed(item));
   }
   if (seeds.empty()) throw InputError("--seeds '" + text + "' gives no seed");
   if (seeds.size() > kMaxSweepValues) throw InputError("--seeds '" + text + "' gives more than 100000 seeds");
@@ -124,9 +174,10 @@ SweepSpec read_sweep_file(const std::string& path) {
   auto fail = [&](const std::string& key, const std::string& what) -> InputError {
     return InputError(name + ": \"" + key + "\" " + what);
   };
+  if (j.contains("workload")) return read_workload_sweep(nlohmann::ordered_json::parse(text), name);
   for (const auto& [key, value] : j.items()) {
-    static const std::set<std::string> known{"topologies", "collectives", "algorithms", "sizes",
-                                             "sets",       "seeds",       "faults"};
+    static const std::set<std::string> known{"topologies", "collectives", "algorithms",  "sizes",   "sets",
+                                             "seeds",      "faults",      "description", "workload"};
     if (!known.count(key))
       throw InputError(name + ": " + unknown_name_message("key", key, {known.begin(), known.end()}));
   }
@@ -242,7 +293,7 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
           std::vector<std::size_t> index(sets.size(), 0);  // odometer over the value lists
           for (bool more = true; more;) {
             for (std::uint64_t seed : spec.seeds) {
-              SweepPoint point{static_cast<int>(grid.size()), t, c, a, bytes, seed, {}};
+              SweepPoint point{static_cast<int>(grid.size()), t, c, a, bytes, seed, {}, {}, {}, {}};
               for (std::size_t k = 0; k < sets.size(); ++k)
                 point.sets.emplace_back(sets[k].first, sets[k].second[index[k]]);
               grid.push_back(point);
@@ -265,7 +316,44 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
   return grid;
 }
 
+std::vector<SweepPoint> expand_workloads(const SweepSpec& spec, const WorkloadCheck& check) {
+  std::size_t total = spec.cases.empty() ? 1 : spec.cases.size();
+  for (const auto& [key, values] : spec.grid) {
+    if (total > kMaxSweepValues / values.size()) throw InputError("the sweep has more than 100000 points");
+    total *= values.size();
+  }
+  const std::vector<nlohmann::ordered_json> cases =
+      spec.cases.empty() ? std::vector<nlohmann::ordered_json>{nlohmann::ordered_json::object()} : spec.cases;
+  std::vector<SweepPoint> grid;
+  for (const nlohmann::ordered_json& variant : cases) {
+    std::vector<std::size_t> index(spec.grid.size(), 0);  // odometer over the axes, the first slowest
+    for (bool more = true; more;) {
+      SweepPoint point;
+      point.id = static_cast<int>(grid.size());
+      point.workload = spec.workload;
+      point.patch = variant;
+      for (std::size_t k = 0; k < spec.grid.size(); ++k)
+        point.patch[spec.grid[k].first] = spec.grid[k].second[index[k]];
+      point.spec = spec.base;
+      point.spec.merge_patch(point.patch);
+      check(nlohmann::json::parse(json_text(point.spec)),
+            "sweep point " + std::to_string(point.id) + " " + json_text(point.patch));
+      grid.push_back(std::move(point));
+      more = false;
+      for (std::size_t k = spec.grid.size(); k-- > 0;) {
+        if (++index[k] < spec.grid[k].second.size()) {
+          more = true;
+          break;
+        }
+        index[k] = 0;
+      }
+    }
+  }
+  return grid;
+}
+
 std::vector<std::string> SweepPoint::run_args() const {
+  if (!workload.empty()) return {"workload", "-", "--format", "json"};
   std::vector<std::string> args{
       "run",    "--topology",          topology, "--collective",      collective, "--algorithm", algorithm,
       "--size", std::to_string(bytes), "--seed", std::to_string(seed)};
@@ -275,6 +363,7 @@ std::vector<std::string> SweepPoint::run_args() const {
 }
 
 nlohmann::ordered_json SweepPoint::inputs() const {
+  if (!workload.empty()) return {{"workload", workload}, {"inputs", patch}};
   nlohmann::ordered_json sets_json = nlohmann::ordered_json::object();
   for (const auto& [name, value] : sets) sets_json[name] = value;
   return {{"topology", topology},
@@ -365,6 +454,11 @@ Child spawn(const SweepOptions& options, const SweepPoint& point, const std::str
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, child.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, child.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (!point.workload.empty()) {  // the point's workload object, on the standard input of `workload -`
+    const std::string spec_file = dir + "/" + std::to_string(point.id) + ".json";
+    std::ofstream(spec_file) << json_text(point.spec);
+    posix_spawn_file_actions_addopen(&actions, 0, spec_file.c_str(), O_RDONLY, 0);
+  }
   std::vector<std::string> args = point.run_args();
   args.insert(args.end(), options.run_extra.begin(), options.run_extra.end());
   args.insert(args.begin(), binary);
@@ -385,13 +479,14 @@ std::string clock_text(double seconds) {
   return text;
 }
 
-void write_rows(const std::string& path, const std::string& format,
+void write_rows(const std::string& path, const std::string& format, const std::vector<std::string>& columns,
                 const std::vector<nlohmann::ordered_json>& rows) {
   std::string temp = path + ".sorting";
   {
     std::ofstream out(temp, std::ios::trunc);
-    if (format == "csv") out << sweep_csv_header();
-    for (const auto& row : rows) out << (format == "csv" ? sweep_csv_line(row) : sweep_json_line(row));
+    if (format == "csv") out << sweep_csv_header(columns);
+    for (const auto& row : rows)
+      out << (format == "csv" ? sweep_csv_line(row, columns) : sweep_json_line(row));
     if (!out) throw InputError("cannot write '" + path + "'");
   }
   std::filesystem::rename(temp, path);
@@ -411,13 +506,13 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
     done = read_finished(options.out, grid);
     std::vector<nlohmann::ordered_json> kept;
     for (auto& [id, row] : done) kept.push_back(row);
-    write_rows(options.out, options.format, kept);  // drops a torn last line
+    write_rows(options.out, options.format, options.columns, kept);  // drops a torn last line
   }
   std::unique_ptr<std::ofstream> out, timing;
   if (!options.out.empty()) {
     out = std::make_unique<std::ofstream>(options.out, options.resume ? std::ios::app : std::ios::trunc);
     if (!*out) throw InputError("cannot write '" + options.out + "'");
-    if (!options.resume && options.format == "csv") *out << sweep_csv_header();
+    if (!options.resume && options.format == "csv") *out << sweep_csv_header(options.columns);
   }
   if (!options.timing.empty()) {
     timing = std::make_unique<std::ofstream>(options.timing, std::ios::app);
@@ -452,7 +547,10 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
     nlohmann::ordered_json row =
         sweep_row(grid[child.point], exit_status, slurp(child.out), slurp(child.err));
     std::filesystem::remove(child.out), std::filesystem::remove(child.err);
-    if (out) *out << (options.format == "csv" ? sweep_csv_line(row) : sweep_json_line(row)) << std::flush;
+    std::filesystem::remove(dir + "/" + std::to_string(child.point) + ".json");
+    if (out)
+      *out << (options.format == "csv" ? sweep_csv_line(row, options.columns) : sweep_json_line(row))
+           << std::flush;
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
     if (timing)
       *timing << nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() << "\n"
@@ -474,18 +572,31 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
     if (done.count(p->id)) rows.push_back(done[p->id]);
   if (out) {
     out.reset();
-    write_rows(options.out, options.format, rows);  // a finished sweep's file is sorted by point
+    write_rows(options.out, options.format, options.columns,
+               rows);  // a finished sweep's file is sorted by point
   }
   return rows;
 }
 
-std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows) {
+std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows,
+                          const std::vector<std::string>& columns) {
+  const std::string headline = columns.empty() ? "" : columns.front();
   std::map<std::string, std::map<std::uint64_t, std::vector<const nlohmann::ordered_json*>>> groups;
   std::vector<std::string> order;
+  std::ostringstream points;  // workload rows: one line each
   int failed = 0;
   for (const auto& row : rows) {
     if (row["status"] != "ok") {
       ++failed;
+      continue;
+    }
+    if (row.contains("inputs")) {
+      if (points.tellp() == 0)
+        points << "# " << row["workload"].get<std::string>() << ": " << headline << " per point\n";
+      const nlohmann::ordered_json& value = row.contains(headline) ? row[headline] : nlohmann::ordered_json();
+      points << "  " << row["point"] << "  "
+             << (value.is_number() ? fixed_text(value.get<double>() * 1e6, 2) + " us" : std::string("-"))
+             << "  " << json_text(row["inputs"]) << "\n";
       continue;
     }
     std::string key = row["topology"].get<std::string>() + " " + row["collective"].get<std::string>();
@@ -519,7 +630,7 @@ std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows) {
       s << line;
     }
   }
-  s << rows.size() << " points, " << failed << " failed\n";
+  s << points.str() << rows.size() << " points, " << failed << " failed\n";
   return s.str();
 }
 
@@ -528,18 +639,30 @@ std::string sweep_json_line(const nlohmann::ordered_json& row) {
   return json_text(row) + "\n";
 }
 
-std::string sweep_csv_header() {
+std::string sweep_csv_header(const std::vector<std::string>& columns) {
+  if (!columns.empty()) {
+    std::string header = "point,status,workload,inputs";
+    for (const auto& c : columns) header += "," + c;
+    return header + ",error\n";
+  }
   return "point,status,topology,collective,requested_algorithm,algorithm,bytes,seed,sets,time_s,algbw_GBps,"
          "busbw_GBps,model_s,bound_s,pct_of_bound,verified,wrong,error\n";
 }
 
-std::string sweep_csv_line(const nlohmann::ordered_json& row) {
-  auto field = [&](const char* key) -> std::string {
+std::string sweep_csv_line(const nlohmann::ordered_json& row, const std::vector<std::string>& columns) {
+  auto field = [&](const std::string& key) -> std::string {
     if (!row.contains(key) || row[key].is_null()) return "";
     if (row[key].is_string()) return row[key].get<std::string>();
     return json_text(row[key]);
   };
   std::string line;
+  if (!columns.empty()) {
+    std::vector<std::string> keys{"point", "status", "workload", "inputs"};
+    keys.insert(keys.end(), columns.begin(), columns.end());
+    keys.push_back("error");
+    for (const std::string& key : keys) line += (line.empty() ? "" : ",") + csv_text(field(key));
+    return line + "\n";
+  }
   for (const char* key : {"point", "status", "topology", "collective", "requested_algorithm", "algorithm",
                           "bytes", "seed", "sets", "time_s", "algbw_GBps", "busbw_GBps", "model_s", "bound_s",
                           "pct_of_bound", "verified", "wrong", "error"})

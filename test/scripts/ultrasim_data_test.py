@@ -131,14 +131,25 @@ class MergeShards(unittest.TestCase):
             self.assertEqual(out.read_bytes(), WHOLE.read_bytes())
 
 
-class Sizes(unittest.TestCase):
-    def test_sizes_parse_like_the_cli(self):
-        self.assertEqual(ud.parse_size("1KiB"), 1024)
-        self.assertEqual(ud.parse_size("64MB"), 64_000_000)
-        self.assertEqual(ud.parse_sizes("1KiB:16KiB:x4"), [1024, 4096, 16384])
-        self.assertEqual(ud.parse_sizes("1KiB,3"), [1024, 3])
-        with self.assertRaises(ValueError):
-            ud.parse_size("1 parsec")
+class WorkloadSweep(unittest.TestCase):
+    def test_points_show_what_each_changed_and_plot_a_line_per_case(self):
+        rows = [{"point": i, "status": "ok", "workload": "moe", "inputs": {"zipf": z, "capacity_factor": c},
+                 "layer_time_s": t} for i, (z, c, t) in
+                enumerate([(0, 1.0, 1e-4), (0, "unlimited", 2e-4), (1, 1.0, 3e-4), (1, "unlimited", 4e-4)])]
+        rows.append({"point": 4, "status": "error", "workload": "moe", "inputs": {"zipf": 2, "capacity_factor": 1.0},
+                     "error": "bad", "exit_status": 2})
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "moe.jsonl"
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+            points = ud.workload_points(ud.load_sweep(path), ["layer_time_s"])
+        self.assertEqual(list(points.columns), ["point", "status", "zipf", "capacity_factor", "layer_time_s"])
+        self.assertEqual(points["layer_time_s"].tolist()[:4], [1e-4, 2e-4, 3e-4, 4e-4])
+        self.assertEqual(points["status"].tolist(), ["ok"] * 4 + ["error"])
+        fig = ud.plot_workload_sweep(points[points.status == "ok"], "zipf", "layer_time_s", ("capacity_factor",),
+                                     "us", yscale=1e6)
+        lines = fig.axes[0].get_lines()
+        self.assertEqual([l.get_label() for l in lines], ["capacity_factor 1.0", "capacity_factor unlimited"])
+        self.assertEqual(list(lines[1].get_ydata()), [200.0, 400.0])
 
 
 class LoadTrace(unittest.TestCase):

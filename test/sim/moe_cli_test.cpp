@@ -162,7 +162,11 @@ TEST_CASE("workload files run the same layer as the command line, and bad ones a
       << R"({"workload": "moe", "experts": 16, "top_k": 2, "tokens_per_chip": 0, "hidden": 512})";
   expect_input_error({"workload", file}, "field 'tokens_per_chip' must be a positive integer");
   std::ofstream(file) << R"({"workload": "inference"})";
-  expect_input_error({"workload", file}, "field 'workload' must be \"moe\" or \"training\"");
+  expect_input_error({"workload", file}, "unknown workload 'inference'; known: collective, moe, training");
+  std::ofstream(file) << R"({"workload": "moee"})";
+  expect_input_error({"workload", file}, "unknown workload 'moee'; did you mean 'moe'?");
+  std::ofstream(file) << R"({"experts": 16})";
+  expect_input_error({"workload", file}, "field 'workload' must name the workload, one of: collective, moe");
   expect_input_error({"moe", "--experts", "4", "--top-k", "5", "--tokens-per-chip", "8", "--hidden", "64"},
                      "--top-k 5 must be between 1 and the experts (4)");
   expect_input_error(with(with({"moe"}, kSwitch8), {"--capacity-factor", "0"}),

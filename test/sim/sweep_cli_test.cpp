@@ -17,13 +17,6 @@ using namespace ultrasim::test;
 
 namespace {
 
-std::vector<nlohmann::json> rows_of(const std::string& path) {
-  std::vector<nlohmann::json> rows;
-  std::istringstream in(read_file(path));
-  for (std::string line; std::getline(in, line);) rows.push_back(nlohmann::json::parse(line));
-  return rows;
-}
-
 std::vector<std::string> sweep_args(const std::string& out, std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"sweep",
                                 "--topology",
@@ -46,7 +39,7 @@ TEST_CASE("a sweep records a failed point with its error and completes every oth
   std::string out = temp_path("sweep_fail.jsonl");
   CliResult r = run_cli(sweep_args(out, {"--jobs", "2"}));
   REQUIRE(r.status == 0);
-  auto rows = rows_of(out);
+  auto rows = read_json_lines(out);
   REQUIRE(rows.size() == 2 * (2 + 2) * 3);  // all-reduce: ring, switch-reduce; all-to-all: ring, direct
   for (std::size_t i = 0; i < rows.size(); ++i) {
     CHECK(rows[i]["point"] == i);
@@ -79,13 +72,13 @@ TEST_CASE("a sweep's output is byte-identical run to run, and its shards add up 
   for (int k = 0; k < 3; ++k) {
     std::string shard = temp_path("sweep_shard" + std::to_string(k) + ".jsonl");
     REQUIRE(run_cli(sweep_args(shard, {"--shard", std::to_string(k) + "/3"})).status == 0);
-    for (auto& row : rows_of(shard)) {
+    for (auto& row : read_json_lines(shard)) {
       CHECK(row["point"].get<int>() % 3 == k);
       merged.push_back(row);
     }
   }
   std::sort(merged.begin(), merged.end(), [](auto& x, auto& y) { return x["point"] < y["point"]; });
-  CHECK(merged == rows_of(a));
+  CHECK(merged == read_json_lines(a));
 }
 
 TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point once, as if never killed") {
@@ -99,12 +92,12 @@ TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point once, a
   argv.push_back(nullptr);
   pid_t pid = 0;
   REQUIRE(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) == 0);
-  for (int waited = 0; waited < 600 && rows_of(killed).size() < 5; ++waited)
+  for (int waited = 0; waited < 600 && read_json_lines(killed).size() < 5; ++waited)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
-  auto partial = rows_of(killed);
+  auto partial = read_json_lines(killed);
   INFO("rows before the kill: " << partial.size());
   CHECK(partial.size() >= 5);
   CHECK(partial.size() < 64);
@@ -115,7 +108,7 @@ TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point once, a
   std::vector<std::string> fresh(args.begin() + 1, args.end() - 1);
   fresh.push_back(whole);
   REQUIRE(run_cli(fresh).status == 0);
-  auto rows = rows_of(killed);
+  auto rows = read_json_lines(killed);
   std::set<int> points;
   for (auto& row : rows) points.insert(row["point"].get<int>());
   CHECK(rows.size() == 64);
@@ -163,7 +156,7 @@ TEST_CASE("a sweep passes --engine to every point, and auto picks per point") {
   };
   REQUIRE(run_cli(with(simgrid, {"--engine", "simgrid"})).status == 0);
   REQUIRE(run_cli(with(automatic, {})).status == 0);
-  auto s = rows_of(simgrid), a = rows_of(automatic);
+  auto s = read_json_lines(simgrid), a = read_json_lines(automatic);
   REQUIRE(s.size() == 3);  // all-reduce ring, all-to-all direct and ring
   REQUIRE(a.size() == 3);
   for (std::size_t i = 0; i < a.size(); ++i) {

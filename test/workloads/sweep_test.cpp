@@ -103,3 +103,59 @@ TEST_CASE("a JSON sweep file gives the same grid as the flags") {
   std::ofstream(path) << "{not json";
   CHECK_THROWS_WITH(read_sweep_file(path), Catch::Contains("is not JSON"));
 }
+
+TEST_CASE(
+    "a workload sweep crosses cases (outermost) with its grid, the first axis slowest, as merge patches") {
+  std::string path = std::filesystem::temp_directory_path() / "ultrasim_workload_sweep_test.json";
+  std::ofstream(path) << R"({"workload": "moe", "base": {"experts": 8, "top_k": 2, "capacity_factor": 1.0},
+                             "cases": [{"router": "uniform"}, {"router": "random", "capacity_factor": null}],
+                             "grid": {"zipf": [0, 1], "seed": [5, 6, 7]}})";
+  SweepSpec spec = read_sweep_file(path);
+  CHECK(spec.workload == "moe");
+  std::vector<std::string> checked;
+  auto grid = expand_workloads(spec, [&](const nlohmann::json& w, const std::string& where) {
+    CHECK(w["workload"] == "moe");  // the sweep's kind is written into every point
+    checked.push_back(where);
+  });
+  REQUIRE(grid.size() == 2 * 2 * 3);
+  CHECK(checked.size() == grid.size());  // every point checked before anything runs
+  CHECK(checked[4] == R"(sweep point 4 {"router":"uniform","zipf":1,"seed":6})");
+  CHECK(grid[4].patch == nlohmann::ordered_json::parse(R"({"router":"uniform","zipf":1,"seed":6})"));
+  CHECK(grid[4].spec["capacity_factor"] == 1.0);
+  CHECK(grid[11].spec["router"] == "random");
+  CHECK(!grid[11].spec.contains("capacity_factor"));  // null removes the field (RFC 7386)
+  CHECK(grid[11].spec["zipf"] == 1);
+  CHECK(grid[11].spec["seed"] == 7);
+  CHECK(grid[11].run_args() == std::vector<std::string>{"workload", "-", "--format", "json"});
+  CHECK(grid[11].inputs().dump() ==
+        R"({"workload":"moe","inputs":{"router":"random","capacity_factor":null,"zipf":1,"seed":7}})");
+  // The summary lists each point's first column; CSV gives the kind's columns after the inputs.
+  nlohmann::ordered_json row = grid[4].inputs();
+  row["point"] = 4, row["status"] = "ok", row["layer_time_s"] = 1.5e-4;
+  CHECK_THAT(sweep_summary({row}, {"layer_time_s"}),
+             Catch::Contains("# moe: layer_time_s per point") && Catch::Contains("150.00 us"));
+  CHECK(sweep_csv_header({"layer_time_s"}) == "point,status,workload,inputs,layer_time_s,error\n");
+  CHECK(sweep_csv_line(row, {"layer_time_s"}) ==
+        "4,ok,moe,\"{\"\"router\"\":\"\"uniform\"\",\"\"zipf\"\":1,\"\"seed\"\":6}\",0.00015,\n");
+}
+
+TEST_CASE("bad workload sweeps name the key, and a point's check names the point") {
+  std::string path = std::filesystem::temp_directory_path() / "ultrasim_workload_sweep_bad.json";
+  auto fails = [&](const std::string& text, const std::string& fragment) {
+    std::ofstream(path) << text;
+    CHECK_THROWS_WITH(read_sweep_file(path), Catch::Contains(fragment));
+  };
+  fails(R"({"workload": "moe", "grid": {"zipf": []}})", "\"grid.zipf\" must be a non-empty list");
+  fails(R"({"workload": "moe", "grid": {"workload": ["training"]}})", "cannot vary");
+  fails(R"({"workload": "moe", "cases": [3]})", "\"cases\" must list objects");
+  fails(R"({"workload": "moe", "base": {"workload": "training"}})", "is a \"training\" workload");
+  fails(R"({"workload": "moe", "grids": {}})", "did you mean 'grid'");
+  fails(R"({"workload": "moe", "base": "/nonexistent/moe.json"})", "cannot read workload file");
+  std::ofstream(path) << R"({"workload": "moe", "grid": {"zipf": [0, "x"]}})";
+  const SweepSpec spec = read_sweep_file(path);
+  auto check = [](const nlohmann::json& w, const std::string& where) {
+    if (!w["zipf"].is_number()) throw InputError(where + ": field 'zipf' must be a number");
+  };
+  CHECK_THROWS_WITH(expand_workloads(spec, check),
+                    R"(sweep point 1 {"zipf":"x"}: field 'zipf' must be a number)");
+}

@@ -1,0 +1,150 @@
+#include "sim/collective_run.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "sim/explain.hpp"
+#include "sim/link_stats.hpp"
+#include "sim/output_file.hpp"
+#include "sim/report.hpp"
+#include "sim/runner.hpp"
+#include "sim/trace.hpp"
+#include "topology/errors.hpp"
+#include "topology/input_files.hpp"
+#include "topology/suggest.hpp"
+#include "topology/units.hpp"
+#include "workloads/groups.hpp"
+#include "workloads/sweep.hpp"
+#include "workloads/workload_file.hpp"
+
+namespace ultrasim {
+
+int run_collective(const RunArgs& args, const std::string& command) {
+  check_choice("format", args.format, {"table", "json", "csv"});
+  if (args.no_link_stats && (args.explain || !args.link_stats.empty()))
+    throw InputError("--no-link-stats leaves nothing for --explain or --link-stats");
+  // alltoallv's size comes from its matrix; --size alone makes the uniform one of that size.
+  if (!args.traffic_matrix.empty() && !args.size.empty())
+    throw InputError("give --size or --traffic-matrix, not both: an alltoallv's size is its matrix's");
+  if (args.size.empty() && args.traffic_matrix.empty())
+    throw InputError(args.collective == "alltoallv"
+                         ? "alltoallv needs --traffic-matrix FILE (or --size for a uniform one)"
+                         : "--size is required");
+  CollectiveJob job{args.topology,
+                    args.collective,
+                    args.algorithm,
+                    args.size.empty() ? 0 : parse_bytes(args.size),
+                    args.dtype,
+                    parse_seed(args.seed),
+                    split_assignments(args.sets),
+                    args.traffic_matrix,
+                    args.faults,
+                    args.groups,
+                    args.layout};
+  const Engine engine = parse_engine(args.engine);
+  PreparedJob prepared = prepare(job);
+  check_choice("trace-aggregate", args.trace_aggregate, {"none", "step"});
+  if (args.trace.empty() && args.flows.empty() &&
+      (!args.trace_window.empty() || !args.trace_chips.empty() || args.trace_aggregate != "none"))
+    throw InputError(
+        "--trace-window, --trace-chips and --trace-aggregate shape --trace or --flows; give one");
+  TraceOptions trace_options;
+  if (!args.trace_window.empty()) parse_trace_window(args.trace_window, trace_options);
+  if (!args.trace_chips.empty())
+    trace_options.chips = parse_chip_list(args.trace_chips, prepared.topology->chip_count(), "--trace-chips");
+  trace_options.aggregate_steps = args.trace_aggregate == "step";
+  std::unique_ptr<OutputFile> trace, flows;
+  std::unique_ptr<std::ofstream> link_stats_file;
+  if (!args.trace.empty()) trace = std::make_unique<OutputFile>(args.trace, "trace");
+  if (!args.flows.empty()) flows = std::make_unique<OutputFile>(args.flows, "flow records");
+  if (!args.link_stats.empty()) link_stats_file = open_output(args.link_stats, "link statistics");
+
+  // The link statistics, computed from the records of every flow, only where they show: JSON, --explain,
+  // --link-stats, traces (their counters) and flow records (each flow's bottleneck).
+  const bool recorded = trace != nullptr || flows != nullptr;
+  const bool stats =
+      !args.no_link_stats && (args.format == "json" || args.explain || link_stats_file || recorded);
+  RunOptions options{args.platform, stats || recorded, args.simgrid_config, engine};
+  // With faults, the same run without them first (in a child process), for the slowdown.
+  std::optional<double> fault_free;
+  if (!prepared.faults.empty()) fault_free = fault_free_time(prepared, options);
+  SimResult result = simulate(prepared, options);
+  Metrics metrics = compute_metrics(prepared, result.time_s);
+  const RecordPaths paths(*prepared.routes, prepared.faults);
+  std::optional<LinkStats> links;
+  if (stats)
+    links = compute_link_stats(*prepared.topology, paths, prepared.faults, result.transfer_records,
+                               result.time_s);
+  std::optional<Explanation> why;
+  if (args.explain) why = explain_run(result, *links);
+  RunReport report{
+      prepared, result, metrics, command, fault_free, links ? &*links : nullptr, why ? &*why : nullptr};
+  const nlohmann::json json = run_json(report);
+  if (args.format == "json") std::cout << json_text(json, 2) << "\n";
+  if (args.format == "csv") std::cout << run_csv(report);
+  if (args.format == "table") std::cout << run_table(report);
+  if (trace) {
+    write_chrome_trace(*trace, prepared, result, links ? &*links : nullptr, json, trace_options);
+    trace->close();
+  }
+  if (flows) {
+    write_flow_records(*flows, prepared, result, paths, links ? &*links : nullptr, trace_options);
+    flows->close();
+  }
+  if (link_stats_file) *link_stats_file << link_stats_csv(*prepared.topology, *links);
+  return result.verdict.wrong == 0 ? 0 : 3;
+}
+
+RunArgs collective_args_from_json(const nlohmann::json& w, const std::string& file) {
+  const std::string where = "workload file '" + file + "'";
+  check_known_fields(w,
+                     {"workload", "description", "topology", "collective", "algorithm", "size",
+                      "traffic_matrix", "dtype", "seed", "engine", "groups", "layout", "faults", "set"},
+                     where);
+  RunArgs args;
+  auto text = [&](const char* key, std::string& out, bool required) {
+    if (!w.contains(key)) {
+      if (required) throw InputError(where + ": missing field '" + key + "' (a string)");
+      return;
+    }
+    if (!w.at(key).is_string()) throw InputError(where + ": field '" + key + "' must be a string");
+    out = w.at(key).get<std::string>();
+  };
+  text("topology", args.topology, true);
+  text("collective", args.collective, true);
+  text("algorithm", args.algorithm, true);
+  text("traffic_matrix", args.traffic_matrix, false);
+  text("dtype", args.dtype, false);
+  text("engine", args.engine, false);
+  text("groups", args.groups, false);
+  text("layout", args.layout, false);
+  // A size or a seed may be a JSON whole number or, as on the command line, a string.
+  auto number = [&](const char* key, std::string& out) {
+    if (!w.contains(key)) return;
+    const nlohmann::json& v = w.at(key);
+    if (v.is_number_unsigned()) {
+      out = std::to_string(v.get<std::uint64_t>());
+    } else if (v.is_string()) {
+      out = v.get<std::string>();
+    } else {
+      throw InputError(where + ": field '" + key + "' must be a whole number or a string, not " +
+                       json_text(v));
+    }
+  };
+  number("size", args.size);
+  number("seed", args.seed);
+  if (w.contains("faults")) {
+    const nlohmann::json& faults = w.at("faults");
+    if (!faults.is_array()) throw InputError(where + ": field 'faults' must be a list of fault specs");
+    for (const auto& f : faults) {
+      if (!f.is_string()) throw InputError(where + ": field 'faults' must list strings, not " + json_text(f));
+      args.faults.push_back(f.get<std::string>());
+    }
+  }
+  for (const auto& [name, value] : set_overrides(w, where)) args.sets.push_back(name + "=" + value);
+  return args;
+}
+
+}  // namespace ultrasim

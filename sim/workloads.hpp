@@ -1,0 +1,44 @@
+// The workloads: what runs on the fabric. Each kind is one row of workload_kinds(); the table drives
+// `ultrasim list workloads`, `ultrasim workload FILE` (the file's "workload" field names the row, with a
+// "did you mean" when it names none) and the points of a workload sweep (`ultrasim sweep --file` with a
+// "workload" key: each point is a workload file the row checks before anything runs, then runs).
+// Adding a workload = its reader and runner + one row here.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ultrasim {
+
+// How a run reports: the format of standard output, a trace file (empty: none), the command recorded.
+struct WorkloadOutput {
+  std::string format = "table";
+  std::string trace;
+  std::string command;
+};
+
+struct WorkloadKind {
+  std::string name, description;
+  std::string subcommand;  // the command that runs it from flags ("run", "moe"), or ""
+  // The result fields a workload sweep's CSV shows; the first, a time in seconds, its summary too.
+  std::vector<std::string> columns;
+  std::vector<std::string> formats;  // of standard output; the first is the default
+  // Checks a workload object (whose "workload" field names this kind) without simulating; throws
+  // InputError naming the file and the field.
+  std::function<void(const nlohmann::json& workload, const std::string& file)> check;
+  // Runs it, printing the result in output.format; returns the exit status (0, or 3 if it did not
+  // verify). Throws InputError / SimulationError as `ultrasim run` does.
+  std::function<int(const nlohmann::json& workload, const std::string& file, const WorkloadOutput& output)>
+      run;
+};
+
+const std::vector<WorkloadKind>& workload_kinds();
+
+// The kind a workload object names in its "workload" field; throws InputError ("workload file 'F': unknown
+// workload 'x'; did you mean ...") when the field is missing, not a string or names no kind.
+const WorkloadKind& workload_kind_of(const nlohmann::json& workload, const std::string& file);
+
+}  // namespace ultrasim
