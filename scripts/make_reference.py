@@ -128,7 +128,7 @@ def main():
     registered = {"topology": listing["topologies"], "workloads": listing["workloads"],
                   "collectives": listing["collectives"] + listing["algorithms"]}
     if missing := [f"{x['name']} ({f}/REFERENCE.md)" for f, items in registered.items() for x in items
-                   if f"`{x['name']}`" not in committed[f]]:
+                   if f"| `{x['name']}` |" not in committed[f]]:  # each name has a table row
         problems.append(f"registered but missing from the reference: {', '.join(missing)}")
     problems += markdown_problems()
     for problem in problems:
