@@ -38,7 +38,7 @@ double concurrent_flows_time(const CostInput& in, const std::function<std::uint6
 // The same for flows listed by (src, dst) pair (pairs not listed carry nothing); 0 for no flow.
 double concurrent_flows_time(const CostInput& in, const std::map<std::pair<int, int>, std::uint64_t>& flows);
 
-// bound_s: the bytes each chip must send or receive (collective by collective; see README) divided by
+// bound_s: the bytes each chip must send or receive (per collective; collectives/README.md) divided by
 // its injection bandwidth (sum of its links, per direction), plus the smallest route latency and the
 // transfer overhead. 0 for one chip.
 double lower_bound_s(CollectiveKind kind, const CostInput& in);

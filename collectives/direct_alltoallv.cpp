@@ -10,7 +10,7 @@
 // link carries p-1 flows of the largest entry (MoE dispatch where every chip sends the hottest expert
 // the same amount). Otherwise max-min is not makespan-optimal: flows into the busiest downlink can be
 // held back by their crowded uplinks and finish alone later. Every flow on a switch gets at least
-// β/(p-1), so the time stays below α + (p-1) max_entry / β (README: the p = 5 counterexample).
+// β/(p-1), so the time stays below α + (p-1) max_entry / β (collectives/README.md: the p = 5 example).
 #include "collectives/algorithm.hpp"
 #include "collectives/cost.hpp"
 

@@ -13,7 +13,7 @@
 // logarithmic depth. model_s is lower than the textbook at small sizes (a chip does not wait a round's α
 // for data it does not carry). It is a lower bound of the simulation, exact only for p <= 2: a chip's two
 // children (reduce) and its two parents (broadcast) do not wait for each other, so their chunks meet on
-// the chip's downlink (on switch:144 at 64 MiB the simulation takes 1.5x model_s; see the README).
+// the chip's downlink (on switch:144 at 64 MiB the simulation takes 1.5x model_s; collectives/README.md).
 #include <algorithm>
 #include <map>
 #include <memory>

@@ -1,7 +1,7 @@
 // Schedules as data: a collective algorithm read from a JSON file (`ultrasim run --algorithm file:PATH`)
 // instead of written in C++, so schedules from synthesis tools (TACCL, TE-CCL, MSCCL) or from papers can
-// be simulated and verified like the built-in algorithms. The format (README, "Bring your own algorithm
-// as data"):
+// be simulated and verified like the built-in algorithms. The format (collectives/README.md, "Bring
+// your own algorithm as data"):
 //   {"collective": "allreduce", "chips": 8, "chunks": 8,
 //    "steps": [[{"src": 0, "dst": 1, "chunk": 0, "op": "reduce"}, ...], ...]}
 // A step lists transfers that run concurrently; `chunk` names a slot of the collective's layout

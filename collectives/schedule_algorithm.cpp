@@ -1,5 +1,5 @@
-// Schedule algorithm: runs a schedule read from a file (schedule.hpp; README "Bring your own algorithm
-// as data"), the way MSCCL's interpreter runs an XML program (Cowan et al., "MSCCLang", ASPLOS 2023).
+// Schedule algorithm: runs a schedule read from a file (schedule.hpp; collectives/README.md), the way
+// MSCCL's interpreter runs an XML program (Cowan et al., "MSCCLang", ASPLOS 2023).
 //   alltoall only: copy the own part locally (slot r to slot p+r), as every built-in all-to-all does;
 //   for each step k in which chip r takes part:
 //     start every send of the step (the slot content held at the start of the step),

@@ -5,8 +5,9 @@
     build/ultrasim run --topology switch:8 --collective allreduce \\
         --algorithm file:collectives/schedules/ring_allreduce_8.json --size 1MiB
 
-The format is described in README.md, "Bring your own algorithm as data". Each generator returns the
-list of steps; a step is a list of transfers {src, dst, chunk, [dst_chunk,] op} that run concurrently.
+The format is described in collectives/README.md, "Bring your own algorithm as data". Each generator
+returns the list of steps; a step is a list of transfers {src, dst, chunk, [dst_chunk,] op} that run
+concurrently.
 """
 import argparse
 import json

@@ -21,7 +21,7 @@ struct MoeRunRequest {
       traffic;  // --traffic-out FILE: the first batch's dispatch matrix (run --traffic-matrix reads it)
 };
 
-// The result (README "MoE layers" lists its fields). Throws InputError / SimulationError as run does.
+// The result (its fields: workloads/README.md). Throws InputError / SimulationError as run does.
 nlohmann::ordered_json run_moe(const MoeRunRequest& request);
 // The result as a short table for people.
 std::string moe_table(const nlohmann::ordered_json& result);

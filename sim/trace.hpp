@@ -1,5 +1,5 @@
 // Chrome Trace Event JSON ({"traceEvents": [...]}) that ui.perfetto.dev and chrome://tracing open, and
-// flow records (JSON Lines) for notebooks. Field by field: README "Traces and flow records".
+// flow records (JSON Lines) for notebooks. Field by field: sim/README.md, "Traces and flow records".
 //
 // Processes: one per chip (pid = rank, named after the chip), one per switch (pid = chips + switch
 // index, "switch NAME": the uploads and downloads of in-switch reductions), and "fabric" (pid = chips +

@@ -28,7 +28,7 @@ std::vector<TierStats> tier_stats(const Topology& topology);
 // injection bandwidth, bisection bandwidth (and how it was obtained), forwarding, multipath default,
 // parameters with units and sources.
 std::string topology_summary(const Topology& topology, const Routes& routes);
-// The re-importable description (README "Your own topology"): the graph (topology_graph_json) plus
+// The re-importable description (topology/README.md, file:PATH): the graph (topology_graph_json) plus
 // "schema_version", "spec", "chips", "switches", "parameters", and the summary's figures ("per_tier",
 // "diameter_links", "injection_Bps", "injection_raw_Bps", "bisection_Bps", "bisection_method").
 // Keys are sorted; numbers are written so that they read back as the same doubles.

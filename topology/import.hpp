@@ -2,8 +2,8 @@
 // (`ultrasim topology SPEC --format json`) or GraphML, read with Boost.Graph's read_graphml. The format
 // is told by the content (a JSON object or XML), not the file name. Both are read into one neutral
 // description, checked, and built in file order, so a JSON export imported and exported again is
-// byte-identical and simulates identically. The schemas: topology/topology.schema.json and the README
-// section "Your own topology (file:PATH)".
+// byte-identical and simulates identically. The schemas: topology/topology.schema.json and
+// topology/README.md, "Your own topology (file:PATH)".
 #pragma once
 
 #include <string>

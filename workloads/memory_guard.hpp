@@ -1,7 +1,7 @@
 // The memory guard: a configuration whose estimated peak memory exceeds what the machine has is refused
 // up front as bad input (exit status 2, a message giving both figures) instead of being killed by the
-// kernel's OOM killer an hour into a sweep. The estimate is deliberately coarse (README "Errors and
-// limits"); it errs on the high side by up to about 2x.
+// kernel's OOM killer an hour into a sweep. The estimate is deliberately coarse (sim/README.md, "Errors
+// and limits"); it errs on the high side by up to about 2x.
 #pragma once
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 // There is no barrier between stages: each chip moves on when its own part is done; collectives
 // synchronise the chips they involve.
 //
-// Workload file (README "Training steps"): {"workload": "training", "topology", "layout", "iterations",
+// Workload file (workloads/README.md): {"workload": "training", "topology", "layout", "iterations",
 // "tokens_per_step", "model_flops", "stages": [{"name", "compute_s" | "compute_flops", "collectives":
 // [{"collective", "algorithm", "size", "groups"}], "p2p": {"groups", "size"}}], "set"}.
 #pragma once

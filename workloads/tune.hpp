@@ -1,7 +1,7 @@
 // `ultrasim tune`: turns sweep rows (JSON Lines, /work/shared SWEEP_FORMAT: one object per point) into
 // tuning tables, the per-size-range choice of algorithm a communication library would load.
 //
-// Rules (README "ultrasim tune"):
+// Rules (workloads/README.md, "ultrasim tune"):
 // - A table per (topology, collective, machine sets): "sets" minus the algorithms' own parameters. A set
 //   that changes the machine (link_bandwidth=...) keeps its rows apart; an algorithm parameter swept with
 //   --set (pipeline_chunks=1,4,16) is a choice the library makes, so its values compete inside a table.

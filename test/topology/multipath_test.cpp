@@ -77,7 +77,7 @@ TEST_CASE("hash puts each ordered pair on one fixed path of its set, independent
         used.insert(shares[0].index);
       }
   CHECK(used.size() == 4);  // 56 pairs land on every plane
-  // The hash is a fixed function of the ordered pair (README): splitmix64((a << 32) | b) mod count.
+  // A fixed function of the ordered pair (topology/README.md): splitmix64((a << 32) | b) mod count.
   CHECK(hashed_path(0, 1, 1u << 30) == 0x910a2dec89025cc1ULL % (1u << 30));
 }
 

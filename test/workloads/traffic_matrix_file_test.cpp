@@ -1,4 +1,4 @@
-// Reading traffic matrices: the formats the README documents, and one precise error per kind of bad file.
+// Reading traffic matrices: the formats of workloads/README.md, and one precise error per kind of bad file.
 #include <catch2/catch.hpp>
 #include <fstream>
 
