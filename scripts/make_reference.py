@@ -114,7 +114,9 @@ def main():
     files = {"topology": topology_reference(args.binary, listing["topologies"]),
              "collectives": collectives_reference(listing),
              "workloads": HEADER + "# Workload reference\n\nWhat ultrasim runs; [README.md](README.md) "
-             "documents each.\n\n" + table(["workload", "description"], rows(listing["workloads"], ["name"]))}
+             "documents each.\n\n" + table(["workload", "description", "run by", "formats"],
+                                             [[f"`{w['name']}`", w["description"], w["command"], ", ".join(w["formats"])]
+                                              for w in listing["workloads"]])}
     paths = {f: ROOT / f / "REFERENCE.md" for f in files}
     if not args.check:
         for f, text in files.items():

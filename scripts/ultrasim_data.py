@@ -21,11 +21,9 @@ the point's inputs, and every field of `ultrasim run --format json` for an "ok" 
 "exit_status" for an "error" row).
 """
 
-import itertools
 import gzip
 import json
 import os
-import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -90,6 +88,8 @@ def _flatten(row):
             flat.update({f"param.{k}": v for k, v in value.items()})
         elif key == "sets" and isinstance(value, dict):
             flat.update({f"set.{k}": v for k, v in value.items()})
+        elif key == "inputs" and isinstance(value, dict):  # a workload sweep's point
+            flat.update({f"inputs.{k}": v for k, v in value.items()})
         else:
             flat[key] = value
     return flat
@@ -98,7 +98,8 @@ def _flatten(row):
 def load_sweep(path_or_paths):
     """A sweep's JSON Lines (one file or several shards) as a DataFrame, one row per point, sorted.
 
-    "parameters" and "sets" become columns "param.NAME" and "set.NAME"; error rows are kept (columns
+    "parameters", "sets" and a workload sweep's "inputs" become columns "param.NAME", "set.NAME" and
+    "inputs.NAME"; error rows are kept (columns
     "status", "error", "exit_status"; their result columns are NaN); a point present several times
     (shards overlapping, a resumed sweep) keeps its "ok" row. Null busbw (one chip) is NaN."""
     rows = [_flatten(row) for row, _ in _dedup_sorted(_read_rows(path_or_paths))]
@@ -127,99 +128,46 @@ def merge_shards(paths, out_path):
 
 # ------------------------------------------------------------------------------- running a small sweep
 
-_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
-
-
-def parse_size(text):
-    """'1KiB' -> 1024, '64MB' -> 64000000, '4096' -> 4096 (the units `ultrasim` accepts)."""
-    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", str(text))
-    if not m or m.group(2).upper() not in _UNITS:
-        raise ValueError(f"bad size '{text}'")
-    return int(m.group(1)) * _UNITS[m.group(2).upper()]
-
-
-def parse_sizes(text):
-    """'1KiB:1MiB:x4' (from, to, times) or '1KiB,64KiB' -> list of bytes."""
-    if ":" in text:
-        start, stop, step = text.split(":")
-        lo, hi, factor = parse_size(start), parse_size(stop), int(step.lstrip("x"))
-        if factor < 2:
-            raise ValueError(f"bad size step '{step}'")
-        sizes = []
-        while lo <= hi:
-            sizes.append(lo)
-            lo *= factor
-        return sizes
-    return [parse_size(s) for s in text.split(",")]
-
-
-def has_sweep(binary):
-    """True when this ultrasim has the `sweep` command."""
-    return subprocess.run([str(binary), "sweep", "--help"], capture_output=True).returncode == 0
-
-
-def _algorithms(binary, collective, requested):
-    if requested != ["all"]:
-        return requested
-    listed = json.loads(subprocess.run([str(binary), "list", "algorithms", "--format", "json"],
-                                       capture_output=True, check=True, text=True).stdout)
-    return [a["name"] for a in listed["algorithms"] if a["collective"] == collective]
-
-
-def run_points(binary, topologies, collectives, algorithms, sizes, sets=None, seeds=(0,)):
-    """The rows `ultrasim sweep` would write, made by one `ultrasim run --format json` per point.
-
-    For an ultrasim without `sweep`; points are numbered in the sweep's order (topology, collective,
-    algorithm, size, set combination, seed)."""
-    sets = sets or {}
-    names = list(sets)
-    rows = []
-    for topology, collective in itertools.product(topologies, collectives):
-        for algorithm in _algorithms(binary, collective, list(algorithms)):
-            for size in parse_sizes(sizes) if isinstance(sizes, str) else sizes:
-                for combination in itertools.product(*(sets[n] for n in names)):
-                    for seed in seeds:
-                        given = {n: str(v) for n, v in zip(names, combination)}
-                        command = [str(binary), "run", "--topology", topology, "--collective", collective,
-                                   "--algorithm", algorithm, "--size", str(size), "--seed", str(seed),
-                                   "--format", "json"]
-                        for n, v in given.items():
-                            command += ["--set", f"{n}={v}"]
-                        done = subprocess.run(command, capture_output=True, text=True)
-                        row = {"point": len(rows), "topology": topology, "collective": collective,
-                               "requested_algorithm": algorithm, "bytes": size, "seed": seed,
-                               "sets": given}
-                        if done.returncode == 0:
-                            row.update(json.loads(done.stdout), status="ok")
-                        else:
-                            message = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
-                            row.update(status="error", error=message.removeprefix(ERROR_PREFIX),
-                                       exit_status=done.returncode)
-                        rows.append(row)
-    return rows
-
-
 def run_sweep(binary, out, topologies, collectives, algorithms, sizes, sets=None, seeds=(0,), jobs=None):
-    """Runs a sweep into the JSON Lines file `out` and loads it: `ultrasim sweep` when the binary has
-    it, else `run_points`. Returns (DataFrame, "sweep" or "run")."""
-    sets = sets or {}
-    if has_sweep(binary):
-        command = [str(binary), "sweep", "--topology", ",".join(topologies),
-                   "--collective", ",".join(collectives), "--algorithm", ",".join(algorithms),
-                   "--sizes", sizes if isinstance(sizes, str) else ",".join(map(str, sizes)),
-                   "--seeds", ",".join(map(str, seeds)), "--out", str(out)]
-        for n, values in sets.items():
-            command += ["--set", f"{n}=" + ",".join(map(str, values))]
-        if jobs:
-            command += ["--jobs", str(jobs)]
-        subprocess.run(command, check=True)
-        return load_sweep(out), "sweep"
-    rows = run_points(binary, topologies, collectives, algorithms, sizes, sets, seeds)
-    with open(out, "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, sort_keys=True, separators=(",", ":")) + "\n")
-    return load_sweep(out), "run"
+    """Runs `ultrasim sweep` into the JSON Lines file `out` and loads its rows (load_sweep)."""
+    command = [str(binary), "sweep", "--topology", ",".join(topologies),
+               "--collective", ",".join(collectives), "--algorithm", ",".join(algorithms),
+               "--sizes", sizes if isinstance(sizes, str) else ",".join(map(str, sizes)),
+               "--seeds", ",".join(map(str, seeds)), "--out", str(out)]
+    for n, values in (sets or {}).items():
+        command += ["--set", f"{n}=" + ",".join(map(str, values))]
+    if jobs:
+        command += ["--jobs", str(jobs)]
+    subprocess.run(command, check=True)
+    return load_sweep(out)
+
+
+def workload_points(df, columns):
+    """A workload sweep's rows (`ultrasim sweep --file` with "workload") as one row per point: each
+    field the point changed (the `inputs.*` columns, named without the prefix), then `columns` of the
+    result."""
+    inputs = [c for c in df.columns if c.startswith("inputs.")]
+    out = df[["point", "status"] + inputs + [c for c in columns if c in df.columns]].copy()
+    return out.rename(columns={c: c[len("inputs."):] for c in inputs})
+
+
+def plot_workload_sweep(points, x, y, line, ylabel, yscale=1.0, logy=False, title=None):
+    """`y` (times `yscale`) against `x`, one line per distinct value of the `line` columns."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for key, group in points.groupby(list(line), sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{n} {v}" for n, v in zip(line, key))
+        ax.plot(group[x], group[y] * yscale, marker="o", label=label)
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    if title:
+        ax.set_title(title, fontsize="medium")
+    fig.tight_layout()
+    return fig
 
 
 # ---------------------------------------------------------------------------------------------- traces
@@ -441,6 +389,12 @@ def plot_link_utilisation(df, kind="tier", title=None):
 # ------------------------------------------------------------------------------------------------- cli
 
 
+# The MoE result fields results/moe tabulates.
+MOE_COLUMNS = ["layer_time_s", "dispatch_s", "expert_s", "combine_s", "model_s", "tokens_per_s",
+               "dropped_tokens", "dropped_fraction", "imbalance", "busiest_chip", "straggler_bound",
+               "busiest_dispatch_bytes", "energy_j", "tokens_per_j", "cost_per_mtok_usd", "verified"]
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] == "merge":
         count = merge_shards(argv[2:], argv[1])
@@ -453,8 +407,19 @@ def main(argv):
             fig.savefig(f"{argv[2]}_{name}.png", dpi=110, bbox_inches="tight", metadata={"Software": None})
             print(f"ultrasim_data: {argv[2]}_{name}.png", file=sys.stderr)
         return 0
+    if len(argv) == 3 and argv[0] == "moe":
+        # results/moe: the MoE sweep's rows as PREFIX.csv and layer time against skew as PREFIX.png
+        points = workload_points(load_sweep(argv[1]), MOE_COLUMNS)
+        points.drop(columns=["status"]).to_csv(f"{argv[2]}.csv", index=False, lineterminator="\n")
+        fig = plot_workload_sweep(points, "zipf", "layer_time_s", ("capacity_factor", "replicate_hot"),
+                                  "layer time (us)", yscale=1e6, logy=True,
+                                  title="MoE layer (256 experts, top-8, hidden 7168, 256 tokens/chip) on trn3")
+        fig.savefig(f"{argv[2]}.png", dpi=110, metadata={"Software": None})
+        print(f"ultrasim_data: {argv[2]}.csv, {argv[2]}.png", file=sys.stderr)
+        return 0
     print("usage: python3 ultrasim_data.py merge OUT.jsonl SHARD.jsonl...\n"
-          "       python3 ultrasim_data.py plot SWEEP.jsonl PREFIX", file=sys.stderr)
+          "       python3 ultrasim_data.py plot SWEEP.jsonl PREFIX\n"
+          "       python3 ultrasim_data.py moe MOE_SWEEP.jsonl PREFIX", file=sys.stderr)
     return 2
 
 
