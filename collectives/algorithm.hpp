@@ -1,5 +1,6 @@
 // The algorithm interface and the registry table of algorithms (`ultrasim list algorithms`, lookup,
-// "did you mean"). Adding an algorithm = one file defining its entry + one row in registry.cpp.
+// "did you mean"). Adding an algorithm = one file defining its entry function + one row in registry.cpp
+// (CMakeLists.txt compiles every .cpp of the folder).
 #pragma once
 
 #include <functional>
@@ -69,38 +70,5 @@ struct AlgorithmEntry {
 const std::vector<AlgorithmEntry>& algorithms();
 // Throws InputError "unknown algorithm 'rign' for allreduce; did you mean 'ring'? known: ...".
 const AlgorithmEntry& find_algorithm(const std::string& collective, const std::string& name);
-
-// Entries defined one per file.
-AlgorithmEntry ring_allreduce();
-AlgorithmEntry ring_allgather();
-AlgorithmEntry ring_reducescatter();
-AlgorithmEntry direct_alltoall();
-AlgorithmEntry bidir_ring_allreduce();
-AlgorithmEntry recursive_doubling_allreduce();
-AlgorithmEntry one_shot_allreduce();
-AlgorithmEntry two_shot_allreduce();
-AlgorithmEntry direct_allgather();
-AlgorithmEntry direct_reducescatter();
-AlgorithmEntry pairwise_alltoall();
-AlgorithmEntry binomial_tree_broadcast();
-AlgorithmEntry chain_broadcast();
-AlgorithmEntry binomial_tree_reduce();
-AlgorithmEntry chain_reduce();
-AlgorithmEntry bruck_allgather();
-AlgorithmEntry rabenseifner_allreduce();
-AlgorithmEntry recursive_halving_reducescatter();
-AlgorithmEntry recursive_doubling_allgather();
-AlgorithmEntry scatter_allgather_broadcast();
-AlgorithmEntry reducescatter_gather_reduce();
-AlgorithmEntry hierarchical_allreduce();
-AlgorithmEntry hierarchical_allgather();
-AlgorithmEntry hierarchical_reducescatter();
-AlgorithmEntry switch_reduce_allreduce();
-AlgorithmEntry bruck_alltoall();
-AlgorithmEntry ring_alltoall();
-AlgorithmEntry hierarchical_alltoall();
-AlgorithmEntry direct_alltoallv();
-AlgorithmEntry pairwise_alltoallv();
-AlgorithmEntry double_binary_tree_allreduce();
 
 }  // namespace ultrasim

@@ -4,44 +4,51 @@
 
 namespace ultrasim {
 
-const std::vector<AlgorithmEntry>& algorithms() {
-  // One row per algorithm, grouped by collective; the order is the order of `ultrasim list`.
-  // clang-format off
-  static const std::vector<AlgorithmEntry> kTable{
-      ring_allreduce(),
-      bidir_ring_allreduce(),
-      recursive_doubling_allreduce(),
-      rabenseifner_allreduce(),
-      double_binary_tree_allreduce(),
-      one_shot_allreduce(),
-      two_shot_allreduce(),
-      hierarchical_allreduce(),
-      switch_reduce_allreduce(),
-      ring_allgather(),
-      direct_allgather(),
-      bruck_allgather(),
-      recursive_doubling_allgather(),
-      hierarchical_allgather(),
-      ring_reducescatter(),
-      direct_reducescatter(),
-      recursive_halving_reducescatter(),
-      hierarchical_reducescatter(),
-      binomial_tree_broadcast(),
-      chain_broadcast(),
-      scatter_allgather_broadcast(),
-      binomial_tree_reduce(),
-      chain_reduce(),
-      reducescatter_gather_reduce(),
-      direct_alltoall(),
-      pairwise_alltoall(),
-      bruck_alltoall(),
-      ring_alltoall(),
-      hierarchical_alltoall(),
-      direct_alltoallv(),
-      pairwise_alltoallv(),
-  };
-  // clang-format on
+// One row per algorithm: X(f) names `AlgorithmEntry f()`, defined in the algorithm's own file. Grouped
+// by collective; the order is the order of `ultrasim list`. Adding an algorithm = its file + one row.
+// clang-format off
+#define ULTRASIM_ALGORITHMS(X) \
+  X(ring_allreduce) \
+  X(bidir_ring_allreduce) \
+  X(recursive_doubling_allreduce) \
+  X(rabenseifner_allreduce) \
+  X(double_binary_tree_allreduce) \
+  X(one_shot_allreduce) \
+  X(two_shot_allreduce) \
+  X(hierarchical_allreduce) \
+  X(switch_reduce_allreduce) \
+  X(ring_allgather) \
+  X(direct_allgather) \
+  X(bruck_allgather) \
+  X(recursive_doubling_allgather) \
+  X(hierarchical_allgather) \
+  X(ring_reducescatter) \
+  X(direct_reducescatter) \
+  X(recursive_halving_reducescatter) \
+  X(hierarchical_reducescatter) \
+  X(binomial_tree_broadcast) \
+  X(chain_broadcast) \
+  X(scatter_allgather_broadcast) \
+  X(binomial_tree_reduce) \
+  X(chain_reduce) \
+  X(reducescatter_gather_reduce) \
+  X(direct_alltoall) \
+  X(pairwise_alltoall) \
+  X(bruck_alltoall) \
+  X(ring_alltoall) \
+  X(hierarchical_alltoall) \
+  X(direct_alltoallv) \
+  X(pairwise_alltoallv)
+// clang-format on
 
+#define ULTRASIM_DECLARE(f) AlgorithmEntry f();
+ULTRASIM_ALGORITHMS(ULTRASIM_DECLARE)
+#undef ULTRASIM_DECLARE
+
+const std::vector<AlgorithmEntry>& algorithms() {
+#define ULTRASIM_ROW(f) f(),
+  static const std::vector<AlgorithmEntry> kTable{ULTRASIM_ALGORITHMS(ULTRASIM_ROW)};
+#undef ULTRASIM_ROW
   return kTable;
 }
 

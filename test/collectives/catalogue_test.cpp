@@ -2,6 +2,8 @@
 // naive schedules (1 byte, fewer bytes than chips, sizes not divisible by p, primes, non-powers of two).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "recording_transport.hpp"
 
 using namespace ultrasim;
@@ -30,5 +32,9 @@ TEST_CASE("the registry names every algorithm once per collective and lists it")
     CHECK(&find_algorithm(entry.collective, entry.name) == &entry);
     CHECK_FALSE(entry.description.empty());
   }
-  CHECK(seen.size() == 31);
+  for (const auto& collective : collectives()) {  // every collective has an algorithm
+    INFO(collective.name);
+    CHECK(
+        std::any_of(seen.begin(), seen.end(), [&](const auto& row) { return row.first == collective.name; }));
+  }
 }
