@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "topology/registry.hpp"
+
 namespace ultrasim {
 
 int ceil_log2(int p) {
@@ -70,7 +72,7 @@ double lower_bound_s(CollectiveKind kind, const CostInput& in) {
   const double n = static_cast<double>(in.bytes);
   const TrafficMatrix traffic =
       kind == CollectiveKind::kAlltoallv ? in.traffic_matrix() : TrafficMatrix::uniform(0, p);
-  const bool switches_reduce = t.params().has("switch_reduction") && t.params().flag("switch_reduction");
+  const bool reducing = switches_reduce(t.params());
   double slowest = 0;
   for (int r = 0; r < p; ++r) {
     double must = 0;  // bytes chip r must send or receive, whichever is larger
@@ -78,7 +80,7 @@ double lower_bound_s(CollectiveKind kind, const CostInput& in) {
       // Every chip sends and receives at least 2(p-1)/p of the buffer (Patarasuk & Yuan 2009).
       // Where switches reduce, it need only send its buffer once and receive the sum once.
       case CollectiveKind::kAllreduce:
-        must = switches_reduce ? n : 2.0 * (p - 1) / p * n;
+        must = reducing ? n : 2.0 * (p - 1) / p * n;
         break;
       // It must receive every part but its own.
       case CollectiveKind::kAllgather:

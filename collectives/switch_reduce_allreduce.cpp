@@ -23,6 +23,7 @@
 #include "collectives/cost.hpp"
 #include "collectives/group_exchange.hpp"
 #include "topology/errors.hpp"
+#include "topology/registry.hpp"
 
 namespace ultrasim {
 namespace {
@@ -38,7 +39,9 @@ class SwitchReduce : public Algorithm {
   void place(const Topology& topology) override {
     if (!capable_)
       throw InputError("switch-reduce needs reduction-capable switches; topology " + topology.spec() +
-                       " has switch_reduction=false (set switch_reduction=true for a what-if)");
+                       (topology.params().has("switch_reduction")
+                            ? " has switch_reduction=false (set switch_reduction=true for a what-if)"
+                            : " has none (no switch_reduction parameter)"));
     std::vector<int> reach(topology.switch_count(), 0), index(boost::num_vertices(topology.graph()), -1);
     for (int k = 0; k < topology.switch_count(); ++k) index[topology.switches()[k]] = k;
     auto attached = [&](int rank) {
@@ -186,8 +189,7 @@ AlgorithmEntry switch_reduce_allreduce() {
           "switches add the buffers and multicast the sum (NVLS/SHARP-like)",
           [](const ParamSet& params) {
             return std::make_unique<SwitchReduce>(
-                static_cast<int>(params.number("pipeline_chunks")),
-                !params.has("switch_reduction") || params.flag("switch_reduction"),
+                static_cast<int>(params.number("pipeline_chunks")), switches_reduce(params),
                 params.has("switch_reduce_bandwidth") ? params.optional_rate("switch_reduce_bandwidth")
                                                       : std::nullopt);
           },

@@ -19,11 +19,12 @@ nlohmann::ordered_json run_training(const TrainingConfig& config, const std::str
                                     const std::string& trace_path) {
   // Parameters: the topology's and the model's (prepare), the chip, energy and price ones (chip_params)
   // and those of every algorithm the stages name.
-  ParamSet extra(chip_params());
+  std::vector<const AlgorithmEntry*> stage_algorithms;
   for (const TrainingStage& stage : config.stages)
     for (const StageCollective& c : stage.collectives)
-      for (const ParamSpec& spec : find_algorithm(c.collective, c.algorithm).params)
-        if (!extra.has(spec.name)) extra.declare({spec});
+      stage_algorithms.push_back(&find_algorithm(c.collective, c.algorithm));
+  ParamSet extra(chip_params());
+  extra.declare(algorithm_params(stage_algorithms));
   CollectiveJob job{
       config.topology, "alltoallv", "direct", 0, "bfloat16", 0, extra.apply_known(config.overrides)};
   PreparedJob prepared = prepare(job);  // an empty all-to-allv: the layout the step's program runs on

@@ -11,6 +11,8 @@
 
 #include "topology/errors.hpp"
 #include "topology/input_files.hpp"
+#include "topology/registry.hpp"
+#include "topology/routing.hpp"
 #include "topology/suggest.hpp"
 #include "topology/units.hpp"
 
@@ -46,7 +48,6 @@ struct Description {
   bool records_parameters = false;
 };
 
-const std::vector<std::string> kMultipathPolicies{"single", "stripe", "hash"};
 const std::vector<std::string> kKinds{"chip", "switch"};
 
 // Every error names the file, the element and what was expected.
@@ -436,8 +437,8 @@ std::vector<ParamSpec> imported_topology_params(const std::string& path) {
   if (!path.empty()) d = read_description(path);
   const std::string source = "the file's own value, else a generic switch's";
   std::vector<ParamSpec> generic{
-      {"switch_reduction", "false", Unit::kBool, "switches can reduce and multicast (switch-reduce)", source},
-      {"switch_reduce_bandwidth", "inf", Unit::kOptRate, "rate of a switch's reduction engine", source},
+      switch_reduction_param("switches can reduce and multicast (switch-reduce)", source),
+      switch_reduce_bandwidth_param("rate of a switch's reduction engine", source),
   };
   // An export declares what its generator declared, no more (so that it exports again unchanged);
   // a file without a parameter list gets the generic switch's.
@@ -458,9 +459,9 @@ std::vector<ParamSpec> imported_topology_params(const std::string& path) {
 Topology import_topology(const std::string& path, const std::string& spec, const ParamSet& params) {
   Description d = read_description(path);
   Errors errors(path);
-  if (std::find(kMultipathPolicies.begin(), kMultipathPolicies.end(), d.multipath_default) ==
-      kMultipathPolicies.end())
-    errors.fail("multipath_default", unknown_name_message("policy", d.multipath_default, kMultipathPolicies));
+  if (std::find(multipath_names().begin(), multipath_names().end(), d.multipath_default) ==
+      multipath_names().end())
+    errors.fail("multipath_default", unknown_name_message("policy", d.multipath_default, multipath_names()));
 
   // Names are unique; chips carry ranks 0..p-1, each once, given for every chip or for none (then the
   // order of the chips in the file).

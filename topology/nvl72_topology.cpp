@@ -25,12 +25,12 @@ std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::st
        efficiency_source},
       {"switch_latency", "500ns", Unit::kTime, "time a flow spends crossing an NVSwitch chip",
        "assumption (see nvlink_latency)"},
-      {"switch_reduction", "false", Unit::kBool,
-       "switches reduce and multicast (switch-reduce); NVSwitch has NVLS, but switch-reduce uses one switch "
-       "chip per GPU, not all planes: a what-if",
-       "hardware.md [NVIDIA]: NVLS in-switch reduction"},
-      {"switch_reduce_bandwidth", "inf", Unit::kOptRate, "rate of a switch's reduction engine (what-if)",
-       "assumption: line rate (free)"},
+      switch_reduction_param("switches reduce and multicast (switch-reduce); NVSwitch has NVLS, but "
+                             "switch-reduce uses one switch "
+                             "chip per GPU, not all planes: a what-if",
+                             "hardware.md [NVIDIA]: NVLS in-switch reduction"),
+      switch_reduce_bandwidth_param("rate of a switch's reduction engine (what-if)",
+                                    "assumption: line rate (free)"),
   };
 }
 

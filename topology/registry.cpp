@@ -5,27 +5,36 @@
 
 namespace ultrasim {
 
+// One row per topology generator: X(f) names `GeneratorEntry f()`, defined in the generator's own file;
+// the order is the order of `ultrasim list`. Adding a topology = its file + one row.
+// clang-format off
+#define ULTRASIM_GENERATORS(X) \
+  X(switch_generator) \
+  X(ring_generator) \
+  X(torus_generator) \
+  X(trn3_generator) \
+  X(trn3_gen1_generator) \
+  X(trn2_generator) \
+  X(trn2_ultraserver_generator) \
+  X(nvl72_generator) \
+  X(hgx_h100_generator) \
+  X(tpu_v5p_generator) \
+  X(mesh_generator) \
+  X(clos_generator) \
+  X(fattree_generator) \
+  X(dragonfly_generator) \
+  X(cluster_generator) \
+  X(file_generator)
+// clang-format on
+
+#define ULTRASIM_DECLARE(f) GeneratorEntry f();
+ULTRASIM_GENERATORS(ULTRASIM_DECLARE)
+#undef ULTRASIM_DECLARE
+
 const std::vector<GeneratorEntry>& topology_generators() {
-  // clang-format off
-  static const std::vector<GeneratorEntry> kTable{
-      switch_generator(),
-      ring_generator(),
-      torus_generator(),
-      trn3_generator(),
-      trn3_gen1_generator(),
-      trn2_generator(),
-      trn2_ultraserver_generator(),
-      nvl72_generator(),
-      hgx_h100_generator(),
-      tpu_v5p_generator(),
-      mesh_generator(),
-      clos_generator(),
-      fattree_generator(),
-      dragonfly_generator(),
-      cluster_generator(),
-      file_generator(),
-  };
-  // clang-format on
+#define ULTRASIM_ROW(f) f(),
+  static const std::vector<GeneratorEntry> kTable{ULTRASIM_GENERATORS(ULTRASIM_ROW)};
+#undef ULTRASIM_ROW
   return kTable;
 }
 
@@ -71,11 +80,22 @@ std::vector<ParamSpec> simple_link_params() {
       {"link_latency", "500ns", Unit::kTime, "latency of every link (chip-switch-chip is two links)",
        "assumption"},
       {"switch_latency", "0", Unit::kTime, "time a flow spends crossing a switch", "assumption"},
-      {"switch_reduction", "false", Unit::kBool, "switches can reduce and multicast (switch-reduce)",
-       "off: a generic switch; on for NVLS/SHARP-like what-ifs"},
-      {"switch_reduce_bandwidth", "inf", Unit::kOptRate, "rate of a switch's reduction engine",
-       "assumption: line rate (free)"},
+      switch_reduction_param("switches can reduce and multicast (switch-reduce)",
+                             "off: a generic switch; on for NVLS/SHARP-like what-ifs"),
+      switch_reduce_bandwidth_param("rate of a switch's reduction engine", "assumption: line rate (free)"),
   };
+}
+
+ParamSpec switch_reduction_param(const std::string& meaning, const std::string& source) {
+  return {"switch_reduction", "false", Unit::kBool, meaning, source};
+}
+
+ParamSpec switch_reduce_bandwidth_param(const std::string& meaning, const std::string& source) {
+  return {"switch_reduce_bandwidth", "inf", Unit::kOptRate, meaning, source};
+}
+
+bool switches_reduce(const ParamSet& params) {
+  return params.has("switch_reduction") && params.flag("switch_reduction");
 }
 
 }  // namespace ultrasim

@@ -1,5 +1,6 @@
 // The table of topology generators: `ultrasim list topologies`, spec lookup and "did you mean" all read it.
-// Adding a generator = one file defining its entry + one row in registry.cpp.
+// Adding a generator = one file defining its entry function + one row in registry.cpp (CMakeLists.txt
+// compiles every .cpp of the folder).
 #pragma once
 
 #include <functional>
@@ -23,6 +24,8 @@ struct GeneratorEntry {
   // A spec that builds with the defaults ("torus:4x4"); empty: the name alone is one. Tests and
   // `ultrasim list` use it to run every generator.
   std::string example = {};
+  // The spec `ultrasim list` and the tests show for it: `example`, or the bare name.
+  std::string example_spec() const { return example.empty() ? name : example; }
   // Exact bisection bandwidth (B/s per direction, delivered) of a built topology where a formula exists;
   // empty or returning nullopt: the summary computes a min cut instead and says so.
   std::function<std::optional<double>(const Topology&)> bisection = {};
@@ -51,26 +54,17 @@ Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& ex
 // link_bandwidth is the raw line rate; what is simulated is link_bandwidth x link_efficiency.
 std::vector<ParamSpec> simple_link_params();
 
+// The in-switch reduction parameters, named, typed and defaulted once for every topology whose switches
+// may reduce: switch_reduction (bool, false) and switch_reduce_bandwidth (an optional rate, inf: line
+// rate), each with the topology's own meaning and source.
+ParamSpec switch_reduction_param(const std::string& meaning, const std::string& source);
+ParamSpec switch_reduce_bandwidth_param(const std::string& meaning, const std::string& source);
+// Whether a topology's switches reduce and multicast: its switch_reduction; a topology that does not
+// declare it has none that do (the one rule the bound and switch-reduce share).
+bool switches_reduce(const ParamSet& params);
+
 // NVLink parameters shared by nvl72 and hgx-h100 (nvl72_topology.cpp): the per-link rate and its source.
 std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::string& rate_source,
                                      const std::string& efficiency_source);
-
-// Entries defined one per file.
-GeneratorEntry switch_generator();
-GeneratorEntry ring_generator();
-GeneratorEntry torus_generator();
-GeneratorEntry trn3_generator();
-GeneratorEntry trn3_gen1_generator();
-GeneratorEntry trn2_generator();
-GeneratorEntry trn2_ultraserver_generator();
-GeneratorEntry nvl72_generator();
-GeneratorEntry hgx_h100_generator();
-GeneratorEntry tpu_v5p_generator();
-GeneratorEntry mesh_generator();
-GeneratorEntry clos_generator();
-GeneratorEntry fattree_generator();
-GeneratorEntry dragonfly_generator();
-GeneratorEntry cluster_generator();
-GeneratorEntry file_generator();
 
 }  // namespace ultrasim

@@ -11,6 +11,7 @@
 
 #include "topology/errors.hpp"
 #include "topology/mix.hpp"
+#include "topology/suggest.hpp"
 
 namespace ultrasim {
 namespace {
@@ -62,27 +63,25 @@ Path path_through(const Topology& topology, const std::vector<Vertex>& vertices)
   return finish_path(topology, vertices, std::move(hops));
 }
 
+const std::vector<std::string>& multipath_names() {
+  static const std::vector<std::string> kNames{"single", "stripe", "hash"};
+  return kNames;
+}
+
 Multipath multipath_policy(const Topology& topology) {
   const ParamSet& params = topology.params();
   std::string word = params.has("multipath") ? params.text("multipath") : "auto";
   if (word == "auto") word = topology.multipath_default();
-  if (word == "single") return Multipath::kSingle;
-  if (word == "stripe") return Multipath::kStripe;
-  if (word == "hash") return Multipath::kHash;
-  throw InputError("unknown multipath policy '" + word + "' on " + topology.spec() +
-                   "; known: auto, single, stripe, hash");
+  const auto& names = multipath_names();
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == word) return static_cast<Multipath>(k);
+  std::vector<std::string> known{"auto"};
+  known.insert(known.end(), names.begin(), names.end());
+  throw InputError(unknown_name_message("multipath policy", word, known) + " (on " + topology.spec() + ")");
 }
 
 const char* multipath_name(Multipath policy) {
-  switch (policy) {
-    case Multipath::kSingle:
-      return "single";
-    case Multipath::kStripe:
-      return "stripe";
-    case Multipath::kHash:
-      return "hash";
-  }
-  return "single";
+  return multipath_names().at(static_cast<std::size_t>(policy)).c_str();
 }
 
 std::vector<std::uint64_t> split_bytes(std::uint64_t bytes, const std::vector<double>& weights) {

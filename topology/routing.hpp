@@ -41,6 +41,8 @@ enum class Multipath { kSingle, kStripe, kHash };
 // Topology::multipath_default()). Throws InputError on an unknown word.
 Multipath multipath_policy(const Topology& topology);
 const char* multipath_name(Multipath policy);
+// The policies' names, in the enum's order: single, stripe, hash (the `multipath` parameter adds auto).
+const std::vector<std::string>& multipath_names();
 
 // The paths of `max_paths` when the topology does not declare it.
 constexpr int kDefaultMaxPaths = 64;

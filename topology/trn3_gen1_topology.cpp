@@ -50,11 +50,11 @@ GeneratorEntry trn3_gen1_generator() {
        "hardware.md [INF]: PCIe Gen6 FLIT framing"},
       {"switch_latency", "500ns", Unit::kTime, "time a flow spends crossing a NeuronSwitch-v1",
        "assumption (hop latency not published)"},
-      {"switch_reduction", "false", Unit::kBool,
-       "NeuronSwitches reduce and multicast (switch-reduce; what-if)",
-       "hardware.md [AWS]: NeuronSwitch-v1 is a PCIe switch fabric; no in-network reduction published"},
-      {"switch_reduce_bandwidth", "inf", Unit::kOptRate, "rate of a switch's reduction engine (what-if)",
-       "assumption: line rate (free)"},
+      switch_reduction_param(
+          "NeuronSwitches reduce and multicast (switch-reduce; what-if)",
+          "hardware.md [AWS]: NeuronSwitch-v1 is a PCIe switch fabric; no in-network reduction published"),
+      switch_reduce_bandwidth_param("rate of a switch's reduction engine (what-if)",
+                                    "assumption: line rate (free)"),
       {"chip_forwarding", "true", Unit::kBool, "chips relay traffic to the other pair's non-peer chips",
        "assumption: needed to reach the other pair except the direct peer"},
   };

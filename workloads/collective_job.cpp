@@ -19,13 +19,15 @@ std::vector<ParamSpec> model_params() {
       {"reduce_bandwidth", "inf", Unit::kOptRate,
        "rate at which a chip reduces received data (bytes / rate of chip time per reduction)",
        "hardware.md [AWS]: reductions ride the DMA at full rate, so free by default"},
-      {"multipath",
-       "auto",
-       Unit::kChoice,
+      {"multipath", "auto", Unit::kChoice,
        "how a message uses its equal-cost paths: single (the route), stripe (all, bytes in proportion to "
        "bandwidth), hash (one per chip pair); auto: the topology's default",
        "NVLink sprays over NVSwitch planes (stripe); ECMP hashes flows (hash)",
-       {"auto", "single", "stripe", "hash"}},
+       [] {
+         std::vector<std::string> choices{"auto"};
+         for (const std::string& name : multipath_names()) choices.push_back(name);
+         return choices;
+       }()},
       {"max_paths", "64", Unit::kCount, "most equal-cost paths kept per chip pair (the route first)",
        "assumption: covers 18 NVSwitch planes and 2D/3D torus minimal paths"},
   };
@@ -75,10 +77,20 @@ std::unique_ptr<Algorithm> make_placed(const AlgorithmEntry& entry, const Topolo
   return algorithm;
 }
 
-// The parameters a run declares: the model's, then each candidate algorithm's own. A name declared twice
-// (pipeline_chunks) keeps its first declaration, so the first candidate's default is the one in effect.
-std::vector<ParamSpec> declared_params(const std::vector<const AlgorithmEntry*>& candidates) {
-  std::vector<ParamSpec> params = model_params();
+}  // namespace
+
+std::vector<const AlgorithmEntry*> algorithm_candidates(const std::string& collective,
+                                                        const std::string& algorithm) {
+  if (algorithm != "auto") return {&find_algorithm(collective, algorithm)};
+  find_collective(collective);
+  std::vector<const AlgorithmEntry*> candidates;
+  for (const AlgorithmEntry& entry : algorithms())
+    if (entry.collective == collective) candidates.push_back(&entry);
+  return candidates;
+}
+
+std::vector<ParamSpec> algorithm_params(const std::vector<const AlgorithmEntry*>& candidates) {
+  std::vector<ParamSpec> params;
   for (const AlgorithmEntry* entry : candidates)
     for (const ParamSpec& spec : entry->params)
       if (std::none_of(params.begin(), params.end(), [&](const ParamSpec& s) { return s.name == spec.name; }))
@@ -86,7 +98,13 @@ std::vector<ParamSpec> declared_params(const std::vector<const AlgorithmEntry*>&
   return params;
 }
 
-}  // namespace
+std::vector<ParamSpec> declared_params(const std::vector<const AlgorithmEntry*>& candidates) {
+  std::vector<ParamSpec> params = model_params();
+  for (const ParamSpec& spec : algorithm_params(candidates))
+    if (std::none_of(params.begin(), params.end(), [&](const ParamSpec& s) { return s.name == spec.name; }))
+      params.push_back(spec);
+  return params;
+}
 
 PreparedJob prepare(const CollectiveJob& job) {
   PreparedJob prepared;
@@ -98,11 +116,8 @@ PreparedJob prepare(const CollectiveJob& job) {
     schedule = std::make_shared<const Schedule>(load_job_schedule(job));
     prepared.schedule_entry = std::make_unique<AlgorithmEntry>(schedule_entry(schedule));
     candidates.push_back(prepared.schedule_entry.get());
-  } else if (job.algorithm == "auto") {
-    for (const AlgorithmEntry& entry : algorithms())
-      if (entry.collective == job.collective) candidates.push_back(&entry);
   } else {
-    candidates.push_back(&find_algorithm(job.collective, job.algorithm));
+    candidates = algorithm_candidates(job.collective, job.algorithm);
   }
   dtype_size(job.dtype);
   const bool alltoallv = prepared.collective->kind == CollectiveKind::kAlltoallv;

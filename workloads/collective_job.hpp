@@ -37,6 +37,17 @@ struct CollectiveJob {
 // Parameters of the simulation model itself (not of a topology), settable with --set.
 std::vector<ParamSpec> model_params();
 
+// The registered algorithms a job's algorithm word names: the one algorithm of the collective, or all of
+// them for "auto" (a "file:PATH" schedule is none of these: prepare() loads it). Throws InputError
+// ("did you mean") for an unknown name.
+std::vector<const AlgorithmEntry*> algorithm_candidates(const std::string& collective,
+                                                        const std::string& algorithm);
+// Their own parameters, each name once (a name declared twice, pipeline_chunks, keeps its first
+// declaration, so the first candidate's default is the one in effect).
+std::vector<ParamSpec> algorithm_params(const std::vector<const AlgorithmEntry*>& candidates);
+// What a run declares beyond its topology's parameters: model_params(), then algorithm_params().
+std::vector<ParamSpec> declared_params(const std::vector<const AlgorithmEntry*>& candidates);
+
 // Bytes per element of a dtype name (float32, bfloat16, float8, ...); throws InputError if unknown.
 int dtype_size(const std::string& dtype);
 

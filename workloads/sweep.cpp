@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "collectives/algorithm.hpp"
+#include "collectives/schedule.hpp"
 #include "topology/errors.hpp"
 #include "topology/input_files.hpp"
 #include "topology/registry.hpp"
@@ -29,14 +30,14 @@ namespace ultrasim {
 namespace {
 
 // Every parameter a point may set: its topology's, the model's and its algorithm's (all of the
-// collective's for "auto").
+// collective's for "auto"; a schedule file declares none of its own).
 std::vector<ParamSpec> declared(const std::string& topology, const std::string& collective,
                                 const std::string& algorithm) {
   std::vector<ParamSpec> specs = generator_params(topology);
-  for (const ParamSpec& s : model_params()) specs.push_back(s);
-  for (const AlgorithmEntry& entry : algorithms())
-    if (entry.collective == collective && (algorithm == "auto" || entry.name == algorithm))
-      for (const ParamSpec& s : entry.params) specs.push_back(s);
+  const bool schedule = algorithm.starts_with(kScheduleFilePrefix);
+  for (const ParamSpec& s : declared_params(schedule ? std::vector<const AlgorithmEntry*>{}
+                                                     : algorithm_candidates(collective, algorithm)))
+    specs.push_back(s);
   return specs;
 }
 
@@ -261,6 +262,12 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
         continue;
       }
       if (a == "auto") {
+        names.push_back(a), used.insert(a);
+        continue;
+      }
+      if (a.starts_with(kScheduleFilePrefix)) {  // a schedule file: run for every collective given
+        const std::string path = a.substr(std::string_view(kScheduleFilePrefix).size());
+        check_input_file(path, "schedule file '" + path + "'", "a JSON schedule");
         names.push_back(a), used.insert(a);
         continue;
       }

@@ -169,3 +169,19 @@ TEST_CASE("a sweep passes --engine to every point, and auto picks per point") {
   expect_input_error(with(temp_path("sweep-engine-bad.jsonl"), {"--engine", "fastest"}),
                      "unknown engine 'fastest'");
 }
+
+TEST_CASE("a sweep runs a schedule file as an algorithm: the ring written as data takes the ring's time") {
+  const std::string out = temp_path("sweep_schedule.jsonl");
+  const std::string schedule =
+      std::string("file:") + ULTRASIM_SOURCE_DIR + "/collectives/schedules/ring_allreduce_8.json";
+  CliResult r = run_cli({"sweep", "--topology", "switch:8", "--collective", "allreduce", "--algorithm",
+                         "ring," + schedule, "--sizes", "1MiB", "--out", out});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto rows = read_json_lines(out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1]["status"] == "ok");
+  CHECK(rows[1]["requested_algorithm"] == schedule);
+  CHECK(rows[1]["verified"] == true);
+  CHECK(rows[1]["time_s"] == rows[0]["time_s"]);
+}

@@ -10,10 +10,6 @@ using namespace ultrasim::test;
 
 namespace {
 
-std::string example(const GeneratorEntry& entry) {
-  return entry.example.empty() ? entry.name : entry.example;
-}
-
 std::string file_name(const std::string& spec, const std::string& extension) {
   std::string name = spec;
   for (char& c : name)
@@ -31,7 +27,7 @@ TEST_CASE("every generator's SimGrid XML export loads in SimGrid and gives the i
           "[export]") {
   for (const GeneratorEntry& entry : topology_generators()) {
     if (entry.name == "file") continue;
-    const std::string spec = example(entry);
+    const std::string spec = entry.example_spec();
     INFO(spec);
     std::string xml = temp_path(file_name(spec, ".xml"));
     REQUIRE(run_cli({"topology", spec, "--format", "simgrid-xml", "-o", xml}).status == 0);

@@ -25,10 +25,6 @@ std::string exported(const Topology& t) {
 }
 
 // The spec each generator builds with its defaults.
-std::string example(const GeneratorEntry& entry) {
-  return entry.example.empty() ? entry.name : entry.example;
-}
-
 const char* kGraphml = R"(<?xml version="1.0" encoding="UTF-8"?>
 <graphml xmlns="http://graphml.graphdrawing.org/xmlns">
   <key id="k" for="node" attr.name="kind" attr.type="string"><default>chip</default></key>
@@ -64,7 +60,7 @@ TEST_CASE("every generator's JSON export imports into the same topology and expo
           "[import]") {
   for (const GeneratorEntry& entry : topology_generators()) {
     if (entry.name == "file") continue;
-    const std::string spec = example(entry);
+    const std::string spec = entry.example_spec();
     INFO(spec);
     Topology original = make_topology(spec, {}, {});
     std::string first = exported(original);

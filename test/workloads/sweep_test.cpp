@@ -159,3 +159,21 @@ TEST_CASE("bad workload sweeps name the key, and a point's check names the point
   CHECK_THROWS_WITH(expand_workloads(spec, check),
                     R"(sweep point 1 {"zipf":"x"}: field 'zipf' must be a number)");
 }
+
+TEST_CASE(
+    "a schedule file is a sweep's algorithm like a built-in; a missing one fails before anything runs") {
+  const std::string schedule =
+      std::string("file:") + ULTRASIM_SOURCE_DIR + "/collectives/schedules/ring_allreduce_8.json";
+  SweepSpec spec;
+  spec.topologies = {"switch:8"};
+  spec.collectives = {"allreduce"};
+  spec.algorithms = {"ring", schedule};
+  spec.sizes = {1024};
+  spec.sets = {{"link_bandwidth", {"100GBps", "200GBps"}}};  // the topology's parameters apply to both
+  auto grid = expand(spec);
+  REQUIRE(grid.size() == 4);
+  CHECK(grid[2].algorithm == schedule);
+  CHECK(grid[3].sets == std::vector<std::pair<std::string, std::string>>{{"link_bandwidth", "200GBps"}});
+  spec.algorithms = {"file:/nonexistent/ring.json"};
+  CHECK_THROWS_WITH(expand(spec), Catch::Contains("cannot read schedule file '/nonexistent/ring.json'"));
+}
