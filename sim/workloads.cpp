@@ -13,17 +13,6 @@
 namespace ultrasim {
 namespace {
 
-// Prints a result that carries "verified" as JSON or as the kind's table; the exit status it earns.
-int print_result(const nlohmann::ordered_json& result, const std::string& format,
-                 std::string (*table)(const nlohmann::ordered_json&)) {
-  if (format == "json") {
-    std::cout << json_text(result, 2) << "\n";
-  } else {
-    std::cout << table(result);
-  }
-  return result["verified"].get<bool>() ? 0 : 3;
-}
-
 int run_collective_file(const nlohmann::json& w, const std::string& file, const WorkloadOutput& output) {
   RunArgs args = collective_args_from_json(w, file);
   args.format = output.format, args.trace = output.trace;
@@ -35,15 +24,25 @@ int run_moe_file(const nlohmann::json& w, const std::string& file, const Workloa
   request.config = moe_config_from_json(w, file);
   request.command = output.command;
   request.trace = output.trace;
-  return print_result(run_moe(request), output.format, moe_table);
+  return print_workload_result(run_moe(request), output.format, moe_table);
 }
 
 int run_training_file(const nlohmann::json& w, const std::string& file, const WorkloadOutput& output) {
-  return print_result(run_training(training_config_from_json(w, file), output.command, output.trace),
-                      output.format, training_table);
+  return print_workload_result(run_training(training_config_from_json(w, file), output.command, output.trace),
+                               output.format, training_table);
 }
 
 }  // namespace
+
+int print_workload_result(const nlohmann::ordered_json& result, const std::string& format,
+                          std::string (*table)(const nlohmann::ordered_json&)) {
+  if (format == "json") {
+    std::cout << json_text(result, 2) << "\n";
+  } else {
+    std::cout << table(result);
+  }
+  return result["verified"].get<bool>() ? 0 : 3;
+}
 
 const std::vector<WorkloadKind>& workload_kinds() {
   static const std::vector<WorkloadKind> kinds{

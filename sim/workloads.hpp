@@ -37,6 +37,11 @@ struct WorkloadKind {
 
 const std::vector<WorkloadKind>& workload_kinds();
 
+// Prints a result that carries "verified" as JSON (format "json") or as `table` makes it; returns the
+// exit status it earns (0, or 3 when it did not verify).
+int print_workload_result(const nlohmann::ordered_json& result, const std::string& format,
+                          std::string (*table)(const nlohmann::ordered_json&));
+
 // The kind a workload object names in its "workload" field; throws InputError ("workload file 'F': unknown
 // workload 'x'; did you mean ...") when the field is missing, not a string or names no kind.
 const WorkloadKind& workload_kind_of(const nlohmann::json& workload, const std::string& file);

@@ -1,0 +1,115 @@
+// `ultrasim list [WHAT] [--format text|json]`: the registries (topologies, collectives, algorithms,
+// workloads); JSON adds every parameter's default, unit, meaning and source.
+#include <cstdio>
+#include <iostream>
+
+#include "collectives/algorithm.hpp"
+#include "sim/commands/command.hpp"
+#include "sim/workloads.hpp"
+#include "topology/input_files.hpp"
+#include "topology/registry.hpp"
+#include "topology/suggest.hpp"
+
+namespace ultrasim {
+namespace {
+
+nlohmann::ordered_json params_json(const std::vector<ParamSpec>& specs) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& p : specs)
+    out.push_back({{"name", p.name},
+                   {"default", p.default_value},
+                   {"unit", unit_name(p.unit)},
+                   {"meaning", p.meaning},
+                   {"source", p.source}});
+  return out;
+}
+
+nlohmann::ordered_json algorithms_json() {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& a : algorithms())
+    list.push_back({{"collective", a.collective},
+                    {"name", a.name},
+                    {"description", a.description},
+                    {"parameters", params_json(a.params)}});
+  list.push_back({{"collective", "any"},
+                  {"name", "auto"},
+                  {"description", "the algorithm with the smallest model_s for the topology and size"},
+                  {"parameters", nlohmann::ordered_json::array()}});
+  list.push_back(
+      {{"collective", "any"},
+       {"name", "file:PATH"},
+       {"description", "a JSON schedule, run and verified like a built-in (README: algorithms as data)"},
+       {"parameters", nlohmann::ordered_json::array()}});
+  return list;
+}
+
+nlohmann::ordered_json registries_json(const std::string& what) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  auto wanted = [&](const char* section) { return what == "all" || what == section; };
+  if (wanted("topologies")) {
+    auto& list = out["topologies"] = nlohmann::ordered_json::array();
+    for (const auto& g : topology_generators())
+      list.push_back({{"name", g.name},
+                      {"syntax", g.syntax},
+                      {"description", g.description},
+                      {"example", g.example_spec()},
+                      {"parameters", params_json(g.params)}});
+  }
+  if (wanted("collectives")) {
+    auto& list = out["collectives"] = nlohmann::ordered_json::array();
+    for (const auto& c : collectives()) list.push_back({{"name", c.name}, {"description", c.description}});
+  }
+  if (wanted("algorithms")) out["algorithms"] = algorithms_json();
+  if (wanted("workloads")) {
+    auto& list = out["workloads"] = nlohmann::ordered_json::array();
+    for (const WorkloadKind& w : workload_kinds())
+      list.push_back({{"name", w.name},
+                      {"description", w.description},
+                      {"command", w.subcommand.empty() ? "workload FILE" : w.subcommand + ", workload FILE"},
+                      {"formats", w.formats}});
+  }
+  return out;
+}
+
+// One line per entry; algorithms show their parameters with defaults.
+void print_text(const nlohmann::ordered_json& out) {
+  for (const auto& [section, items] : out.items()) {
+    std::cout << section << ":\n";
+    for (const auto& item : items) {
+      std::string name =
+          item.contains("syntax") ? item["syntax"].get<std::string>() : item["name"].get<std::string>();
+      std::string description = item["description"].get<std::string>();
+      if (item.contains("collective")) {
+        name = item["collective"].get<std::string>() + " " + name;
+        for (const auto& p : item["parameters"])
+          description +=
+              " [--set " + p["name"].get<std::string>() + "=" + p["default"].get<std::string>() + "]";
+      }
+      std::printf("  %-32s %s\n", name.c_str(), description.c_str());
+    }
+  }
+}
+
+}  // namespace
+
+Command list_command() {
+  return {"list", "list topologies, collectives, algorithms or workloads", [](CLI::App& app) {
+            auto what = std::make_shared<std::string>("all");
+            auto format = std::make_shared<std::string>("text");
+            app.add_option("what", *what, "topologies|collectives|algorithms|workloads (default: all)");
+            app.add_option("--format", *format, "text|json");
+            return [=](const std::string&) {
+              check_choice("list", *what, {"all", "topologies", "collectives", "algorithms", "workloads"});
+              check_choice("format", *format, {"text", "json"});
+              const nlohmann::ordered_json out = registries_json(*what);
+              if (*format == "json") {
+                std::cout << json_text(out, 2) << "\n";
+              } else {
+                print_text(out);
+              }
+              return 0;
+            };
+          }};
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,52 @@
+// `ultrasim topology SPEC`: a topology's summary, or its export as JSON, GraphViz DOT or SimGrid XML.
+#include <iostream>
+
+#include "sim/commands/command.hpp"
+#include "sim/output_file.hpp"
+#include "topology/export.hpp"
+#include "topology/input_files.hpp"
+#include "topology/registry.hpp"
+#include "topology/suggest.hpp"
+#include "workloads/collective_job.hpp"
+#include "workloads/memory_guard.hpp"
+
+namespace ultrasim {
+namespace {
+
+struct TopologyArgs {
+  std::string spec, format = "summary", output;
+  std::vector<std::string> sets;
+};
+
+int describe(const TopologyArgs& args) {
+  check_choice("format", args.format, {"summary", "json", "dot", "simgrid-xml"});
+  Topology topology = make_topology(args.spec, model_params(), split_assignments(args.sets));
+  check_memory(topology_memory(topology), "describing " + args.spec);
+  Routes routes(topology);
+  std::string text;
+  if (args.format == "summary") text = topology_summary(topology, routes);
+  if (args.format == "json") text = json_text(topology_json(topology, routes), 2) + "\n";
+  if (args.format == "dot") text = topology_dot(topology);
+  if (args.format == "simgrid-xml") text = topology_simgrid_xml(topology, routes);
+  if (args.output.empty()) {
+    std::cout << text;
+  } else {
+    *open_output(args.output, "output") << text;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command topology_command() {
+  return {"topology", "describe or export a topology", [](CLI::App& app) {
+            auto args = std::make_shared<TopologyArgs>();
+            app.add_option("spec", args->spec, "NAME[:ARGS], e.g. trn3, switch:16, torus:4x4x4")->required();
+            app.add_option("--set", args->sets, "override a parameter, name=value (repeatable)");
+            app.add_option("--format", args->format, "summary|json|dot|simgrid-xml");
+            app.add_option("-o,--output", args->output, "write to FILE instead of standard output");
+            return [args](const std::string&) { return describe(*args); };
+          }};
+}
+
+}  // namespace ultrasim

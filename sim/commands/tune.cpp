@@ -1,0 +1,51 @@
+// `ultrasim tune`: tuning tables (the best algorithm per size range) from sweep rows; workloads/tune.hpp
+// has the rules.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "sim/commands/command.hpp"
+#include "sim/output_file.hpp"
+#include "sim/report.hpp"
+#include "topology/input_files.hpp"
+#include "topology/suggest.hpp"
+#include "workloads/tune.hpp"
+
+namespace ultrasim {
+namespace {
+
+struct TuneArgs {
+  std::vector<std::string> from;
+  std::string format = "text", output;
+};
+
+int tune(const TuneArgs& args, const std::string& command_line) {
+  check_choice("format", args.format, {"text", "json"});
+  std::unique_ptr<std::ofstream> file;
+  if (!args.output.empty()) file = open_output(args.output, "output");
+  std::vector<SweepRow> rows;
+  for (std::size_t i = 0; i < args.from.size(); ++i) {
+    auto more = read_sweep_rows(args.from[i], static_cast<int>(i));
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  auto tables = build_tuning_tables(rows);
+  std::string text = args.format == "json"
+                         ? json_text(tuning_json(tables, ultrasim_version(), command_line), 2) + "\n"
+                         : tuning_text(tables);
+  (file ? *file : std::cout) << text;
+  return 0;
+}
+
+}  // namespace
+
+Command tune_command() {
+  return {"tune", "best algorithm per size range from sweep rows (JSON Lines)", [](CLI::App& app) {
+            auto args = std::make_shared<TuneArgs>();
+            app.add_option("--from", args->from, "sweep rows, JSON Lines (repeatable)")->required();
+            app.add_option("--format", args->format, "text|json");
+            app.add_option("-o,--output", args->output, "write to FILE instead of standard output");
+            return [args](const std::string& command_line) { return tune(*args, command_line); };
+          }};
+}
+
+}  // namespace ultrasim
