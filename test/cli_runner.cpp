@@ -32,6 +32,15 @@ std::string read_file(const std::string& path) {
   return buffer.str();
 }
 
+nlohmann::json workload_json(const std::string& text, const std::string& name) {
+  const std::string path = temp_path(name);
+  std::ofstream(path) << text;
+  CliResult r = run_cli({"workload", path, "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.out);
+}
+
 std::vector<nlohmann::json> read_json_lines(const std::string& path) {
   std::vector<nlohmann::json> rows;
   std::istringstream in(read_file(path));

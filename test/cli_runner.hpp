@@ -25,6 +25,9 @@ nlohmann::json run_json(std::vector<std::string> args);
 nlohmann::json run_exact(const std::string& topology, const std::string& collective,
                          const std::string& algorithm, const std::string& size,
                          const std::vector<std::string>& sets = {});
+// Writes `text` to a fresh temp file called `name`, runs `workload FILE --format json` on it and parses
+// the result; fails the test if it did not exit 0.
+nlohmann::json workload_json(const std::string& text, const std::string& name);
 // Checks that `args` fail as bad input: exit status 2, nothing on stdout, one "ultrasim: error: " line on
 // stderr containing `fragment`.
 void expect_input_error(const std::vector<std::string>& args, const std::string& fragment);

@@ -1,8 +1,11 @@
 // Sweep files (`ultrasim sweep --file`, workloads/sweep.hpp read_sweep_file) and the sweep's own
 // --sizes and --seeds values. The first byte picks which: a sweep file (then expanded into its grid,
-// which checks every topology, collective, algorithm and --set name), a --sizes text or a --seeds text.
+// which checks every topology, collective, algorithm and --set name; a workload sweep's points are read
+// by the MoE and training readers), a --sizes text or a --seeds text.
 #include "fuzz_common.hpp"
+#include "workloads/moe.hpp"
 #include "workloads/sweep.hpp"
+#include "workloads/training.hpp"
 
 namespace {
 
@@ -11,6 +14,22 @@ bool small_topologies(const ultrasim::SweepSpec& spec) {
   for (const auto& t : spec.topologies)
     if (t.rfind("file", 0) == 0 || !ultrasim::fuzz::small_numbers(t)) return false;
   return true;
+}
+
+// A workload sweep's points: the readers the registry's checks call for MoE and training (the collective
+// reader is the program's, outside these libraries), on at most 1000 points.
+void expand_workload_points(const ultrasim::SweepSpec& spec) {
+  std::size_t points = spec.cases.empty() ? 1 : spec.cases.size();
+  for (const auto& axis : spec.grid)
+    if ((points *= axis.second.size()) > 1000) return;
+  auto check = [](const nlohmann::json& w, const std::string& where) {
+    if (w["workload"] == "moe") ultrasim::moe_config_from_json(w, where).validate();
+    if (w["workload"] == "training") ultrasim::training_config_from_json(w, where);
+  };
+  for (const ultrasim::SweepPoint& point : ultrasim::expand_workloads(spec, check)) {
+    point.run_args();
+    point.inputs().dump();
+  }
 }
 
 }  // namespace
@@ -23,6 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     switch (data[0] % 3) {
       case 0: {
         const SweepSpec spec = read_sweep_file(fuzz::write_input(text, ".sweep.json"));
+        if (!spec.workload.empty()) return expand_workload_points(spec);
         if (!small_topologies(spec)) return;
         for (const SweepPoint& point : expand(spec)) {
           point.run_args();

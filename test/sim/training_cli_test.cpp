@@ -12,22 +12,13 @@ using nlohmann::json;
 
 namespace {
 
-json run_workload(const std::string& text, const std::string& name) {
-  const std::string path = temp_path(name);
-  std::ofstream(path) << text;
-  CliResult r = run_cli({"workload", path, "--format", "json"});
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return json::parse(r.out);
-}
-
 // A ring all-reduce of 64 MiB on switch:8: 14 steps of (1 us + 8 MiB / 100 GB/s).
 const double kAllreduce = 14 * (1e-6 + 8388608 / 100e9);
 
 }  // namespace
 
 TEST_CASE("a stage's communication hides behind its compute, and shows when it is longer") {
-  json r = run_workload(
+  json r = workload_json(
       R"({"workload": "training", "topology": "switch:8", "layout": "dp=8", "tokens_per_step": 8192,
     "stages": [
       {"name": "forward", "compute_s": "100us"},
@@ -56,9 +47,9 @@ TEST_CASE("a stage's communication hides behind its compute, and shows when it i
 }
 
 TEST_CASE("FLOPs become time at chip_flops x efficiency, and MFU is model FLOPs over peak") {
-  json r = run_workload(R"({"workload": "training", "topology": "switch:4",
+  json r = workload_json(R"({"workload": "training", "topology": "switch:4",
     "stages": [{"name": "work", "compute_flops": 1.5e12}], "set": {"chip_flops": "1e15", "compute_efficiency": "0.5"}})",
-                        "flops.json");
+                         "flops.json");
   CHECK(r["step_time_s"].get<double>() == Approx(1.5e12 / 0.5e15).epsilon(1e-12));
   CHECK(r["model_flops"].get<double>() == 4 * 1.5e12);
   CHECK(r["mfu"].get<double>() == Approx(0.5).epsilon(1e-12));

@@ -12,15 +12,6 @@ using nlohmann::json;
 
 namespace {
 
-json workload_json(const std::string& text, const std::string& name) {
-  const std::string path = temp_path(name);
-  std::ofstream(path) << text;
-  CliResult r = run_cli({"workload", path, "--format", "json"});
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return json::parse(r.out);
-}
-
 // A result without the fields that name the command or the build that made it.
 json simulated(json result) {
   for (const char* key : {"command", "version"}) result.erase(key);
