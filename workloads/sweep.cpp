@@ -57,7 +57,7 @@ SweepSpec read_workload_sweep(const nlohmann::ordered_json& j, const std::string
   spec.workload = j["workload"].get<std::string>();
   spec.base = nlohmann::ordered_json::object();
   if (j.contains("base")) {
-    const nlohmann::json& base = j["base"];
+    const nlohmann::ordered_json& base = j["base"];
     if (base.is_string()) {
       const std::string path = base.get<std::string>();
       const std::string what = "workload file '" + path + "'";

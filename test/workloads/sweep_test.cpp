@@ -122,6 +122,7 @@ TEST_CASE(
   CHECK(checked[4] == R"(sweep point 4 {"router":"uniform","zipf":1,"seed":6})");
   CHECK(grid[4].patch == nlohmann::ordered_json::parse(R"({"router":"uniform","zipf":1,"seed":6})"));
   CHECK(grid[4].spec["capacity_factor"] == 1.0);
+  CHECK(grid[4].spec.begin().key() == "experts");  // the base's fields keep the file's order
   CHECK(grid[11].spec["router"] == "random");
   CHECK(!grid[11].spec.contains("capacity_factor"));  // null removes the field (RFC 7386)
   CHECK(grid[11].spec["zipf"] == 1);
