@@ -182,16 +182,16 @@ TEST_CASE("in-switch all-reduce on switch:N: 2a + n/B + (n/D)(1/B + 1/R) with D 
 TEST_CASE("a topology that does not declare switch_reduction has no reducing switches, for bound and run") {
   // trn2 declares no switch_reduction: switch-reduce is refused, and the all-reduce bound is the one
   // without in-network reduction, as on switch:8 with switch_reduction=false: 2(p-1)/p n over injection.
-  expect_input_error({"run", "--topology", "trn2", "--collective", "allreduce", "--algorithm", "switch-reduce",
-                      "--size", "1MiB"},
+  expect_input_error({"run", "--topology", "trn2", "--collective", "allreduce", "--algorithm",
+                      "switch-reduce", "--size", "1MiB"},
                      "topology trn2 has none (no switch_reduction parameter)");
   expect_input_error({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm",
                       "switch-reduce", "--size", "1MiB"},
                      "has switch_reduction=false (set switch_reduction=true for a what-if)");
-  auto plain = run_json({"--topology", "switch:8", "--collective", "allreduce", "--algorithm", "ring", "--size",
-                         "64MiB"});
-  auto reducing = run_json({"--topology", "switch:8", "--collective", "allreduce", "--algorithm", "ring", "--size",
-                            "64MiB", "--set", "switch_reduction=true"});
+  auto plain = run_json(
+      {"--topology", "switch:8", "--collective", "allreduce", "--algorithm", "ring", "--size", "64MiB"});
+  auto reducing = run_json({"--topology", "switch:8", "--collective", "allreduce", "--algorithm", "ring",
+                            "--size", "64MiB", "--set", "switch_reduction=true"});
   const double n = 67108864;
   CHECK(plain["bound_s"].get<double>() == Approx(2.0 * 7 / 8 * n / 100e9 + 1e-6).epsilon(1e-9));
   CHECK(reducing["bound_s"].get<double>() == Approx(n / 100e9 + 1e-6).epsilon(1e-9));
