@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -23,6 +24,7 @@
 #include "topology/suggest.hpp"
 #include "topology/units.hpp"
 #include "workloads/collective_job.hpp"
+#include "workloads/tune.hpp"
 
 extern char** environ;
 
@@ -162,6 +164,88 @@ std::vector<std::uint64_t> parse_seeds(const std::string& text) {
   return seeds;
 }
 
+namespace {
+
+// A collective sweep file's keys, each read with its checks; errors name the file and the key.
+class SweepFileReader {
+ public:
+  SweepFileReader(std::string name, const nlohmann::json& j) : name_(std::move(name)), j_(j) {}
+
+  InputError fail(const std::string& key, const std::string& what) const {
+    return InputError(name_ + ": \"" + key + "\" " + what);
+  }
+  void check_keys() const {
+    static const std::set<std::string> known{"topologies", "collectives", "algorithms",  "sizes",   "sets",
+                                             "seeds",      "faults",      "description", "workload"};
+    for (const auto& [key, value] : j_.items())
+      if (!known.count(key))
+        throw InputError(name_ + ": " + unknown_name_message("key", key, {known.begin(), known.end()}));
+  }
+  // A list of at most kMaxSweepValues entries.
+  const nlohmann::json& array(const std::string& key) const {
+    const nlohmann::json& value = j_[key];
+    if (!value.is_array()) throw fail(key, "must be a list, not " + value.dump());
+    if (value.size() > kMaxSweepValues) throw fail(key, "has more than 100000 entries");
+    return value;
+  }
+  // A non-empty list of strings into `out`; absent: `out` unchanged (or an error when required).
+  void strings(const char* key, std::vector<std::string>& out, bool required) const {
+    if (!j_.contains(key)) {
+      if (required) throw InputError(name_ + " has no \"" + key + "\"");
+      return;
+    }
+    out.clear();
+    for (const auto& v : array(key)) {
+      if (!v.is_string()) throw fail(key, "must list strings, not " + v.dump());
+      out.push_back(v.get<std::string>());
+    }
+    if (out.empty()) throw fail(key, "is empty");
+  }
+  // A whole number >= 0 written as a JSON integer (sizes may also be strings with units).
+  std::uint64_t whole(const std::string& key, const nlohmann::json& v) const {
+    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+    throw fail(key, "must list whole numbers >= 0" +
+                        std::string(key == "sizes" ? " or sizes such as \"1MiB\"" : "") + ", not " +
+                        v.dump());
+  }
+  // "sizes": a --sizes text, or a list of byte counts and sizes with units.
+  std::vector<std::uint64_t> sizes() const {
+    if (!j_.contains("sizes")) throw InputError(name_ + " has no \"sizes\"");
+    if (j_["sizes"].is_string()) return parse_sizes(j_["sizes"].get<std::string>());
+    std::vector<std::uint64_t> out;
+    for (const auto& v : array("sizes"))
+      out.push_back(v.is_string() ? parse_bytes(v.get<std::string>()) : whole("sizes", v));
+    if (out.empty()) throw fail("sizes", "is empty");
+    return out;
+  }
+  // "sets": {"name": [values]}, each value as --set would take it.
+  std::vector<std::pair<std::string, std::vector<std::string>>> sets() const {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    if (!j_.contains("sets")) return out;
+    if (!j_["sets"].is_object())
+      throw fail("sets", "must be an object {\"name\": [values]}, not " + j_["sets"].dump());
+    for (const auto& [key, values] : j_["sets"].items()) {
+      const std::string where = "sets." + key;
+      if (!values.is_array() || values.empty())
+        throw fail(where, "must be a non-empty list of values, not " + values.dump());
+      std::vector<std::string> list;
+      for (const auto& v : values) {
+        if (!v.is_string() && !v.is_number() && !v.is_boolean())
+          throw fail(where, "must list strings, numbers or booleans, not " + v.dump());
+        list.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      }
+      out.emplace_back(key, list);
+    }
+    return out;
+  }
+
+ private:
+  std::string name_;
+  const nlohmann::json& j_;
+};
+
+}  // namespace
+
 SweepSpec read_sweep_file(const std::string& path) {
   const std::string name = "sweep file '" + path + "'";
   const std::string text = read_input_file(path, name, "a JSON file");
@@ -172,75 +256,21 @@ SweepSpec read_sweep_file(const std::string& path) {
     throw InputError(name + " is not JSON: " + json_error_text(e));
   }
   if (!j.is_object()) throw InputError(name + ": expected an object {\"topologies\": [...], ...}");
-  auto fail = [&](const std::string& key, const std::string& what) -> InputError {
-    return InputError(name + ": \"" + key + "\" " + what);
-  };
   if (j.contains("workload")) return read_workload_sweep(nlohmann::ordered_json::parse(text), name);
-  for (const auto& [key, value] : j.items()) {
-    static const std::set<std::string> known{"topologies", "collectives", "algorithms",  "sizes",   "sets",
-                                             "seeds",      "faults",      "description", "workload"};
-    if (!known.count(key))
-      throw InputError(name + ": " + unknown_name_message("key", key, {known.begin(), known.end()}));
-  }
-  auto array = [&](const std::string& key) -> const nlohmann::json& {
-    const nlohmann::json& value = j[key];
-    if (!value.is_array()) throw fail(key, "must be a list, not " + value.dump());
-    if (value.size() > kMaxSweepValues) throw fail(key, "has more than 100000 entries");
-    return value;
-  };
+  const SweepFileReader file(name, j);
+  file.check_keys();
   SweepSpec spec;
-  auto strings = [&](const char* key, std::vector<std::string>& out, bool required) {
-    if (!j.contains(key)) {
-      if (required) throw InputError(name + " has no \"" + key + "\"");
-      return;
-    }
-    out.clear();
-    for (const auto& v : array(key)) {
-      if (!v.is_string()) throw fail(key, "must list strings, not " + v.dump());
-      out.push_back(v.get<std::string>());
-    }
-    if (out.empty()) throw fail(key, "is empty");
-  };
-  // A whole number >= 0 written as a JSON integer (sizes may also be strings with units).
-  auto whole = [&](const std::string& key, const nlohmann::json& v) -> std::uint64_t {
-    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-    throw fail(key, "must list whole numbers >= 0" +
-                        std::string(key == "sizes" ? " or sizes such as \"1MiB\"" : "") + ", not " +
-                        v.dump());
-  };
-  strings("topologies", spec.topologies, true);
-  strings("collectives", spec.collectives, true);
+  file.strings("topologies", spec.topologies, true);
+  file.strings("collectives", spec.collectives, true);
   spec.algorithms = {"all"};
-  strings("algorithms", spec.algorithms, false);
-  strings("faults", spec.faults, false);
-  if (!j.contains("sizes")) throw InputError(name + " has no \"sizes\"");
-  if (j["sizes"].is_string()) {
-    spec.sizes = parse_sizes(j["sizes"].get<std::string>());
-  } else {
-    for (const auto& v : array("sizes"))
-      spec.sizes.push_back(v.is_string() ? parse_bytes(v.get<std::string>()) : whole("sizes", v));
-    if (spec.sizes.empty()) throw fail("sizes", "is empty");
-  }
-  if (j.contains("sets")) {
-    if (!j["sets"].is_object())
-      throw fail("sets", "must be an object {\"name\": [values]}, not " + j["sets"].dump());
-    for (const auto& [key, values] : j["sets"].items()) {
-      const std::string where = "sets." + key;
-      if (!values.is_array() || values.empty())
-        throw fail(where, "must be a non-empty list of values, not " + values.dump());
-      std::vector<std::string> list;
-      for (const auto& v : values) {
-        if (!v.is_string() && !v.is_number() && !v.is_boolean())
-          throw fail(where, "must list strings, numbers or booleans, not " + v.dump());
-        list.push_back(v.is_string() ? v.get<std::string>() : v.dump());
-      }
-      spec.sets.emplace_back(key, list);
-    }
-  }
+  file.strings("algorithms", spec.algorithms, false);
+  file.strings("faults", spec.faults, false);
+  spec.sizes = file.sizes();
+  spec.sets = file.sets();
   if (j.contains("seeds")) {
     spec.seeds.clear();
-    for (const auto& v : array("seeds")) spec.seeds.push_back(whole("seeds", v));
-    if (spec.seeds.empty()) throw fail("seeds", "is empty");
+    for (const auto& v : file.array("seeds")) spec.seeds.push_back(file.whole("seeds", v));
+    if (spec.seeds.empty()) throw file.fail("seeds", "is empty");
   }
   return spec;
 }
@@ -501,41 +531,57 @@ void write_rows(const std::string& path, const std::string& format, const std::v
 
 }  // namespace
 
-std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& grid,
-                                              const SweepOptions& options) {
-  std::vector<const SweepPoint*> todo;
-  for (const auto& point : grid)
-    if (!options.shard || point.id % options.shard->second == options.shard->first) todo.push_back(&point);
-  std::map<int, nlohmann::ordered_json> done;
-  if (options.resume) {
-    if (options.out.empty() || options.format != "jsonl")
-      throw InputError("--resume needs --out FILE in the jsonl format");
-    done = read_finished(options.out, grid);
-    std::vector<nlohmann::ordered_json> kept;
-    for (auto& [id, row] : done) kept.push_back(row);
-    write_rows(options.out, options.format, options.columns, kept);  // drops a torn last line
-  }
+namespace {
+
+// Where rows go as points finish: the --out file (appended, flushed row by row, so a killed sweep keeps
+// what finished) and the --timing file.
+struct SweepSinks {
   std::unique_ptr<std::ofstream> out, timing;
+};
+
+SweepSinks open_sweep_sinks(const SweepOptions& options) {
+  SweepSinks sinks;
   if (!options.out.empty()) {
-    out = std::make_unique<std::ofstream>(options.out, options.resume ? std::ios::app : std::ios::trunc);
-    if (!*out) throw InputError("cannot write '" + options.out + "'");
-    if (!options.resume && options.format == "csv") *out << sweep_csv_header(options.columns);
+    sinks.out =
+        std::make_unique<std::ofstream>(options.out, options.resume ? std::ios::app : std::ios::trunc);
+    if (!*sinks.out) throw InputError("cannot write '" + options.out + "'");
+    if (!options.resume && options.format == "csv") *sinks.out << sweep_csv_header(options.columns);
   }
   if (!options.timing.empty()) {
-    timing = std::make_unique<std::ofstream>(options.timing, std::ios::app);
-    if (!*timing) throw InputError("cannot write --timing file '" + options.timing + "'");
+    sinks.timing = std::make_unique<std::ofstream>(options.timing, std::ios::app);
+    if (!*sinks.timing) throw InputError("cannot write --timing file '" + options.timing + "'");
   }
-  std::string dir =
-      (std::filesystem::temp_directory_path() / ("ultrasim-sweep-" + std::to_string(getpid()))).string();
-  std::filesystem::create_directories(dir);
+  return sinks;
+}
 
-  std::vector<const SweepPoint*> pending;
-  for (const SweepPoint* p : todo)
-    if (!done.count(p->id)) pending.push_back(p);
-  const std::size_t total = todo.size();
-  std::size_t finished = todo.size() - pending.size();
-  const bool interactive = isatty(2);
-  const auto start = std::chrono::steady_clock::now();
+// The progress line on a terminal: "[finished/total] elapsed, ETA" from the pace of the points run here.
+class SweepProgress {
+ public:
+  SweepProgress(std::size_t total, std::size_t finished)
+      : total_(total), resumed_(finished), finished_(finished), interactive_(isatty(2)) {}
+  void point_done() {
+    ++finished_;
+    if (!interactive_) return;
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::size_t ran = finished_ - resumed_;
+    double eta = ran ? elapsed / ran * (total_ - finished_) : 0;
+    std::cerr << "\r[" << finished_ << "/" << total_ << "] " << clock_text(elapsed) << " elapsed, ETA "
+              << clock_text(eta) << "   " << std::flush;
+  }
+  ~SweepProgress() {
+    if (interactive_) std::cerr << "\n";
+  }
+
+ private:
+  std::size_t total_, resumed_, finished_;
+  bool interactive_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// Runs `pending` as child processes, options.jobs at a time, in `dir`; `finish(child, exit status)` is
+// called as each ends, in the order they end.
+void run_point_processes(const std::vector<const SweepPoint*>& pending, const SweepOptions& options,
+                         const std::string& dir, const std::function<void(const Child&, int)>& finish) {
   std::map<pid_t, Child> running;
   std::size_t next = 0;
   while (next < pending.size() || !running.empty()) {
@@ -550,95 +596,132 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
     if (it == running.end()) continue;
     Child child = it->second;
     running.erase(it);
-    int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    nlohmann::ordered_json row =
-        sweep_row(grid[child.point], exit_status, slurp(child.out), slurp(child.err));
-    std::filesystem::remove(child.out), std::filesystem::remove(child.err);
-    std::filesystem::remove(dir + "/" + std::to_string(child.point) + ".json");
-    if (out)
-      *out << (options.format == "csv" ? sweep_csv_line(row, options.columns) : sweep_json_line(row))
-           << std::flush;
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
-    if (timing)
-      *timing << nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() << "\n"
-              << std::flush;
-    done[child.point] = row;
-    ++finished;
-    if (interactive) {
-      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::size_t ran = finished - (todo.size() - pending.size());
-      double eta = ran ? elapsed / ran * (total - finished) : 0;
-      std::cerr << "\r[" << finished << "/" << total << "] " << clock_text(elapsed) << " elapsed, ETA "
-                << clock_text(eta) << "   " << std::flush;
-    }
+    finish(child, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   }
-  if (interactive) std::cerr << "\n";
+}
+
+// This shard's points, and with --resume the rows an earlier run of the same sweep finished (its file
+// rewritten without a torn last line).
+std::vector<const SweepPoint*> shard_points(const std::vector<SweepPoint>& grid,
+                                            const SweepOptions& options) {
+  std::vector<const SweepPoint*> todo;
+  for (const auto& point : grid)
+    if (!options.shard || point.id % options.shard->second == options.shard->first) todo.push_back(&point);
+  return todo;
+}
+
+std::map<int, nlohmann::ordered_json> resumed_rows(const std::vector<SweepPoint>& grid,
+                                                   const SweepOptions& options) {
+  if (!options.resume) return {};
+  if (options.out.empty() || options.format != "jsonl")
+    throw InputError("--resume needs --out FILE in the jsonl format");
+  std::map<int, nlohmann::ordered_json> done = read_finished(options.out, grid);
+  std::vector<nlohmann::ordered_json> kept;
+  for (auto& [id, row] : done) kept.push_back(row);
+  write_rows(options.out, options.format, options.columns, kept);  // drops a torn last line
+  return done;
+}
+
+}  // namespace
+
+std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& grid,
+                                              const SweepOptions& options) {
+  const std::vector<const SweepPoint*> todo = shard_points(grid, options);
+  std::map<int, nlohmann::ordered_json> done = resumed_rows(grid, options);
+  SweepSinks sinks = open_sweep_sinks(options);
+  std::string dir =
+      (std::filesystem::temp_directory_path() / ("ultrasim-sweep-" + std::to_string(getpid()))).string();
+  std::filesystem::create_directories(dir);
+
+  std::vector<const SweepPoint*> pending;
+  for (const SweepPoint* p : todo)
+    if (!done.count(p->id)) pending.push_back(p);
+  {
+    SweepProgress progress(todo.size(), todo.size() - pending.size());
+    run_point_processes(pending, options, dir, [&](const Child& child, int exit_status) {
+      nlohmann::ordered_json row =
+          sweep_row(grid[child.point], exit_status, slurp(child.out), slurp(child.err));
+      std::filesystem::remove(child.out), std::filesystem::remove(child.err);
+      std::filesystem::remove(dir + "/" + std::to_string(child.point) + ".json");
+      if (sinks.out)
+        *sinks.out << (options.format == "csv" ? sweep_csv_line(row, options.columns) : sweep_json_line(row))
+                   << std::flush;
+      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
+      if (sinks.timing)
+        *sinks.timing << nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() << "\n"
+                      << std::flush;
+      done[child.point] = row;
+      progress.point_done();
+    });
+  }
   std::filesystem::remove_all(dir);
   std::vector<nlohmann::ordered_json> rows;
   for (const SweepPoint* p : todo)
     if (done.count(p->id)) rows.push_back(done[p->id]);
-  if (out) {
-    out.reset();
+  if (sinks.out) {
+    sinks.out.reset();
     write_rows(options.out, options.format, options.columns,
                rows);  // a finished sweep's file is sorted by point
   }
   return rows;
 }
 
-std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows,
-                          const std::vector<std::string>& columns) {
-  const std::string headline = columns.empty() ? "" : columns.front();
-  std::map<std::string, std::map<std::uint64_t, std::vector<const nlohmann::ordered_json*>>> groups;
-  std::vector<std::string> order;
-  std::ostringstream points;  // workload rows: one line each
-  int failed = 0;
+namespace {
+
+// A workload sweep's rows: each point's headline field (the kind's first column, a time in seconds).
+std::string workload_points_summary(const std::vector<nlohmann::ordered_json>& rows,
+                                    const std::string& headline) {
+  std::ostringstream points;
   for (const auto& row : rows) {
-    if (row["status"] != "ok") {
-      ++failed;
-      continue;
-    }
-    if (row.contains("inputs")) {
-      if (points.tellp() == 0)
-        points << "# " << row["workload"].get<std::string>() << ": " << headline << " per point\n";
-      const nlohmann::ordered_json& value = row.contains(headline) ? row[headline] : nlohmann::ordered_json();
-      points << "  " << row["point"] << "  "
-             << (value.is_number() ? fixed_text(value.get<double>() * 1e6, 2) + " us" : std::string("-"))
-             << "  " << json_text(row["inputs"]) << "\n";
-      continue;
-    }
-    std::string key = row["topology"].get<std::string>() + " " + row["collective"].get<std::string>();
-    if (!row["sets"].empty()) key += " " + json_text(row["sets"]);
-    if (!groups.count(key)) order.push_back(key);
-    groups[key][row["bytes"].get<std::uint64_t>()].push_back(&row);
+    if (row["status"] != "ok" || !row.contains("inputs")) continue;
+    if (points.tellp() == 0)
+      points << "# " << row["workload"].get<std::string>() << ": " << headline << " per point\n";
+    const nlohmann::ordered_json& value = row.contains(headline) ? row[headline] : nlohmann::ordered_json();
+    points << "  " << row["point"] << "  "
+           << (value.is_number() ? fixed_text(value.get<double>() * 1e6, 2) + " us" : std::string("-"))
+           << "  " << json_text(row["inputs"]) << "\n";
   }
+  return points.str();
+}
+
+// Collective rows: per group, the best algorithm per size and its runner-up, ranked as `ultrasim tune`
+// ranks them (rank_sweep_rows).
+std::string best_per_size_summary(const std::vector<nlohmann::ordered_json>& rows) {
+  std::vector<SweepRow> parsed;
+  for (const auto& row : rows)
+    if (!row.contains("inputs"))
+      parsed.push_back(sweep_row_from_json(nlohmann::json::parse(row.dump()), "sweep", 0));
   std::ostringstream s;
   char line[256];
-  for (const auto& key : order) {
-    s << "# best per size: " << key << "\n";
+  auto fixed = [](const nlohmann::json& value, double scale) {
+    return value.is_null() ? std::string("-") : fixed_text(value.get<double>() * scale, 2);
+  };
+  for (const auto& group : rank_sweep_rows(parsed)) {
+    s << "# best per size: " << group.topology << " " << group.collective
+      << (group.sets.empty() ? "" : " " + json_text(group.sets)) << "\n";
     std::snprintf(line, sizeof line, "%14s  %-20s %12s %12s  %-20s %12s\n", "size", "best", "time(us)",
                   "busbw(GB/s)", "runner-up", "time(us)");
     s << line;
-    for (auto& [bytes, candidates] : groups[key]) {
-      auto list = candidates;
-      std::stable_sort(list.begin(), list.end(),
-                       [](auto* a, auto* b) { return (*a)["time_s"] < (*b)["time_s"]; });
-      const auto& best = *list.front();
-      // The runner-up is the fastest other algorithm (seeds or swept parameters repeat the best one).
-      auto other = std::find_if(list.begin(), list.end(),
-                                [&](auto* row) { return (*row)["algorithm"] != best["algorithm"]; });
-      auto fixed = [](const nlohmann::ordered_json& value, double scale) {
-        return value.is_null() ? std::string("-") : fixed_text(value.get<double>() * scale, 2);
-      };
+    for (const auto& [bytes, best, runner] : group.sizes) {
       std::snprintf(line, sizeof line, "%14llu  %-20s %12s %12s  %-20s %12s\n",
-                    static_cast<unsigned long long>(bytes), best["algorithm"].get<std::string>().c_str(),
-                    fixed(best["time_s"], 1e6).c_str(), fixed(best["busbw_GBps"], 1).c_str(),
-                    other != list.end() ? (**other)["algorithm"].get<std::string>().c_str() : "-",
-                    other != list.end() ? fixed((**other)["time_s"], 1e6).c_str() : "-");
+                    static_cast<unsigned long long>(bytes), best->algorithm.c_str(),
+                    fixed_text(best->time_s * 1e6, 2).c_str(), fixed(best->busbw_GBps, 1).c_str(),
+                    runner ? runner->algorithm.c_str() : "-",
+                    runner ? fixed_text(runner->time_s * 1e6, 2).c_str() : "-");
       s << line;
     }
   }
-  s << points.str() << rows.size() << " points, " << failed << " failed\n";
   return s.str();
+}
+
+}  // namespace
+
+std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows,
+                          const std::vector<std::string>& columns) {
+  const auto failed =
+      std::count_if(rows.begin(), rows.end(), [](auto& row) { return row["status"] != "ok"; });
+  return best_per_size_summary(rows) + workload_points_summary(rows, columns.empty() ? "" : columns.front()) +
+         std::to_string(rows.size()) + " points, " + std::to_string(failed) + " failed\n";
 }
 
 std::string sweep_json_line(const nlohmann::ordered_json& row) {

@@ -101,8 +101,9 @@ struct SweepOptions {
 std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& grid,
                                               const SweepOptions& options);
 
-// The summary: per topology, collective and parameter values, the best verified algorithm per size; for
-// workload rows, each point's first `columns` field (a time in seconds).
+// The summary: per topology, collective and machine sets, the best verified algorithm per size and its
+// runner-up, ranked as `ultrasim tune` ranks them (rank_sweep_rows: an algorithm parameter swept with --set
+// competes inside its group); for workload rows, each point's first `columns` field (a time in seconds).
 std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows,
                           const std::vector<std::string>& columns = {});
 // A row as one JSON line (with its newline); bytes that are not UTF-8 become U+FFFD.

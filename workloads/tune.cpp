@@ -94,6 +94,40 @@ std::string assignments(const json& object) {
 
 }  // namespace
 
+SweepRow sweep_row_from_json(const json& row, const std::string& source, int line, int file_index) {
+  if (!row.is_object()) bad_row(source, line, "not a JSON object");
+  SweepRow out;
+  out.file = file_index;
+  out.line = line;
+  const json& point = field(row, "point", source, line);
+  if (!point.is_number_integer()) bad_row(source, line, "\"point\" is not an integer");
+  out.point = point.get<long long>();
+  const std::string status = text_field(row, "status", source, line);
+  if (status != "ok" && status != "error")
+    bad_row(source, line, "\"status\" is '" + status + "', expected ok or error");
+  if (status != "ok") return out;
+  out.topology = text_field(row, "topology", source, line);
+  out.collective = text_field(row, "collective", source, line);
+  out.algorithm = text_field(row, "algorithm", source, line);
+  const json& bytes = field(row, "bytes", source, line);
+  if (!bytes.is_number_unsigned()) bad_row(source, line, "\"bytes\" is not a non-negative integer");
+  out.bytes = bytes.get<std::uint64_t>();
+  const json& time = field(row, "time_s", source, line);
+  if (!time.is_number() || time.get<double>() < 0) bad_row(source, line, "\"time_s\" is not a time");
+  out.time_s = time.get<double>();
+  const json& verified = field(row, "verified", source, line);
+  if (!verified.is_boolean()) bad_row(source, line, "\"verified\" is not true or false");
+  for (const char* name : {"sets", "parameters"}) {
+    auto it = row.find(name);
+    if (it == row.end()) continue;
+    if (!it->is_object()) bad_row(source, line, std::string("\"") + name + "\" is not an object");
+    (std::string(name) == "sets" ? out.sets : out.parameters) = *it;
+  }
+  if (auto it = row.find("busbw_GBps"); it != row.end() && it->is_number()) out.busbw_GBps = *it;
+  out.ok = verified.get<bool>();
+  return out;
+}
+
 std::vector<SweepRow> read_sweep_rows(std::istream& in, const std::string& source, int file_index) {
   std::vector<SweepRow> rows;
   std::string text;
@@ -108,38 +142,7 @@ std::vector<SweepRow> read_sweep_rows(std::istream& in, const std::string& sourc
     } catch (const json::exception&) {  // out_of_range: a number such as 1e400
       bad_row(source, line, "not JSON that ultrasim can read (a number out of range)");
     }
-    if (!row.is_object()) bad_row(source, line, "not a JSON object");
-    SweepRow out;
-    out.file = file_index;
-    out.line = line;
-    const json& point = field(row, "point", source, line);
-    if (!point.is_number_integer()) bad_row(source, line, "\"point\" is not an integer");
-    out.point = point.get<long long>();
-    const std::string status = text_field(row, "status", source, line);
-    if (status != "ok" && status != "error")
-      bad_row(source, line, "\"status\" is '" + status + "', expected ok or error");
-    if (status == "ok") {
-      out.topology = text_field(row, "topology", source, line);
-      out.collective = text_field(row, "collective", source, line);
-      out.algorithm = text_field(row, "algorithm", source, line);
-      const json& bytes = field(row, "bytes", source, line);
-      if (!bytes.is_number_unsigned()) bad_row(source, line, "\"bytes\" is not a non-negative integer");
-      out.bytes = bytes.get<std::uint64_t>();
-      const json& time = field(row, "time_s", source, line);
-      if (!time.is_number() || time.get<double>() < 0) bad_row(source, line, "\"time_s\" is not a time");
-      out.time_s = time.get<double>();
-      const json& verified = field(row, "verified", source, line);
-      if (!verified.is_boolean()) bad_row(source, line, "\"verified\" is not true or false");
-      for (const char* name : {"sets", "parameters"}) {
-        auto it = row.find(name);
-        if (it == row.end()) continue;
-        if (!it->is_object()) bad_row(source, line, std::string("\"") + name + "\" is not an object");
-        (std::string(name) == "sets" ? out.sets : out.parameters) = *it;
-      }
-      if (auto it = row.find("busbw_GBps"); it != row.end() && it->is_number()) out.busbw_GBps = *it;
-      out.ok = verified.get<bool>();
-    }
-    rows.push_back(std::move(out));
+    rows.push_back(sweep_row_from_json(row, source, line, file_index));
   }
   return rows;
 }
@@ -149,40 +152,48 @@ std::vector<SweepRow> read_sweep_rows(const std::string& path, int file_index) {
   return read_sweep_rows(in, path, file_index);
 }
 
-std::vector<TuneTable> build_tuning_tables(const std::vector<SweepRow>& rows) {
+std::vector<RankedGroup> rank_sweep_rows(const std::vector<SweepRow>& rows) {
   std::vector<const SweepRow*> usable;
   for (const auto& row : rows)
     if (row.ok) usable.push_back(&row);
-  if (usable.empty())
-    throw InputError("no usable rows: none has status ok and verified true (" + std::to_string(rows.size()) +
-                     " rows read)");
   std::sort(usable.begin(), usable.end(), read_before);
 
   // Groups in the order of their first row; within a group, rows by size in read order.
-  struct Group {
-    TuneTable table;
-    std::map<std::uint64_t, std::vector<const SweepRow*>> by_size;
-  };
-  std::vector<Group> groups;
+  std::vector<RankedGroup> groups;
+  std::vector<std::map<std::uint64_t, std::vector<const SweepRow*>>> by_size;
   std::map<std::string, std::size_t> index;
   for (const SweepRow* row : usable) {
     json sets = machine_sets(row->sets);
     std::string key = json::array({row->topology, row->collective, sets}).dump();
     auto [it, inserted] = index.emplace(key, groups.size());
-    if (inserted) groups.push_back({TuneTable{row->topology, row->collective, sets, {}}, {}});
-    groups[it->second].by_size[row->bytes].push_back(row);
+    if (inserted) {
+      groups.push_back({row->topology, row->collective, sets, {}});
+      by_size.emplace_back();
+    }
+    by_size[it->second][row->bytes].push_back(row);
   }
-
-  std::vector<TuneTable> tables;
-  for (auto& group : groups) {
-    TuneTable& table = group.table;
-    for (const auto& [bytes, candidates] : group.by_size) {
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (const auto& [bytes, candidates] : by_size[g]) {
       const SweepRow* best = candidates.front();
       for (const SweepRow* row : candidates)
         if (row->time_s < best->time_s) best = row;  // strict: ties keep the row read first
       const SweepRow* runner = nullptr;
       for (const SweepRow* row : candidates)
         if (row->algorithm != best->algorithm && (!runner || row->time_s < runner->time_s)) runner = row;
+      groups[g].sizes.push_back({bytes, best, runner});
+    }
+  return groups;
+}
+
+std::vector<TuneTable> build_tuning_tables(const std::vector<SweepRow>& rows) {
+  std::vector<RankedGroup> groups = rank_sweep_rows(rows);
+  if (groups.empty())
+    throw InputError("no usable rows: none has status ok and verified true (" + std::to_string(rows.size()) +
+                     " rows read)");
+  std::vector<TuneTable> tables;
+  for (const auto& group : groups) {
+    TuneTable table{group.topology, group.collective, group.sets, {}};
+    for (const auto& [bytes, best, runner] : group.sizes) {
       json parameters = own_parameters(*best);
       if (table.ranges.empty() || table.ranges.back().algorithm != best->algorithm ||
           table.ranges.back().parameters != parameters) {

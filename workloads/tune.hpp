@@ -45,6 +45,9 @@ struct SweepRow {
 // Reads JSON Lines (blank lines skipped). `source` names the input in errors, which are InputError
 // "SOURCE:LINE: ..." for a line that is not a JSON object or lacks a field the contract requires.
 std::vector<SweepRow> read_sweep_rows(std::istream& in, const std::string& source, int file_index = 0);
+// One row already parsed (an object as `ultrasim sweep` writes it); the same InputError as above.
+SweepRow sweep_row_from_json(const nlohmann::json& row, const std::string& source, int line,
+                             int file_index = 0);
 // Opens and reads a file; InputError when it cannot be opened.
 std::vector<SweepRow> read_sweep_rows(const std::string& path, int file_index = 0);
 
@@ -62,6 +65,22 @@ struct TuneTable {
   nlohmann::json sets = nlohmann::json::object();  // the machine sets (algorithm parameters removed)
   std::vector<TuneRange> ranges;
 };
+
+// One sampled size of a group: its best candidate and the fastest candidate of another algorithm (null
+// when there is none). Both point into the rows ranked.
+struct SizeRanking {
+  std::uint64_t bytes = 0;
+  const SweepRow* best = nullptr;
+  const SweepRow* runner_up = nullptr;
+};
+struct RankedGroup {
+  std::string topology, collective;
+  nlohmann::json sets = nlohmann::json::object();  // the machine sets
+  std::vector<SizeRanking> sizes;                  // ascending
+};
+// The ranking of the rules above, shared by `tune` and the sweep summary: the usable rows' groups in the
+// order their first row was read (empty when no row is usable).
+std::vector<RankedGroup> rank_sweep_rows(const std::vector<SweepRow>& rows);
 
 // The tables, in the order their first row was read. InputError "no usable rows ..." when no row is ok
 // and verified.
