@@ -30,14 +30,17 @@ namespace {
 
 class SwitchReduce : public Algorithm {
  public:
-  SwitchReduce(int depth, bool capable, std::optional<double> engine_rate)
-      : depth_(depth), capable_(capable), engine_rate_(engine_rate) {}
+  explicit SwitchReduce(int depth) : depth_(depth) {}
   int chunks(int p) const override { return p * depth_; }
 
   // Picks each chip's reducing switch: among the switches attached to it, the one reaching most chips.
   bool runs_on_groups() const override { return false; }
+  // The switches' abilities are the topology's parameters (switch_reduction, switch_reduce_bandwidth).
   void place(const Topology& topology) override {
-    if (!capable_)
+    const ParamSet& hardware = topology.params();
+    engine_rate_ = hardware.has("switch_reduce_bandwidth") ? hardware.optional_rate("switch_reduce_bandwidth")
+                                                           : std::nullopt;
+    if (!switches_reduce(hardware))
       throw InputError("switch-reduce needs reduction-capable switches; topology " + topology.spec() +
                        (topology.params().has("switch_reduction")
                             ? " has switch_reduction=false (set switch_reduction=true for a what-if)"
@@ -172,9 +175,8 @@ class SwitchReduce : public Algorithm {
     return make_groups(std::to_string(std::max(p, 1)), p, switch_of_);  // without a topology: one group
   }
   int depth_;
-  bool capable_;
-  std::optional<double> engine_rate_;
-  std::vector<int> switch_of_;  // each chip's reducing switch, after place()
+  std::optional<double> engine_rate_;  // nullopt: the switches add at line rate (and on the recording fake)
+  std::vector<int> switch_of_;         // each chip's reducing switch, after place()
   struct Port {
     double bandwidth = 0, latency = 0;  // of the chip's link to it; latency includes half the switch's
   };
@@ -188,10 +190,7 @@ AlgorithmEntry switch_reduce_allreduce() {
           "switch-reduce",
           "switches add the buffers and multicast the sum (NVLS/SHARP-like)",
           [](const ParamSet& params) {
-            return std::make_unique<SwitchReduce>(
-                static_cast<int>(params.number("pipeline_chunks")), switches_reduce(params),
-                params.has("switch_reduce_bandwidth") ? params.optional_rate("switch_reduce_bandwidth")
-                                                      : std::nullopt);
+            return std::make_unique<SwitchReduce>(static_cast<int>(params.number("pipeline_chunks")));
           },
           {pipeline_chunks_param()},
           /*posts_to_all=*/true};

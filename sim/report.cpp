@@ -57,7 +57,7 @@ nlohmann::json run_json(const RunReport& r) {
       {"bytes_sent", r.result.bytes_sent},
       {"seed", r.job.job.seed},
       {"engine", engine_name(r.result.engine)},
-      {"parameters", r.job.topology->params().to_json()},
+      {"parameters", r.job.parameters()},
   };
   if (!r.job.groups.members.empty()) {  // communicators: the collective ran on each group at once
     out["groups"] = r.job.groups.members.size();

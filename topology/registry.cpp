@@ -58,12 +58,17 @@ std::vector<ParamSpec> generator_params(const std::string& spec) {
 }
 
 Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& extra,
-                       const std::vector<std::pair<std::string, std::string>>& overrides) {
+                       const std::vector<std::pair<std::string, std::string>>& overrides,
+                       const std::vector<std::string>& owned_elsewhere) {
   auto [name, args] = split_topology_spec(spec);
   const GeneratorEntry& entry = find_generator(name);
   ParamSet params(generator_params(spec));
   params.declare(extra);
-  params.apply(overrides);
+  if (auto unknown = params.apply_known(overrides); !unknown.empty()) {
+    std::vector<std::string> known = params.names();
+    known.insert(known.end(), owned_elsewhere.begin(), owned_elsewhere.end());
+    throw InputError(unknown_name_message("parameter", unknown.front().first, known));
+  }
   Topology topology = entry.build(spec, args, params);
   topology.validate();
   return topology;

@@ -45,10 +45,13 @@ std::pair<std::string, std::string> split_topology_spec(const std::string& spec)
 // Throws InputError for an unknown generator ("did you mean") or ARGS the generator cannot read.
 std::vector<ParamSpec> generator_params(const std::string& spec);
 
-// Parses a spec, declares the generator's parameters plus `extra` ones (model, algorithm), applies the
-// overrides (unknown names are an error) and builds the validated topology.
+// Parses a spec, declares the generator's parameters plus `extra` ones (the model's), applies the
+// overrides and builds the validated topology. An override of a name it does not declare is an InputError
+// whose "did you mean" also considers `owned_elsewhere` (the names an algorithm or workload declares,
+// which callers take out of `overrides` first).
 Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& extra,
-                       const std::vector<std::pair<std::string, std::string>>& overrides);
+                       const std::vector<std::pair<std::string, std::string>>& overrides,
+                       const std::vector<std::string>& owned_elsewhere = {});
 
 // Parameters shared by the generic generators (switch, ring, torus, mesh, clos, fattree, dragonfly):
 // link_bandwidth is the raw line rate; what is simulated is link_bandwidth x link_efficiency.

@@ -70,11 +70,66 @@ Schedule load_job_schedule(const CollectiveJob& job) {
   return schedule;
 }
 
-// The algorithm built from the parameters in effect and placed on the topology.
-std::unique_ptr<Algorithm> make_placed(const AlgorithmEntry& entry, const Topology& topology) {
-  auto algorithm = entry.make(topology.params());
-  algorithm->place(topology);
-  return algorithm;
+// The registered algorithms the job names, or the entry of its "file:PATH" schedule (kept in `prepared`).
+std::vector<const AlgorithmEntry*> job_candidates(const CollectiveJob& job, PreparedJob& prepared,
+                                                  std::shared_ptr<const Schedule>& schedule) {
+  if (!job.algorithm.starts_with(kScheduleFilePrefix))
+    return algorithm_candidates(job.collective, job.algorithm);
+  schedule = std::make_shared<const Schedule>(load_job_schedule(job));
+  prepared.schedule_entry = std::make_unique<AlgorithmEntry>(schedule_entry(schedule));
+  return {prepared.schedule_entry.get()};
+}
+
+// The topology with the model's parameters, then (after the memory check: the routes of every chip pair
+// are what outgrows memory first) its routes. `algorithm_names` only feed "did you mean".
+void build_fabric(PreparedJob& prepared, const std::vector<const AlgorithmEntry*>& candidates,
+                  const std::vector<std::pair<std::string, std::string>>& hardware_overrides,
+                  const std::vector<std::string>& algorithm_names) {
+  const CollectiveJob& job = prepared.job;
+  prepared.topology = std::make_unique<Topology>(
+      make_topology(job.topology, model_params(), hardware_overrides, algorithm_names));
+  check_memory(run_memory(*prepared.topology, flows_in_flight_per_chip(candidates, prepared.p())),
+               "this run on " + job.topology);
+  prepared.routes = std::make_unique<Routes>(*prepared.topology);
+}
+
+// alltoallv's matrix: the file's, or the uniform one of job.bytes; job.bytes becomes its busiest load.
+void resolve_traffic(PreparedJob& prepared, const std::string& chips_of) {
+  const CollectiveJob& job = prepared.job;
+  if (!prepared.traffic)
+    prepared.traffic =
+        std::make_unique<TrafficMatrix>(TrafficMatrix::uniform(job.bytes, prepared.group_size()));
+  if (prepared.traffic->p() != prepared.group_size())
+    throw InputError("traffic matrix '" + job.traffic_matrix + "' is " +
+                     std::to_string(prepared.traffic->p()) + " x " + std::to_string(prepared.traffic->p()) +
+                     " but " + chips_of + " " + std::to_string(prepared.group_size()) + " chips");
+  prepared.job.bytes = prepared.traffic->busiest_load();  // all-to-allv's size
+}
+
+// "auto": every candidate's model_s on the one topology, each with its own parameters (their defaults
+// unless the user set them); candidates that cannot run here (switch-reduce without reducing switches,
+// whole-topology algorithms on groups) are left out. Returns the fastest (ties in registry order).
+const AlgorithmEntry* rank_candidates(PreparedJob& prepared,
+                                      const std::vector<const AlgorithmEntry*>& candidates) {
+  const CollectiveJob& job = prepared.job;
+  for (const AlgorithmEntry* entry : candidates) {
+    ParamSet own(entry->params);
+    own.apply_known(job.overrides);
+    std::unique_ptr<Algorithm> candidate;
+    try {
+      candidate = entry->make(own);
+      candidate->place(*prepared.topology);
+    } catch (const InputError&) {
+      continue;
+    }
+    if (!prepared.groups.members.empty() && !candidate->runs_on_groups()) continue;
+    prepared.auto_ranking.emplace_back(entry->name, candidate->model_s(prepared.cost_input()));
+  }
+  if (prepared.auto_ranking.empty())
+    throw InputError("no " + job.collective + " algorithm can run on topology " + job.topology);
+  std::stable_sort(prepared.auto_ranking.begin(), prepared.auto_ranking.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  return &find_algorithm(job.collective, prepared.auto_ranking.front().first);
 }
 
 }  // namespace
@@ -110,89 +165,50 @@ PreparedJob prepare(const CollectiveJob& job) {
   PreparedJob prepared;
   prepared.job = job;
   prepared.collective = &find_collective(job.collective);
-  std::vector<const AlgorithmEntry*> candidates;  // "auto" considers every algorithm of the collective
-  std::shared_ptr<const Schedule> schedule;       // "file:PATH" runs the schedule in that file
-  if (job.algorithm.starts_with(kScheduleFilePrefix)) {
-    schedule = std::make_shared<const Schedule>(load_job_schedule(job));
-    prepared.schedule_entry = std::make_unique<AlgorithmEntry>(schedule_entry(schedule));
-    candidates.push_back(prepared.schedule_entry.get());
-  } else {
-    candidates = algorithm_candidates(job.collective, job.algorithm);
-  }
+  std::shared_ptr<const Schedule> schedule;  // "file:PATH" runs the schedule in that file
+  std::vector<const AlgorithmEntry*> candidates = job_candidates(job, prepared, schedule);
   dtype_size(job.dtype);
   const bool alltoallv = prepared.collective->kind == CollectiveKind::kAlltoallv;
   if (!job.traffic_matrix.empty()) {
     if (!alltoallv) throw InputError("--traffic-matrix applies to alltoallv only, not to " + job.collective);
     prepared.traffic = std::make_unique<TrafficMatrix>(read_traffic_matrix(job.traffic_matrix));
   }
-  auto build = [&] {
-    prepared.routes.reset();
-    prepared.topology =
-        std::make_unique<Topology>(make_topology(job.topology, declared_params(candidates), job.overrides));
-    // Before any route is computed: the routes of every chip pair are what outgrows memory first.
-    check_memory(run_memory(*prepared.topology, flows_in_flight_per_chip(candidates, prepared.p())),
-                 "this run on " + job.topology);
-    prepared.routes = std::make_unique<Routes>(*prepared.topology);
-  };
-  build();
+  // The algorithms' parameters are theirs; the rest of --set is the topology's and the model's.
+  ParamSet own(algorithm_params(candidates));
+  build_fabric(prepared, candidates, own.apply_known(job.overrides), own.names());
   if (!job.layout.empty() && !is_layout_axis(job.groups))
     throw InputError(job.groups.empty() ? "--layout needs --groups tp|ep|dp|pp to say which axis groups"
                                         : "--layout applies to --groups tp|ep|dp|pp, not " + job.groups);
   prepared.groups = resolve_groups(job.groups, job.layout, *prepared.topology);
   const std::string chips_of =
       prepared.groups.members.empty() ? "topology '" + job.topology + "' has" : "its groups have";
-  if (alltoallv) {
-    if (!prepared.traffic)
-      prepared.traffic =
-          std::make_unique<TrafficMatrix>(TrafficMatrix::uniform(job.bytes, prepared.group_size()));
-    if (prepared.traffic->p() != prepared.group_size())
-      throw InputError("traffic matrix '" + job.traffic_matrix + "' is " +
-                       std::to_string(prepared.traffic->p()) + " x " + std::to_string(prepared.traffic->p()) +
-                       " but " + chips_of + " " + std::to_string(prepared.group_size()) + " chips");
-    prepared.job.bytes = prepared.traffic->busiest_load();  // all-to-allv's size
-  }
-  prepared.entry = candidates.front();
+  if (alltoallv) resolve_traffic(prepared, chips_of);
   if (schedule && schedule->chips != prepared.group_size())
     throw InputError(schedule->source + ": the schedule is for " + std::to_string(schedule->chips) +
                      " chips, but " +
                      (prepared.groups.members.empty() ? "topology " + job.topology + " has" : chips_of) +
                      " " + std::to_string(prepared.group_size()));
-  if (job.algorithm == "auto") {
-    // Each candidate with its own defaults unless the user set them; candidates that cannot run here
-    // (switch-reduce without reducing switches) are left out.
-    for (const AlgorithmEntry* entry : candidates) {
-      ParamSet own = prepared.topology->params();
-      for (const ParamSpec& spec : entry->params)
-        if (std::none_of(job.overrides.begin(), job.overrides.end(),
-                         [&](const auto& o) { return o.first == spec.name; }))
-          own.apply({{spec.name, spec.default_value}});
-      std::unique_ptr<Algorithm> candidate;
-      try {
-        candidate = entry->make(own);
-        candidate->place(*prepared.topology);
-      } catch (const InputError&) {
-        continue;
-      }
-      if (!prepared.groups.members.empty() && !candidate->runs_on_groups()) continue;
-      prepared.auto_ranking.emplace_back(entry->name, candidate->model_s(prepared.cost_input()));
-    }
-    if (prepared.auto_ranking.empty())
-      throw InputError("no " + job.collective + " algorithm can run on topology " + job.topology);
-    std::stable_sort(prepared.auto_ranking.begin(), prepared.auto_ranking.end(),
-                     [](const auto& a, const auto& b) { return a.second < b.second; });
-    prepared.entry = &find_algorithm(job.collective, prepared.auto_ranking.front().first);
-    // Declare the picked algorithm's parameters first, so that they are the ones in effect and reported.
-    std::stable_partition(candidates.begin(), candidates.end(),
-                          [&](const AlgorithmEntry* entry) { return entry == prepared.entry; });
-    build();
-  }
-  prepared.algorithm = make_placed(*prepared.entry, *prepared.topology);
+  prepared.entry = job.algorithm == "auto" ? rank_candidates(prepared, candidates) : candidates.front();
+  // The parameters in effect: the picked algorithm's first, so that where candidates share a name
+  // (pipeline_chunks) its default is the one in effect and reported.
+  std::stable_partition(candidates.begin(), candidates.end(),
+                        [&](const AlgorithmEntry* entry) { return entry == prepared.entry; });
+  prepared.algorithm_params = ParamSet(algorithm_params(candidates));
+  prepared.algorithm_params.apply_known(job.overrides);
+  prepared.algorithm = prepared.entry->make(prepared.algorithm_params);
+  prepared.algorithm->place(*prepared.topology);
   if (!prepared.groups.members.empty() && !prepared.algorithm->runs_on_groups())
     throw InputError("algorithm " + prepared.entry->name +
                      " follows the whole topology's structure and does not "
                      "run on --groups; choose another (ultrasim list algorithms)");
   prepared.faults = plan_faults(job.faults, *prepared.topology);
   return prepared;
+}
+
+nlohmann::json PreparedJob::parameters() const {
+  nlohmann::json all = topology->params().to_json();
+  all.update(algorithm_params.to_json());
+  return all;
 }
 
 Metrics compute_metrics(const PreparedJob& prepared, double time_s) {

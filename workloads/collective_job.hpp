@@ -45,13 +45,16 @@ std::vector<const AlgorithmEntry*> algorithm_candidates(const std::string& colle
 // Their own parameters, each name once (a name declared twice, pipeline_chunks, keeps its first
 // declaration, so the first candidate's default is the one in effect).
 std::vector<ParamSpec> algorithm_params(const std::vector<const AlgorithmEntry*>& candidates);
-// What a run declares beyond its topology's parameters: model_params(), then algorithm_params().
+// What a run declares beyond its topology's parameters: model_params(), then algorithm_params() (the
+// names --set may give a run).
 std::vector<ParamSpec> declared_params(const std::vector<const AlgorithmEntry*>& candidates);
 
 // Bytes per element of a dtype name (float32, bfloat16, float8, ...); throws InputError if unknown.
 int dtype_size(const std::string& dtype);
 
 // A validated job: the built topology with its routes, the chosen algorithm, the parameters in effect.
+// The parameters have two owners: the topology holds the hardware's and the model's (Topology::params()),
+// algorithm_params the algorithm's own (with "auto", every candidate's, the picked one's first).
 struct PreparedJob {
   CollectiveJob job;
   std::unique_ptr<Topology> topology;
@@ -61,6 +64,7 @@ struct PreparedJob {
   // With "file:PATH": the entry built from the schedule file (entry points to it); null otherwise.
   std::unique_ptr<AlgorithmEntry> schedule_entry;
   std::unique_ptr<Algorithm> algorithm;
+  ParamSet algorithm_params;
   // alltoallv: the matrix it runs (read from the file or uniform); job.bytes is then its busiest_load().
   std::unique_ptr<TrafficMatrix> traffic;
   // With "auto": every candidate's model_s, smallest first (ties in registry order); empty otherwise.
@@ -73,6 +77,8 @@ struct PreparedJob {
   // The cost input of group `group` (its chips as members), or of every chip without groups.
   CostInput cost_input(int group = 0) const;
   int p() const { return topology->chip_count(); }
+  // Every parameter in effect, the topology's and the algorithm's: {"name": value in base units} by name.
+  nlohmann::json parameters() const;
   // The collective's chip count: a group's size, or p().
   int group_size() const {
     return groups.members.empty() ? p() : static_cast<int>(groups.members.front().size());
@@ -82,10 +88,10 @@ struct PreparedJob {
 // Throws InputError on any unknown name or bad value (topology, collective, algorithm, dtype, --set), a
 // traffic matrix for another collective than alltoallv or one whose p is not the topology's chip count,
 // a bad --fault.
-// With algorithm "auto", evaluates every algorithm of the collective on this topology and size and keeps
-// the one with the smallest model_s (model_s is exact only where the algorithm meets no contention).
-// With algorithm "file:PATH", loads the schedule (collectives/schedule.hpp) and runs it; the file's
-// collective must be the job's and its chip count the topology's ("auto" never considers files).
+// With algorithm "auto", evaluates every algorithm of the collective on this topology and size (built
+// once) and keeps the one with the smallest model_s (model_s is exact only where the algorithm meets no
+// contention). With algorithm "file:PATH", loads the schedule (collectives/schedule.hpp) and runs it; the
+// file's collective must be the job's and its chip count the topology's ("auto" never considers files).
 PreparedJob prepare(const CollectiveJob& job);
 
 struct Metrics {

@@ -88,8 +88,21 @@ TEST_CASE("auto ranks each candidate with its own parameter defaults, or the val
   CHECK(model_of(set, "ring") == with(set, "ring", "4"));
   CHECK(model_of(set, "double-binary-tree") == with(set, "double-binary-tree", "4"));
   // Named algorithms run with, and report, their own defaults.
-  CHECK(prepare(job("switch:16", "allreduce", "ring", 64)).topology->params().number("pipeline_chunks") == 1);
+  CHECK(prepare(job("switch:16", "allreduce", "ring", 64)).algorithm_params.number("pipeline_chunks") == 1);
   CHECK(prepare(job("switch:16", "allreduce", "double-binary-tree", 64))
-            .topology->params()
-            .number("pipeline_chunks") == 16);
+            .algorithm_params.number("pipeline_chunks") == 16);
+}
+
+TEST_CASE("an algorithm's parameters are its own: the topology holds only the hardware's and the model's") {
+  PreparedJob picked =
+      prepare(job("switch:16", "allreduce", "auto", 1 << 24, "float32", {{"pipeline_chunks", "4"}}));
+  CHECK_FALSE(picked.topology->params().has("pipeline_chunks"));
+  CHECK(picked.topology->params().has("multipath"));  // the model's
+  CHECK(picked.algorithm_params.number("pipeline_chunks") == 4);
+  // What a run reports is both, by name.
+  CHECK(picked.parameters()["pipeline_chunks"] == 4);
+  CHECK(picked.parameters()["link_bandwidth"] == 1e11);
+  // A misspelt algorithm parameter is still found among every owner's names.
+  CHECK_THROWS_WITH(prepare(job("switch:16", "allreduce", "ring", 64, "float32", {{"pipline_chunks", "4"}})),
+                    Catch::Contains("did you mean 'pipeline_chunks'"));
 }
