@@ -31,19 +31,37 @@ int two_tree_parent(int p, int tree, int r) {
   return u < 0 ? -1 : (u + 1) % p;
 }
 
-std::vector<TreeTransfer> two_tree_schedule(const int p, const int chunks) {
+namespace {
+
+// Both trees: each chip's parent, depth and children, and the colour (round parity) of each chip's edge
+// to its parent.
+struct TwoTrees {
+  int p = 0;
   std::array<std::vector<int>, 2> parent, colour, depth;  // colour[t][x]: of the edge x -> parent[t][x]
   std::array<std::vector<std::vector<int>>, 2> children;
+};
+
+TwoTrees make_two_trees(int p) {
+  TwoTrees trees;
+  trees.p = p;
   for (int t = 0; t < 2; ++t) {
-    parent[t].resize(p), colour[t].assign(p, -1), depth[t].assign(p, 0), children[t].resize(p);
-    for (int x = 0; x < p; ++x) parent[t][x] = two_tree_parent(p, t, x);
+    auto &parent = trees.parent[t], &depth = trees.depth[t];
+    parent.resize(p), trees.colour[t].assign(p, -1), depth.assign(p, 0), trees.children[t].resize(p);
+    for (int x = 0; x < p; ++x) parent[x] = two_tree_parent(p, t, x);
     for (int x = 0; x < p; ++x) {
-      for (int y = parent[t][x]; y >= 0; y = parent[t][y]) ++depth[t][x];
-      if (parent[t][x] >= 0) children[t][parent[t][x]].push_back(x);
+      for (int y = parent[x]; y >= 0; y = parent[y]) ++depth[x];
+      if (parent[x] >= 0) trees.children[t][parent[x]].push_back(x);
     }
   }
-  // Edge t*p + x joins vertex x (x's side towards its parents) and p + parent (the parent's side towards
-  // its children). Colour each path from one end and each cycle from anywhere, alternating.
+  return trees;
+}
+
+// Two-colours the edges so that no chip has two edges of one colour on one side: edge t*p + x joins
+// vertex x (x's side towards its parents) and p + parent (the parent's side towards its children).
+// Colours each path from one end and each cycle from anywhere, alternating.
+void colour_tree_edges(TwoTrees& trees) {
+  const int p = trees.p;
+  auto& parent = trees.parent;
   std::vector<std::vector<int>> incident(2 * p);
   for (int t = 0; t < 2; ++t)
     for (int x = 0; x < p; ++x)
@@ -54,8 +72,8 @@ std::vector<TreeTransfer> two_tree_schedule(const int p, const int chunks) {
   for (const auto& edges : incident)
     if (edges.size() > 2) throw std::logic_error("double binary tree: a chip has more than two children");
   auto walk = [&](int v, int e) {
-    for (int c = 0; e >= 0 && colour[e / p][e % p] < 0; c ^= 1) {
-      colour[e / p][e % p] = c;
+    for (int c = 0; e >= 0 && trees.colour[e / p][e % p] < 0; c ^= 1) {
+      trees.colour[e / p][e % p] = c;
       v = v == e % p ? p + parent[e / p][e % p] : e % p;  // the edge's other end
       int next = -1;
       for (int f : incident[v])
@@ -67,49 +85,69 @@ std::vector<TreeTransfer> two_tree_schedule(const int p, const int chunks) {
     if (incident[v].size() == 1) walk(v, incident[v][0]);
   for (int v = 0; v < 2 * p; ++v)
     for (int e : incident[v]) walk(v, e);
+}
 
-  // Rounds: chunk c crosses edge x -> parent (up) or parent -> x (down) in the first round of the edge's
-  // colour that comes after its inputs arrived and two rounds after the edge's previous chunk.
-  auto key = [&](bool up, int t, int x, int c) { return ((up ? 0 : 2) + t) * p * chunks + x * chunks + c; };
-  std::vector<int> round(4 * p * chunks, -1), keys;
+// The transfers' rounds: chunk c crosses edge x -> parent (up) or parent -> x (down) in the first round
+// of the edge's colour that comes after its inputs arrived and two rounds after the edge's previous chunk.
+// Transfer key(up, t, x, c) gets round[key]; `keys` lists them in the order they were scheduled.
+struct TreeRounds {
+  int p, chunks;
+  std::vector<int> round, keys;
+  int key(bool up, int t, int x, int c) const { return ((up ? 0 : 2) + t) * p * chunks + x * chunks + c; }
+};
+
+TreeRounds schedule_tree_rounds(const TwoTrees& trees, int chunks) {
+  const int p = trees.p;
+  TreeRounds r{p, chunks, std::vector<int>(4 * p * chunks, -1), {}};
   int rounds = 0;
   for (bool up : {true, false}) {
     const int start = rounds;  // the broadcast begins once the reduction is over
     for (int t = 0; t < 2; ++t) {
+      const auto &parent = trees.parent[t], &depth = trees.depth[t];
       std::vector<int> order(p);
       for (int x = 0; x < p; ++x) order[x] = x;
       std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return up ? depth[t][a] > depth[t][b] : depth[t][a] < depth[t][b];  // inputs first
+        return up ? depth[a] > depth[b] : depth[a] < depth[b];  // inputs first
       });
       for (int x : order) {
-        if (parent[t][x] < 0) continue;
+        if (parent[x] < 0) continue;
         for (int c = 0, previous = start - 2; c < chunks; ++c) {
           int ready = std::max(start, previous + 2);
           if (up)
-            for (int y : children[t][x]) ready = std::max(ready, round[key(true, t, y, c)] + 1);
-          else if (parent[t][parent[t][x]] >= 0)
-            ready = std::max(ready, round[key(false, t, parent[t][x], c)] + 1);
-          previous = ready + ((ready ^ colour[t][x]) & 1);
-          round[key(up, t, x, c)] = previous;
-          keys.push_back(key(up, t, x, c));
+            for (int y : trees.children[t][x]) ready = std::max(ready, r.round[r.key(true, t, y, c)] + 1);
+          else if (parent[parent[x]] >= 0)
+            ready = std::max(ready, r.round[r.key(false, t, parent[x], c)] + 1);
+          previous = ready + ((ready ^ trees.colour[t][x]) & 1);
+          r.round[r.key(up, t, x, c)] = previous;
+          r.keys.push_back(r.key(up, t, x, c));
           rounds = std::max(rounds, previous + 1);
         }
       }
     }
   }
-  std::stable_sort(keys.begin(), keys.end(), [&](int a, int b) { return round[a] < round[b]; });
+  return r;
+}
+
+}  // namespace
+
+std::vector<TreeTransfer> two_tree_schedule(const int p, const int chunks) {
+  TwoTrees trees = make_two_trees(p);
+  colour_tree_edges(trees);
+  TreeRounds r = schedule_tree_rounds(trees, chunks);
+  std::vector<int> keys = r.keys;
+  std::stable_sort(keys.begin(), keys.end(), [&](int a, int b) { return r.round[a] < r.round[b]; });
   std::vector<int> position(4 * p * chunks, -1);
   for (std::size_t i = 0; i < keys.size(); ++i) position[keys[i]] = static_cast<int>(i);
   std::vector<TreeTransfer> transfers;
   for (int k : keys) {
     const bool up = k < 2 * p * chunks;
-    const int t = k / (p * chunks) % 2, x = k / chunks % p, c = k % chunks, above = parent[t][x];
-    TreeTransfer tr{round[k], up ? x : above, up ? above : x, t * chunks + c, up, {}};
+    const int t = k / (p * chunks) % 2, x = k / chunks % p, c = k % chunks, above = trees.parent[t][x];
+    TreeTransfer tr{r.round[k], up ? x : above, up ? above : x, t * chunks + c, up, {}};
     // Up: the chunk of every child of x. Down: what reached the parent, or at a root the children's chunks.
-    if (up || parent[t][above] < 0)
-      for (int y : children[t][up ? x : above]) tr.needs.push_back(position[key(true, t, y, c)]);
+    if (up || trees.parent[t][above] < 0)
+      for (int y : trees.children[t][up ? x : above]) tr.needs.push_back(position[r.key(true, t, y, c)]);
     else
-      tr.needs.push_back(position[key(false, t, above, c)]);
+      tr.needs.push_back(position[r.key(false, t, above, c)]);
     std::sort(tr.needs.begin(), tr.needs.end());
     transfers.push_back(std::move(tr));
   }
