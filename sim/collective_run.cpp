@@ -11,6 +11,7 @@
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "sim/trace.hpp"
+#include "sim/workloads.hpp"
 #include "topology/errors.hpp"
 #include "topology/input_files.hpp"
 #include "topology/suggest.hpp"
@@ -145,6 +146,21 @@ RunArgs collective_args_from_json(const nlohmann::json& w, const std::string& fi
   }
   for (const auto& [name, value] : set_overrides(w, where)) args.sets.push_back(name + "=" + value);
   return args;
+}
+
+WorkloadKind collective_workload() {
+  return {"collective",
+          "one collective at one size (ultrasim run)",
+          "run",
+          {"time_s", "topology", "collective", "algorithm", "bytes", "algbw_GBps", "busbw_GBps", "model_s",
+           "bound_s", "pct_of_bound", "verified", "wrong"},
+          {"table", "json", "csv"},
+          [](const nlohmann::json& w, const std::string& file) { collective_args_from_json(w, file); },
+          [](const nlohmann::json& w, const std::string& file, const WorkloadOutput& output) {
+            RunArgs args = collective_args_from_json(w, file);
+            args.format = output.format, args.trace = output.trace;
+            return run_collective(args, output.command);
+          }};
 }
 
 }  // namespace ultrasim

@@ -12,6 +12,7 @@
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "sim/trace.hpp"
+#include "sim/workloads.hpp"
 #include "topology/errors.hpp"
 #include "topology/input_files.hpp"
 #include "topology/units.hpp"
@@ -285,6 +286,24 @@ std::string moe_table(const nlohmann::ordered_json& r) {
       << " USD per million tokens\n";
   out << "verified        " << (r["verified"].get<bool>() ? "yes" : "NO") << "\n";
   return out.str();
+}
+
+WorkloadKind moe_workload() {
+  return {"moe",
+          "an MoE layer: dispatch, expert compute, combine (ultrasim moe)",
+          "moe",
+          {"layer_time_s", "dispatch_s", "expert_s", "combine_s", "model_s", "tokens_per_s", "dropped_tokens",
+           "dropped_fraction", "imbalance", "busiest_chip", "straggler_bound", "busiest_dispatch_bytes",
+           "energy_j", "tokens_per_j", "cost_per_mtok_usd", "verified"},
+          {"table", "json"},
+          [](const nlohmann::json& w, const std::string& file) { moe_config_from_json(w, file).validate(); },
+          [](const nlohmann::json& w, const std::string& file, const WorkloadOutput& output) {
+            MoeRunRequest request;
+            request.config = moe_config_from_json(w, file);
+            request.command = output.command;
+            request.trace = output.trace;
+            return print_workload_result(run_moe(request), output.format, moe_table);
+          }};
 }
 
 }  // namespace ultrasim

@@ -8,6 +8,7 @@
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "sim/trace.hpp"
+#include "sim/workloads.hpp"
 #include "topology/input_files.hpp"
 #include "topology/units.hpp"
 #include "workloads/collective_job.hpp"
@@ -147,6 +148,21 @@ std::string training_table(const nlohmann::ordered_json& r) {
     out << "  " << s["name"].get<std::string>() << ": " << us(s["time_s"]) << " (" << us(s["compute_s"])
         << ", " << us(s["exposed_comm_s"]) << ")\n";
   return out.str();
+}
+
+WorkloadKind training_workload() {
+  return {"training",
+          "a training step: stages of compute, collectives on groups, sends",
+          "",
+          {"step_time_s", "compute_s", "exposed_comm_s", "mfu", "tokens_per_s", "energy_j",
+           "cost_per_mtok_usd", "verified"},
+          {"table", "json"},
+          [](const nlohmann::json& w, const std::string& file) { training_config_from_json(w, file); },
+          [](const nlohmann::json& w, const std::string& file, const WorkloadOutput& output) {
+            return print_workload_result(
+                run_training(training_config_from_json(w, file), output.command, output.trace), output.format,
+                training_table);
+          }};
 }
 
 }  // namespace ultrasim

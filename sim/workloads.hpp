@@ -2,7 +2,7 @@
 // `ultrasim list workloads`, `ultrasim workload FILE` (the file's "workload" field names the row, with a
 // "did you mean" when it names none) and the points of a workload sweep (`ultrasim sweep --file` with a
 // "workload" key: each point is a workload file the row checks before anything runs, then runs).
-// Adding a workload = its reader and runner + one row here.
+// Adding a workload = its file (reader, runner and a `WorkloadKind f()` entry) + one row in workloads.cpp.
 #pragma once
 
 #include <functional>
