@@ -60,10 +60,9 @@ int levels(const Topology& t, int Node::*level) {
   return most + 1;
 }
 
-}  // namespace
-
-GeneratorEntry cluster_generator() {
-  std::vector<ParamSpec> params{
+// The parameters cluster declares (PRESET's come on top, through extra_params).
+std::vector<ParamSpec> cluster_params() {
+  return {
       {"scaleout",
        "rail",
        Unit::kChoice,
@@ -89,77 +88,91 @@ GeneratorEntry cluster_generator() {
       {"scaleout_uplink_latency", "0", Unit::kTime, "latency of a leaf-spine link (scaleout=spine)",
        "assumption: included in scaleout_latency"},
   };
-  GeneratorEntry entry{
-      "cluster", "cluster:K:PRESET",
-      "K scale-up domains of PRESET joined by an EFA-like rail or spine network", params,
-      [](const std::string& spec, const std::string& args, const ParamSet& p) {
-        const ClusterSpec c = parse_cluster(args);
-        auto [inner_name, inner_args] = split_topology_spec(c.preset);
-        Topology inner = find_generator(inner_name).build(c.preset, inner_args, p);
-        inner.validate();
-        const long P = inner.chip_count();
-        if (c.domains * P > 1 << 20) throw InputError("cluster:" + args + " has more than 1048576 chips");
-        const bool rail = p.text("scaleout") == "rail";
-        const double over = p.number("scaleout_oversubscription");
-        if (!(over > 0))
-          throw InputError("cluster: scaleout_oversubscription must be > 0, got " +
-                           p.text("scaleout_oversubscription"));
-        if (rail && p.has("chip_forwarding") && !p.flag("chip_forwarding"))
-          throw InputError("cluster:" + args +
-                           ": scaleout=rail relays through chips (PXN) but chip_forwarding=false; use "
-                           "scaleout=spine");
+}
 
-        std::vector<std::string> tiers = inner.tiers();
-        tiers.push_back("nic");
-        if (!rail) tiers.push_back("scaleout");
-        Topology t(spec, p, tiers);
-        t.set_chip_forwarding(rail || inner.chip_forwarding());
-        const long spines = static_cast<long>(p.number("scaleout_spines"));
-        t.set_multipath_default(inner.multipath_default() == "single" && !rail && spines > 1
-                                    ? "hash"
-                                    : inner.multipath_default());
+// Adds `domains` copies of `inner` to `t`: chips first (global ranks in order), then switches, then
+// links, as in PRESET.
+void cluster_add_domains(Topology& t, const Topology& inner, long domains) {
+  const long P = inner.chip_count();
+  const int servers = levels(inner, &Node::server), racks = levels(inner, &Node::rack);
+  const Graph& g = inner.graph();
+  for (long d = 0; d < domains; ++d) {
+    std::vector<Vertex> copy(boost::num_vertices(g));
+    for (int r = 0; r < P; ++r) {
+      const Node& n = inner.node(inner.chip(r));
+      copy[inner.chip(r)] =
+          t.add_chip(n.server < 0 ? -1 : static_cast<int>(d * servers + n.server),
+                     n.rack < 0 ? -1 : static_cast<int>(d * racks + n.rack), static_cast<int>(d));
+    }
+    for (Vertex s : inner.switches())
+      copy[s] = t.add_switch("domain" + std::to_string(d) + "_" + inner.node(s).name, inner.node(s).latency);
+    for (const Link& l : inner.links())
+      t.add_link(copy[l.a], copy[l.b], l.tier, l.raw_bandwidth, l.latency, l.efficiency, l.lanes);
+  }
+}
 
-        // The domains: chips first (global ranks in order), then switches, then links, as in PRESET.
-        const int servers = levels(inner, &Node::server), racks = levels(inner, &Node::rack);
-        const Graph& g = inner.graph();
-        for (long d = 0; d < c.domains; ++d) {
-          std::vector<Vertex> copy(boost::num_vertices(g));
-          for (int r = 0; r < P; ++r) {
-            const Node& n = inner.node(inner.chip(r));
-            copy[inner.chip(r)] =
-                t.add_chip(n.server < 0 ? -1 : static_cast<int>(d * servers + n.server),
-                           n.rack < 0 ? -1 : static_cast<int>(d * racks + n.rack), static_cast<int>(d));
-          }
-          for (Vertex s : inner.switches())
-            copy[s] =
-                t.add_switch("domain" + std::to_string(d) + "_" + inner.node(s).name, inner.node(s).latency);
-          for (const Link& l : inner.links())
-            t.add_link(copy[l.a], copy[l.b], l.tier, l.raw_bandwidth, l.latency, l.efficiency, l.lanes);
-        }
+// Adds the scale-out network to `t`, whose `domains` domains have P chips each: a rail switch per chip
+// index, or a leaf per domain under the spines.
+void cluster_add_scaleout(Topology& t, const ParamSet& p, long domains, long P) {
+  const double nic = p.number("nic_bandwidth"), eff = p.number("nic_efficiency"),
+               half = p.number("scaleout_latency") / 2, sw = p.number("scaleout_switch_latency");
+  if (p.text("scaleout") == "rail") {
+    for (long i = 0; i < P; ++i) {
+      Vertex r = t.add_switch("rail" + std::to_string(i), sw);
+      for (long d = 0; d < domains; ++d)
+        t.add_link(t.chip(static_cast<int>(d * P + i)), r, "nic", nic, half, eff);
+    }
+    return;
+  }
+  const long spines = static_cast<long>(p.number("scaleout_spines"));
+  const double over = p.number("scaleout_oversubscription");
+  std::vector<Vertex> spine;
+  for (long s = 0; s < spines; ++s) spine.push_back(t.add_switch("spine" + std::to_string(s), sw));
+  for (long d = 0; d < domains; ++d) {
+    Vertex leaf = t.add_switch("domain" + std::to_string(d) + "_leaf", sw);
+    for (long i = 0; i < P; ++i) t.add_link(t.chip(static_cast<int>(d * P + i)), leaf, "nic", nic, half, eff);
+    for (Vertex s : spine)
+      t.add_link(leaf, s, "scaleout", P * nic / (over * spines), p.number("scaleout_uplink_latency"), eff);
+  }
+}
 
-        // The scale-out network.
-        const double nic = p.number("nic_bandwidth"), eff = p.number("nic_efficiency"),
-                     half = p.number("scaleout_latency") / 2, sw = p.number("scaleout_switch_latency");
-        if (rail) {
-          for (long i = 0; i < P; ++i) {
-            Vertex r = t.add_switch("rail" + std::to_string(i), sw);
-            for (long d = 0; d < c.domains; ++d)
-              t.add_link(t.chip(static_cast<int>(d * P + i)), r, "nic", nic, half, eff);
-          }
-        } else {
-          std::vector<Vertex> spine;
-          for (long s = 0; s < spines; ++s) spine.push_back(t.add_switch("spine" + std::to_string(s), sw));
-          for (long d = 0; d < c.domains; ++d) {
-            Vertex leaf = t.add_switch("domain" + std::to_string(d) + "_leaf", sw);
-            for (long i = 0; i < P; ++i)
-              t.add_link(t.chip(static_cast<int>(d * P + i)), leaf, "nic", nic, half, eff);
-            for (Vertex s : spine)
-              t.add_link(leaf, s, "scaleout", P * nic / (over * spines), p.number("scaleout_uplink_latency"),
-                         eff);
-          }
-        }
-        return t;
-      }};
+// cluster:K:PRESET's topology (`args` is "K:PRESET") for parameters `p`.
+Topology cluster_build(const std::string& spec, const std::string& args, const ParamSet& p) {
+  const ClusterSpec c = parse_cluster(args);
+  auto [inner_name, inner_args] = split_topology_spec(c.preset);
+  Topology inner = find_generator(inner_name).build(c.preset, inner_args, p);
+  inner.validate();
+  const long P = inner.chip_count();
+  if (c.domains * P > 1 << 20) throw InputError("cluster:" + args + " has more than 1048576 chips");
+  const bool rail = p.text("scaleout") == "rail";
+  const double over = p.number("scaleout_oversubscription");
+  if (!(over > 0))
+    throw InputError("cluster: scaleout_oversubscription must be > 0, got " +
+                     p.text("scaleout_oversubscription"));
+  if (rail && p.has("chip_forwarding") && !p.flag("chip_forwarding"))
+    throw InputError("cluster:" + args +
+                     ": scaleout=rail relays through chips (PXN) but chip_forwarding=false; use "
+                     "scaleout=spine");
+
+  std::vector<std::string> tiers = inner.tiers();
+  tiers.push_back("nic");
+  if (!rail) tiers.push_back("scaleout");
+  Topology t(spec, p, tiers);
+  t.set_chip_forwarding(rail || inner.chip_forwarding());
+  const long spines = static_cast<long>(p.number("scaleout_spines"));
+  t.set_multipath_default(
+      inner.multipath_default() == "single" && !rail && spines > 1 ? "hash" : inner.multipath_default());
+  cluster_add_domains(t, inner, c.domains);
+  cluster_add_scaleout(t, p, c.domains, P);
+  return t;
+}
+
+}  // namespace
+
+GeneratorEntry cluster_generator() {
+  GeneratorEntry entry{"cluster", "cluster:K:PRESET",
+                       "K scale-up domains of PRESET joined by an EFA-like rail or spine network",
+                       cluster_params(), cluster_build};
   entry.example = "cluster:2:trn3";
   entry.extra_params = [](const std::string& args) { return generator_params(parse_cluster(args).preset); };
   return entry;

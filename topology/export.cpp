@@ -220,13 +220,15 @@ std::string quoted(const std::string& text) {
   return out + "\"";
 }
 
-}  // namespace
+// Where the vertices are drawn: rack -> server -> vertices (-1: none).
+using DotLayout = std::map<int, std::map<int, std::vector<std::size_t>>>;
 
-std::string topology_dot(const Topology& t) {
+// The layout of `t`'s vertices: chips by their server and rack; a switch inside the server (or else the
+// rack) that all the chips it links to share, else at the top level. A server is drawn inside the rack
+// of its first vertex.
+DotLayout dot_layout(const Topology& t) {
   const Graph& g = t.graph();
   const std::size_t n = boost::num_vertices(g);
-  // Where each vertex is drawn: chips by their server and rack; a switch inside the server (or else the
-  // rack) that all the chips it links to share, else at the top level.
   std::vector<int> server(n, -1), rack(n, -1);
   for (std::size_t v = 0; v < n; ++v) server[v] = g[v].server, rack[v] = g[v].rack;
   for (Vertex s : t.switches()) {
@@ -243,17 +245,19 @@ std::string topology_dot(const Topology& t) {
     if (racks.size() == 1) rack[s] = *racks.begin();
     if (servers.size() == 1 && *servers.begin() >= 0) server[s] = *servers.begin();
   }
-  // rack -> server -> vertices (-1: none); a server is drawn inside the rack of its first vertex.
-  std::map<int, std::map<int, std::vector<std::size_t>>> layout;
+  DotLayout layout;
   std::map<int, int> rack_of_server;
   for (std::size_t v = 0; v < n; ++v) {
     int r = rack[v];
     if (server[v] >= 0) r = rack_of_server.emplace(server[v], rack[v]).first->second;
     layout[r][server[v]].push_back(v);
   }
+  return layout;
+}
 
-  std::ostringstream out;
-  out << "graph " << quoted(t.spec()) << " {\n";
+// Writes the graph's attributes to `out`: the legend (chips, switches, each tier's rate and colour) and
+// the default node and edge styles.
+void dot_write_header(std::ostream& out, const Topology& t) {
   std::ostringstream legend;
   legend << t.spec() << ": " << t.chip_count() << " chips, " << t.switch_count() << " switches; links";
   auto stats = tier_stats(t);
@@ -267,14 +271,20 @@ std::string topology_dot(const Topology& t) {
       << ", newrank=true];\n";
   out << "  node [fontname=Helvetica, fontsize=9, margin=\"0.04,0.02\", height=0.3];\n";
   out << "  edge [penwidth=0.7];\n";
-  auto write_node = [&](std::size_t v, const std::string& indent) {
-    const Node& node = g[v];
-    out << indent << quoted(node.name);
-    if (node.kind == NodeKind::kChip)
-      out << " [shape=box];\n";
-    else
-      out << " [shape=ellipse, style=filled, fillcolor=\"#dddddd\"];\n";
-  };
+}
+
+// Writes vertex `v` of `g` to `out` at `indent`: a chip as a box, a switch as a grey ellipse.
+void dot_write_node(std::ostream& out, const Graph& g, std::size_t v, const std::string& indent) {
+  const Node& node = g[v];
+  out << indent << quoted(node.name);
+  if (node.kind == NodeKind::kChip)
+    out << " [shape=box];\n";
+  else
+    out << " [shape=ellipse, style=filled, fillcolor=\"#dddddd\"];\n";
+}
+
+// Writes the vertices to `out` as `layout` places them, a cluster per rack and per server.
+void dot_write_nodes(std::ostream& out, const Graph& g, const DotLayout& layout) {
   for (const auto& [r, servers] : layout) {
     std::string indent = "  ";
     if (r >= 0) {
@@ -289,13 +299,17 @@ std::string topology_dot(const Topology& t) {
             << indent << "  label=\"server " << s << "\"; style=\"rounded,filled\"; fillcolor=\"#f4f4f4\";\n";
         inner = indent + "  ";
       }
-      for (std::size_t v : vertices) write_node(v, inner);
+      for (std::size_t v : vertices) dot_write_node(out, g, v, inner);
       if (s >= 0) out << indent << "}\n";
     }
     if (r >= 0) out << "  }\n";
   }
-  // Beyond 48 links, labels hide the graph (tooltips only) and edges are drawn translucent so that the
-  // clusters stay readable under them.
+}
+
+// Writes `t`'s links to `out`, coloured by tier. Beyond 48 links, labels hide the graph (tooltips only)
+// and edges are drawn translucent so that the clusters stay readable under them.
+void dot_write_links(std::ostream& out, const Topology& t) {
+  const Graph& g = t.graph();
   const bool labels = t.link_count() <= 48;
   const char* alpha = labels ? "" : "A0";
   for (const Link& l : t.links()) {
@@ -306,6 +320,17 @@ std::string topology_dot(const Topology& t) {
     if (labels) out << ", label=" << quoted(text) << ", fontsize=8";
     out << "];\n";
   }
+}
+
+}  // namespace
+
+std::string topology_dot(const Topology& t) {
+  const DotLayout layout = dot_layout(t);
+  std::ostringstream out;
+  out << "graph " << quoted(t.spec()) << " {\n";
+  dot_write_header(out, t);
+  dot_write_nodes(out, t.graph(), layout);
+  dot_write_links(out, t);
   out << "}\n";
   return out.str();
 }

@@ -126,21 +126,27 @@ bool json_bool(const Errors& errors, const std::string& where, const Json& objec
   return value.get<bool>();
 }
 
-Description read_json(const Errors& errors, const std::string& text) {
+// The top-level object of `text`, its fields checked. Fields the exporter writes for readers (counts,
+// summaries) are accepted and ignored.
+Json read_json_top_level(const Errors& errors, const std::string& text) {
   Json top;
   try {
     top = Json::parse(text);
   } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
     errors.fail("JSON", "not valid JSON: " + json_error_text(e));
   }
-  // Fields the exporter writes for readers (counts, summaries) are accepted and ignored.
   check_fields(errors, "top level", top,
                {"schema_version", "spec", "chips", "switches", "tiers", "chip_forwarding",
                 "multipath_default", "nodes", "links", "parameters", "per_tier", "diameter_links",
                 "injection_Bps", "injection_raw_Bps", "bisection_Bps", "bisection_method"});
-  Description d;
   if (top.contains("schema_version") && top["schema_version"] != 1)
     errors.fail("schema_version", "expected 1, got " + top["schema_version"].dump());
+  return top;
+}
+
+// Into `d`: the generator spec and parameters the file came from, and the switch parameters it records
+// (as text), from "spec" and "parameters".
+void read_json_origin(const Errors& errors, const Json& top, Description& d) {
   if (top.contains("spec")) {
     d.origin = TopologyOrigin{json_string(errors, "spec", top, "spec")};
     if (top.contains("parameters")) {
@@ -148,36 +154,111 @@ Description read_json(const Errors& errors, const std::string& text) {
       d.origin->parameters = top["parameters"];
     }
   }
-  if (top.contains("parameters") && top["parameters"].is_object()) {
-    d.records_parameters = true;
-    for (const char* name : {"switch_reduction", "switch_reduce_bandwidth"}) {
-      if (!top["parameters"].contains(name)) continue;
-      const Json& v = top["parameters"][name];
-      if (v.is_boolean())
-        d.switch_params[name] = v.get<bool>() ? "true" : "false";
-      else if (v.is_null())
-        d.switch_params[name] = "inf";
-      else if (v.is_number())
-        d.switch_params[name] = shortest_number(v.get<double>());
-      else if (v.is_string())
-        d.switch_params[name] = v.get<std::string>();
-      else
-        errors.fail(std::string("parameters.") + name, "unexpected value " + v.dump());
-    }
+  if (!top.contains("parameters") || !top["parameters"].is_object()) return;
+  d.records_parameters = true;
+  for (const char* name : {"switch_reduction", "switch_reduce_bandwidth"}) {
+    if (!top["parameters"].contains(name)) continue;
+    const Json& v = top["parameters"][name];
+    if (v.is_boolean())
+      d.switch_params[name] = v.get<bool>() ? "true" : "false";
+    else if (v.is_null())
+      d.switch_params[name] = "inf";
+    else if (v.is_number())
+      d.switch_params[name] = shortest_number(v.get<double>());
+    else if (v.is_string())
+      d.switch_params[name] = v.get<std::string>();
+    else
+      errors.fail(std::string("parameters.") + name, "unexpected value " + v.dump());
   }
-  if (top.contains("tiers")) {
-    const Json& tiers = top["tiers"];
-    if (!tiers.is_array()) errors.fail("tiers", "expected an array of tier names, lowest first");
-    for (std::size_t i = 0; i < tiers.size(); ++i) {
-      std::string where = "tiers[" + std::to_string(i) + "]";
-      if (!tiers[i].is_string() || tiers[i].get<std::string>().empty())
-        errors.fail(where, "expected a tier name, got " + tiers[i].dump());
-      std::string name = tiers[i].get<std::string>();
-      if (std::find(d.tiers.begin(), d.tiers.end(), name) != d.tiers.end())
-        errors.fail(where, "tier '" + name + "' is listed twice");
-      d.tiers.push_back(name);
-    }
+}
+
+// The "tiers" array: distinct, non-empty tier names, lowest first.
+std::vector<std::string> read_json_tiers(const Errors& errors, const Json& tiers) {
+  if (!tiers.is_array()) errors.fail("tiers", "expected an array of tier names, lowest first");
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < tiers.size(); ++i) {
+    std::string where = "tiers[" + std::to_string(i) + "]";
+    if (!tiers[i].is_string() || tiers[i].get<std::string>().empty())
+      errors.fail(where, "expected a tier name, got " + tiers[i].dump());
+    std::string name = tiers[i].get<std::string>();
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      errors.fail(where, "tier '" + name + "' is listed twice");
+    names.push_back(name);
   }
+  return names;
+}
+
+// Node `n`, element `where` ("nodes[3]"): its fields checked and read.
+NodeDesc read_json_node(const Errors& errors, std::string where, const Json& n) {
+  check_fields(errors, where, n, {"id", "name", "kind", "rank", "server", "rack", "domain", "latency_s"});
+  NodeDesc node;
+  node.where = where;
+  if (!n.contains("name")) errors.fail(where, "no name; links refer to nodes by name");
+  node.name = json_string(errors, where, n, "name");
+  where = node.where = where + " '" + node.name + "'";
+  if (n.contains("kind")) {
+    std::string kind = json_string(errors, where, n, "kind");
+    if (kind != "chip" && kind != "switch") errors.fail(where, unknown_name_message("kind", kind, kKinds));
+    node.kind = kind == "chip" ? NodeKind::kChip : NodeKind::kSwitch;
+  }
+  if (n.contains("rank")) node.rank = json_index(errors, where, n, "rank");
+  if (n.contains("server")) node.server = static_cast<int>(json_index(errors, where, n, "server"));
+  if (n.contains("rack")) node.rack = static_cast<int>(json_index(errors, where, n, "rack"));
+  if (n.contains("domain")) node.domain = static_cast<int>(json_index(errors, where, n, "domain"));
+  if (n.contains("latency_s"))
+    node.latency = json_quantity(errors, where, n, "latency_s", parse_time, "seconds");
+  return node;
+}
+
+// Link `l`'s raw rate per direction in bytes/s: raw_bandwidth_Bps (a number or a rate with units), or
+// raw_bandwidth_GBps, the summary's figure (a plain number of GB/s, 1e9 B/s); both: they must agree.
+double read_json_raw_bandwidth(const Errors& errors, const std::string& where, const Json& l) {
+  auto gigabytes_per_s = [&]() {
+    const Json& v = l["raw_bandwidth_GBps"];
+    if (!v.is_number()) errors.fail(where, "raw_bandwidth_GBps: expected a number of GB/s, got " + v.dump());
+    return v.get<double>() * 1e9;
+  };
+  if (l.contains("raw_bandwidth_Bps")) {
+    double raw = json_quantity(errors, where, l, "raw_bandwidth_Bps", parse_rate, "bytes/s");
+    if (l.contains("raw_bandwidth_GBps") &&  // both: the exact one wins, but they must agree
+        std::abs(gigabytes_per_s() - raw) > 1e-9 * raw)
+      errors.fail(where, "raw_bandwidth_Bps and raw_bandwidth_GBps disagree; give one of them");
+    return raw;
+  }
+  if (l.contains("raw_bandwidth_GBps")) return gigabytes_per_s();
+  errors.fail(where, "no raw_bandwidth_Bps; expected the raw rate per direction in bytes/s");
+}
+
+// Link `l`, element `where` ("links[7]"): its fields checked and read.
+LinkDesc read_json_link(const Errors& errors, std::string where, const Json& l) {
+  check_fields(errors, where, l,
+               {"name", "a", "b", "tier", "raw_bandwidth_Bps", "raw_bandwidth_GBps", "efficiency",
+                "bandwidth_GBps", "latency_s", "lanes"});
+  LinkDesc link;
+  for (const char* end : {"a", "b"})
+    if (!l.contains(end)) errors.fail(where, std::string("no '") + end + "'; expected the name of a node");
+  link.a = json_string(errors, where, l, "a");
+  link.b = json_string(errors, where, l, "b");
+  where = link.where = where + " (" + link.a + " -- " + link.b + ")";
+  if (l.contains("tier")) link.tier = json_string(errors, where, l, "tier");
+  link.raw_bandwidth = read_json_raw_bandwidth(errors, where, l);
+  if (l.contains("efficiency"))
+    link.efficiency = json_quantity(errors, where, l, "efficiency", parse_ratio, "a ratio in (0, 1]");
+  if (l.contains("latency_s"))
+    link.latency = json_quantity(errors, where, l, "latency_s", parse_time, "seconds");
+  if (l.contains("lanes")) {
+    long lanes = json_index(errors, where, l, "lanes");
+    if (lanes < 1 || lanes > 1 << 20) errors.fail(where, "lanes: expected a whole number >= 1");
+    link.lanes = static_cast<int>(lanes);
+  }
+  return link;
+}
+
+Description read_json(const Errors& errors, const std::string& text) {
+  const Json top = read_json_top_level(errors, text);
+  Description d;
+  read_json_origin(errors, top, d);
+  if (top.contains("tiers")) d.tiers = read_json_tiers(errors, top["tiers"]);
   if (top.contains("chip_forwarding"))
     d.chip_forwarding = json_bool(errors, "chip_forwarding", top, "chip_forwarding");
   if (top.contains("multipath_default"))
@@ -186,72 +267,13 @@ Description read_json(const Errors& errors, const std::string& text) {
   if (!top.contains("nodes") || !top["nodes"].is_array())
     errors.fail("nodes", "expected an array of nodes ({\"name\": ..., \"kind\": \"chip\" or \"switch\"})");
   const Json& nodes = top["nodes"];
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    std::string where = "nodes[" + std::to_string(i) + "]";
-    const Json& n = nodes[i];
-    check_fields(errors, where, n, {"id", "name", "kind", "rank", "server", "rack", "domain", "latency_s"});
-    NodeDesc node;
-    node.where = where;
-    if (!n.contains("name")) errors.fail(where, "no name; links refer to nodes by name");
-    node.name = json_string(errors, where, n, "name");
-    where = node.where = where + " '" + node.name + "'";
-    if (n.contains("kind")) {
-      std::string kind = json_string(errors, where, n, "kind");
-      if (kind != "chip" && kind != "switch") errors.fail(where, unknown_name_message("kind", kind, kKinds));
-      node.kind = kind == "chip" ? NodeKind::kChip : NodeKind::kSwitch;
-    }
-    if (n.contains("rank")) node.rank = json_index(errors, where, n, "rank");
-    if (n.contains("server")) node.server = static_cast<int>(json_index(errors, where, n, "server"));
-    if (n.contains("rack")) node.rack = static_cast<int>(json_index(errors, where, n, "rack"));
-    if (n.contains("domain")) node.domain = static_cast<int>(json_index(errors, where, n, "domain"));
-    if (n.contains("latency_s"))
-      node.latency = json_quantity(errors, where, n, "latency_s", parse_time, "seconds");
-    d.nodes.push_back(node);
-  }
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    d.nodes.push_back(read_json_node(errors, "nodes[" + std::to_string(i) + "]", nodes[i]));
 
   if (top.contains("links") && !top["links"].is_array()) errors.fail("links", "expected an array of links");
   const Json links = top.value("links", Json::array());
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    std::string where = "links[" + std::to_string(i) + "]";
-    const Json& l = links[i];
-    check_fields(errors, where, l,
-                 {"name", "a", "b", "tier", "raw_bandwidth_Bps", "raw_bandwidth_GBps", "efficiency",
-                  "bandwidth_GBps", "latency_s", "lanes"});
-    LinkDesc link;
-    for (const char* end : {"a", "b"})
-      if (!l.contains(end)) errors.fail(where, std::string("no '") + end + "'; expected the name of a node");
-    link.a = json_string(errors, where, l, "a");
-    link.b = json_string(errors, where, l, "b");
-    where = link.where = where + " (" + link.a + " -- " + link.b + ")";
-    if (l.contains("tier")) link.tier = json_string(errors, where, l, "tier");
-    // raw_bandwidth_GBps is the summary's figure: a plain number of GB/s (1e9 B/s).
-    auto gigabytes_per_s = [&]() {
-      const Json& v = l["raw_bandwidth_GBps"];
-      if (!v.is_number())
-        errors.fail(where, "raw_bandwidth_GBps: expected a number of GB/s, got " + v.dump());
-      return v.get<double>() * 1e9;
-    };
-    if (l.contains("raw_bandwidth_Bps")) {
-      link.raw_bandwidth = json_quantity(errors, where, l, "raw_bandwidth_Bps", parse_rate, "bytes/s");
-      if (l.contains("raw_bandwidth_GBps") &&  // both: the exact one wins, but they must agree
-          std::abs(gigabytes_per_s() - link.raw_bandwidth) > 1e-9 * link.raw_bandwidth)
-        errors.fail(where, "raw_bandwidth_Bps and raw_bandwidth_GBps disagree; give one of them");
-    } else if (l.contains("raw_bandwidth_GBps")) {
-      link.raw_bandwidth = gigabytes_per_s();
-    } else {
-      errors.fail(where, "no raw_bandwidth_Bps; expected the raw rate per direction in bytes/s");
-    }
-    if (l.contains("efficiency"))
-      link.efficiency = json_quantity(errors, where, l, "efficiency", parse_ratio, "a ratio in (0, 1]");
-    if (l.contains("latency_s"))
-      link.latency = json_quantity(errors, where, l, "latency_s", parse_time, "seconds");
-    if (l.contains("lanes")) {
-      long lanes = json_index(errors, where, l, "lanes");
-      if (lanes < 1 || lanes > 1 << 20) errors.fail(where, "lanes: expected a whole number >= 1");
-      link.lanes = static_cast<int>(lanes);
-    }
-    d.links.push_back(link);
-  }
+  for (std::size_t i = 0; i < links.size(); ++i)
+    d.links.push_back(read_json_link(errors, "links[" + std::to_string(i) + "]", links[i]));
   return d;
 }
 
@@ -289,12 +311,56 @@ class TextGraph : public boost::mutate_graph {
   }
 };
 
-Description read_graphml_text(const Errors& errors, const std::string& text) {
-  // read_graphml does not report node ids, and silently creates a node for an edge end it does not
-  // know; so first list the ids (vertex i is the i-th <node>) and check every edge's ends.
-  namespace pt = boost::property_tree;
+// What the property-tree pass learns of the first <graph>: its node ids in order (vertex i is the i-th
+// <node>) and each edge's name for error messages, in order.
+struct GraphmlOutline {
   std::vector<std::string> ids;
   std::vector<std::string> edge_where;
+};
+
+// The ids of `graph`'s <node> elements, in order: present, unique, and of nodes without nested graphs.
+std::vector<std::string> graphml_node_ids(const Errors& errors, const boost::property_tree::ptree& graph) {
+  std::vector<std::string> ids;
+  std::set<std::string> known;
+  for (const auto& [tag, child] : graph) {
+    if (tag != "node") continue;
+    std::string id = child.get<std::string>("<xmlattr>.id", "");
+    std::string where = "node '" + id + "'";
+    if (id.empty()) errors.fail("node #" + std::to_string(ids.size()), "no id attribute");
+    if (!known.insert(id).second) errors.fail(where, "duplicate node id");
+    if (child.count("graph")) errors.fail(where, "nested graphs are not supported");
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+// The names of `graph`'s <edge> elements ("edge 'e7' (n1 -- n2)"), in order, each end checked to be
+// one of the node ids `ids`.
+std::vector<std::string> graphml_edge_names(const Errors& errors, const boost::property_tree::ptree& graph,
+                                            const std::vector<std::string>& ids) {
+  const std::set<std::string> known(ids.begin(), ids.end());
+  std::vector<std::string> edge_where;
+  for (const auto& [tag, child] : graph) {
+    if (tag != "edge") continue;
+    std::string id = child.get<std::string>("<xmlattr>.id", "");
+    std::string source = child.get<std::string>("<xmlattr>.source", "");
+    std::string target = child.get<std::string>("<xmlattr>.target", "");
+    std::string where = "edge " + (id.empty() ? "#" + std::to_string(edge_where.size()) : "'" + id + "'") +
+                        " (" + source + " -- " + target + ")";
+    for (const std::string& end : {source, target})
+      if (!known.count(end))
+        errors.fail(where, end.empty() ? std::string("no source or target attribute")
+                                       : "unknown node '" + end + "'; expected the id of a <node>");
+    edge_where.push_back(where);
+  }
+  return edge_where;
+}
+
+// read_graphml does not report node ids, and silently creates a node for an edge end it does not
+// know; so first list the ids and check every edge's ends, reading `text` as a property tree.
+GraphmlOutline graphml_outline(const Errors& errors, const std::string& text) {
+  namespace pt = boost::property_tree;
+  GraphmlOutline outline;
   try {
     pt::ptree tree;
     std::istringstream in(text);
@@ -306,34 +372,17 @@ Description read_graphml_text(const Errors& errors, const std::string& text) {
         break;
       }
     if (!graph) errors.fail("graphml", "no <graph> element");
-    std::set<std::string> known;
-    for (const auto& [tag, child] : *graph) {
-      if (tag != "node") continue;
-      std::string id = child.get<std::string>("<xmlattr>.id", "");
-      std::string where = "node '" + id + "'";
-      if (id.empty()) errors.fail("node #" + std::to_string(ids.size()), "no id attribute");
-      if (!known.insert(id).second) errors.fail(where, "duplicate node id");
-      if (child.count("graph")) errors.fail(where, "nested graphs are not supported");
-      ids.push_back(id);
-    }
-    for (const auto& [tag, child] : *graph) {
-      if (tag != "edge") continue;
-      std::string id = child.get<std::string>("<xmlattr>.id", "");
-      std::string source = child.get<std::string>("<xmlattr>.source", "");
-      std::string target = child.get<std::string>("<xmlattr>.target", "");
-      std::string where = "edge " + (id.empty() ? "#" + std::to_string(edge_where.size()) : "'" + id + "'") +
-                          " (" + source + " -- " + target + ")";
-      for (const std::string& end : {source, target})
-        if (!known.count(end))
-          errors.fail(where, end.empty() ? std::string("no source or target attribute")
-                                         : "unknown node '" + end + "'; expected the id of a <node>");
-      edge_where.push_back(where);
-    }
+    outline.ids = graphml_node_ids(errors, *graph);
+    outline.edge_where = graphml_edge_names(errors, *graph, outline.ids);
   } catch (const pt::ptree_error& e) {
     errors.fail("GraphML", std::string("not valid GraphML: ") + e.what());
   }
+  return outline;
+}
 
-  TextGraph g;
+// Into `g`: `text` read by read_graphml, which must find just the outline's nodes and edges.
+void graphml_read_data(const Errors& errors, const std::string& text, const GraphmlOutline& outline,
+                       TextGraph& g) {
   try {
     std::istringstream in(text);
     boost::read_graphml(in, g, 0);
@@ -344,19 +393,23 @@ Description read_graphml_text(const Errors& errors, const std::string& text) {
   } catch (const std::exception& e) {
     errors.fail("GraphML", std::string("not valid GraphML: ") + e.what());
   }
-  if (g.nodes.size() != ids.size() || g.edges.size() != edge_where.size())
+  if (g.nodes.size() != outline.ids.size() || g.edges.size() != outline.edge_where.size())
     errors.fail("GraphML", "nodes or edges outside the first <graph> are not supported");
+}
 
-  Description d;
-  auto get = [](const TextGraph::Data& data, const std::string& key) -> const std::string* {
-    auto it = data.find(key);
-    return it == data.end() ? nullptr : &it->second;
-  };
+// The value of data key `key`, or null if the element has none.
+const std::string* graphml_value(const TextGraph::Data& data, const std::string& key) {
+  auto it = data.find(key);
+  return it == data.end() ? nullptr : &it->second;
+}
+
+// Into `d`: the graph's own data (chip_forwarding, multipath_default, tiers, switch parameters).
+void graphml_graph_data(const Errors& errors, const TextGraph::Data& graph, Description& d) {
   const std::string where_graph = "graph";
-  if (auto* v = get(g.graph, "chip_forwarding"))
+  if (auto* v = graphml_value(graph, "chip_forwarding"))
     d.chip_forwarding = errors.parse(where_graph, "chip_forwarding", [&] { return parse_bool(*v); });
-  if (auto* v = get(g.graph, "multipath_default")) d.multipath_default = *v;
-  if (auto* v = get(g.graph, "tiers")) {
+  if (auto* v = graphml_value(graph, "multipath_default")) d.multipath_default = *v;
+  if (auto* v = graphml_value(graph, "tiers")) {
     std::stringstream in(*v);
     for (std::string tier; std::getline(in, tier, ',');) {
       tier.erase(0, tier.find_first_not_of(' '));
@@ -369,45 +422,59 @@ Description read_graphml_text(const Errors& errors, const std::string& text) {
     }
   }
   for (const char* name : {"switch_reduction", "switch_reduce_bandwidth"})
-    if (auto* v = get(g.graph, name)) d.switch_params[name] = *v;
+    if (auto* v = graphml_value(graph, name)) d.switch_params[name] = *v;
+}
 
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    NodeDesc node;
-    node.where = "node '" + ids[i] + "'";
-    node.name = ids[i];
-    const auto& data = g.nodes[i];
-    if (auto* v = get(data, "kind")) {
-      if (*v != "chip" && *v != "switch") errors.fail(node.where, unknown_name_message("kind", *v, kKinds));
-      node.kind = *v == "chip" ? NodeKind::kChip : NodeKind::kSwitch;
-    }
-    if (auto* v = get(data, "rank")) node.rank = parse_index(errors, node.where, "rank", *v);
-    if (auto* v = get(data, "server"))
-      node.server = static_cast<int>(parse_index(errors, node.where, "server", *v));
-    if (auto* v = get(data, "rack"))
-      node.rack = static_cast<int>(parse_index(errors, node.where, "rack", *v));
-    if (auto* v = get(data, "latency"))
-      node.latency = errors.parse(node.where, "latency", [&] { return parse_time(*v); });
-    d.nodes.push_back(node);
+// The node with id `id` and data `data`.
+NodeDesc graphml_node(const Errors& errors, const std::string& id, const TextGraph::Data& data) {
+  NodeDesc node;
+  node.where = "node '" + id + "'";
+  node.name = id;
+  if (auto* v = graphml_value(data, "kind")) {
+    if (*v != "chip" && *v != "switch") errors.fail(node.where, unknown_name_message("kind", *v, kKinds));
+    node.kind = *v == "chip" ? NodeKind::kChip : NodeKind::kSwitch;
   }
-  for (std::size_t k = 0; k < g.edges.size(); ++k) {
-    LinkDesc link;
-    link.where = edge_where[k];
-    link.a = ids[g.ends[k].first];
-    link.b = ids[g.ends[k].second];
-    const auto& data = g.edges[k];
-    if (auto* v = get(data, "tier")) link.tier = *v;
-    auto* bandwidth = get(data, "bandwidth");
-    if (!bandwidth)
-      errors.fail(link.where, "no bandwidth; expected a raw rate per direction such as 100GBps");
-    link.raw_bandwidth = errors.parse(link.where, "bandwidth", [&] { return parse_rate(*bandwidth); });
-    if (auto* v = get(data, "efficiency"))
-      link.efficiency = errors.parse(link.where, "efficiency", [&] { return parse_ratio(*v); });
-    if (auto* v = get(data, "latency"))
-      link.latency = errors.parse(link.where, "latency", [&] { return parse_time(*v); });
-    if (auto* v = get(data, "lanes"))
-      link.lanes = static_cast<int>(errors.parse(link.where, "lanes", [&] { return parse_count(*v); }));
-    d.links.push_back(link);
-  }
+  if (auto* v = graphml_value(data, "rank")) node.rank = parse_index(errors, node.where, "rank", *v);
+  if (auto* v = graphml_value(data, "server"))
+    node.server = static_cast<int>(parse_index(errors, node.where, "server", *v));
+  if (auto* v = graphml_value(data, "rack"))
+    node.rack = static_cast<int>(parse_index(errors, node.where, "rack", *v));
+  if (auto* v = graphml_value(data, "latency"))
+    node.latency = errors.parse(node.where, "latency", [&] { return parse_time(*v); });
+  return node;
+}
+
+// The link named `where` between nodes `a` and `b`, with data `data`.
+LinkDesc graphml_link(const Errors& errors, const std::string& where, const std::string& a,
+                      const std::string& b, const TextGraph::Data& data) {
+  LinkDesc link;
+  link.where = where;
+  link.a = a;
+  link.b = b;
+  if (auto* v = graphml_value(data, "tier")) link.tier = *v;
+  auto* bandwidth = graphml_value(data, "bandwidth");
+  if (!bandwidth) errors.fail(link.where, "no bandwidth; expected a raw rate per direction such as 100GBps");
+  link.raw_bandwidth = errors.parse(link.where, "bandwidth", [&] { return parse_rate(*bandwidth); });
+  if (auto* v = graphml_value(data, "efficiency"))
+    link.efficiency = errors.parse(link.where, "efficiency", [&] { return parse_ratio(*v); });
+  if (auto* v = graphml_value(data, "latency"))
+    link.latency = errors.parse(link.where, "latency", [&] { return parse_time(*v); });
+  if (auto* v = graphml_value(data, "lanes"))
+    link.lanes = static_cast<int>(errors.parse(link.where, "lanes", [&] { return parse_count(*v); }));
+  return link;
+}
+
+Description read_graphml_text(const Errors& errors, const std::string& text) {
+  const GraphmlOutline outline = graphml_outline(errors, text);
+  TextGraph g;
+  graphml_read_data(errors, text, outline, g);
+  Description d;
+  graphml_graph_data(errors, g.graph, d);
+  for (std::size_t i = 0; i < outline.ids.size(); ++i)
+    d.nodes.push_back(graphml_node(errors, outline.ids[i], g.nodes[i]));
+  for (std::size_t k = 0; k < g.edges.size(); ++k)
+    d.links.push_back(graphml_link(errors, outline.edge_where[k], outline.ids[g.ends[k].first],
+                                   outline.ids[g.ends[k].second], g.edges[k]));
   return d;
 }
 
@@ -428,6 +495,120 @@ Description read_description(const std::string& path) {
   throw InputError(path +
                    ": neither JSON (an object) nor GraphML (XML); expected a file as written by "
                    "`ultrasim topology SPEC --format json`, or GraphML");
+}
+
+// ---- Building ---------------------------------------------------------------------------------------
+
+// The nodes by name, and the chips' positions in the file, in order.
+struct ImportNodeIndex {
+  std::map<std::string, std::size_t> by_name;
+  std::vector<std::size_t> chips;
+};
+
+// Indexes the nodes, checking that names are present and unique, that only switches have a latency
+// and only chips a rank.
+ImportNodeIndex import_index_nodes(const Errors& errors, const Description& d) {
+  ImportNodeIndex index;
+  for (std::size_t i = 0; i < d.nodes.size(); ++i) {
+    const NodeDesc& n = d.nodes[i];
+    if (n.name.empty()) errors.fail(n.where, "empty name");
+    auto [it, fresh] = index.by_name.emplace(n.name, i);
+    if (!fresh)
+      errors.fail(n.where, "duplicate name '" + n.name + "' (also " + d.nodes[it->second].where + ")");
+    if (n.kind == NodeKind::kChip) {
+      index.chips.push_back(i);
+      if (n.latency != 0)
+        errors.fail(n.where, "latency applies to switches; a chip's links carry its latency");
+    } else if (n.rank) {
+      errors.fail(n.where, "a switch has no rank; ranks number the chips");
+    }
+  }
+  return index;
+}
+
+// chip_of_rank[k]: the position in the file of the chip of rank k. Chips carry ranks 0..p-1, each once,
+// given for every chip or for none (then the order of the chips in the file).
+std::vector<std::size_t> import_rank_chips(const Errors& errors, const Description& d,
+                                           const std::vector<std::size_t>& chips) {
+  const long p = static_cast<long>(chips.size());
+  long ranked =
+      std::count_if(chips.begin(), chips.end(), [&](std::size_t i) { return d.nodes[i].rank.has_value(); });
+  std::vector<std::size_t> chip_of_rank(p, d.nodes.size());
+  for (long k = 0; k < p; ++k) {
+    const NodeDesc& n = d.nodes[chips[k]];
+    if (ranked != 0 && !n.rank)
+      errors.fail(n.where, "no rank while other chips have one; give every chip a rank, or none");
+    long rank = ranked ? *n.rank : k;
+    if (rank >= p)
+      errors.fail(n.where, "rank " + std::to_string(rank) + " is out of range; expected 0.." +
+                               std::to_string(p - 1) + " (the file has " + std::to_string(p) + " chips)");
+    if (chip_of_rank[rank] != d.nodes.size())
+      errors.fail(n.where, "duplicate rank " + std::to_string(rank) + " (also " +
+                               d.nodes[chip_of_rank[rank]].where + ")");
+    chip_of_rank[rank] = chips[k];
+  }
+  return chip_of_rank;
+}
+
+// Chips are named chip<rank> in ultrasim (ranks 0..p-1); checks that no switch takes such a name.
+void import_check_switch_names(const Errors& errors, const Description& d, long p) {
+  for (const NodeDesc& n : d.nodes) {
+    if (n.kind != NodeKind::kSwitch || n.name.rfind("chip", 0) != 0) continue;
+    std::string digits = n.name.substr(4);
+    if (!digits.empty() && digits.size() < 9 && digits.find_first_not_of("0123456789") == std::string::npos &&
+        std::stol(digits) < p)
+      errors.fail(n.where, "a switch may not be named like a chip (chips are named chip<rank>)");
+  }
+}
+
+// The topology's tiers: the file's list (every link's tier must be on it), else the order in which the
+// links first use them, else just "link".
+std::vector<std::string> import_tiers(const Errors& errors, const Description& d) {
+  std::vector<std::string> tiers = d.tiers;
+  for (const LinkDesc& l : d.links) {
+    if (l.tier.empty()) errors.fail(l.where, "empty tier name");
+    if (std::find(tiers.begin(), tiers.end(), l.tier) != tiers.end()) continue;
+    if (!d.tiers.empty())
+      errors.fail(l.where, unknown_name_message("tier", l.tier, d.tiers) + " (from \"tiers\")");
+    tiers.push_back(l.tier);
+  }
+  if (tiers.empty()) tiers.push_back("link");
+  return tiers;
+}
+
+// Adds the nodes to `t` in file order, the k-th chip position holding the chip of rank k (the same node
+// when the file lists chips by rank, as exports do); returns each node's vertex.
+std::vector<Vertex> import_add_nodes(const Errors& errors, const Description& d,
+                                     const std::vector<std::size_t>& chip_of_rank, Topology& t) {
+  std::vector<Vertex> vertex_of(d.nodes.size());
+  long next_rank = 0;
+  for (std::size_t i = 0; i < d.nodes.size(); ++i) {
+    const NodeDesc& n = d.nodes[i];
+    if (n.kind == NodeKind::kSwitch) {
+      if (n.latency < 0) errors.fail(n.where, "latency must be >= 0");
+      vertex_of[i] = t.add_switch(n.name, n.latency);
+    } else {
+      std::size_t c = chip_of_rank[next_rank++];
+      vertex_of[c] = t.add_chip(d.nodes[c].server, d.nodes[c].rack, d.nodes[c].domain);
+    }
+  }
+  return vertex_of;
+}
+
+// Adds the links to `t` in file order between the nodes' vertices, naming the link in any error.
+void import_add_links(const Errors& errors, const Description& d, const ImportNodeIndex& index,
+                      const std::vector<Vertex>& vertex_of, Topology& t) {
+  for (const LinkDesc& l : d.links) {
+    for (const std::string& end : {l.a, l.b})
+      if (!index.by_name.count(end))
+        errors.fail(l.where, "unknown node '" + end + "'; expected the name of a node");
+    try {
+      t.add_link(vertex_of[index.by_name.at(l.a)], vertex_of[index.by_name.at(l.b)], l.tier, l.raw_bandwidth,
+                 l.latency, l.efficiency, l.lanes);
+    } catch (const InputError& e) {
+      errors.fail(l.where, e.what());
+    }
+  }
 }
 
 }  // namespace
@@ -462,91 +643,18 @@ Topology import_topology(const std::string& path, const std::string& spec, const
   if (std::find(multipath_names().begin(), multipath_names().end(), d.multipath_default) ==
       multipath_names().end())
     errors.fail("multipath_default", unknown_name_message("policy", d.multipath_default, multipath_names()));
-
-  // Names are unique; chips carry ranks 0..p-1, each once, given for every chip or for none (then the
-  // order of the chips in the file).
-  std::map<std::string, std::size_t> by_name;
-  std::vector<std::size_t> chips;
-  for (std::size_t i = 0; i < d.nodes.size(); ++i) {
-    const NodeDesc& n = d.nodes[i];
-    if (n.name.empty()) errors.fail(n.where, "empty name");
-    auto [it, fresh] = by_name.emplace(n.name, i);
-    if (!fresh)
-      errors.fail(n.where, "duplicate name '" + n.name + "' (also " + d.nodes[it->second].where + ")");
-    if (n.kind == NodeKind::kChip) {
-      chips.push_back(i);
-      if (n.latency != 0)
-        errors.fail(n.where, "latency applies to switches; a chip's links carry its latency");
-    } else if (n.rank) {
-      errors.fail(n.where, "a switch has no rank; ranks number the chips");
-    }
-  }
-  const long p = static_cast<long>(chips.size());
+  ImportNodeIndex index = import_index_nodes(errors, d);
+  const long p = static_cast<long>(index.chips.size());
   if (p > 1 << 20) errors.fail("nodes", "more than 1048576 chips");
-  long ranked =
-      std::count_if(chips.begin(), chips.end(), [&](std::size_t i) { return d.nodes[i].rank.has_value(); });
-  std::vector<std::size_t> chip_of_rank(p, d.nodes.size());
-  for (long k = 0; k < p; ++k) {
-    const NodeDesc& n = d.nodes[chips[k]];
-    if (ranked != 0 && !n.rank)
-      errors.fail(n.where, "no rank while other chips have one; give every chip a rank, or none");
-    long rank = ranked ? *n.rank : k;
-    if (rank >= p)
-      errors.fail(n.where, "rank " + std::to_string(rank) + " is out of range; expected 0.." +
-                               std::to_string(p - 1) + " (the file has " + std::to_string(p) + " chips)");
-    if (chip_of_rank[rank] != d.nodes.size())
-      errors.fail(n.where, "duplicate rank " + std::to_string(rank) + " (also " +
-                               d.nodes[chip_of_rank[rank]].where + ")");
-    chip_of_rank[rank] = chips[k];
-  }
-  // Chips are named chip<rank> in ultrasim; a switch may not take such a name.
-  for (const NodeDesc& n : d.nodes) {
-    if (n.kind != NodeKind::kSwitch || n.name.rfind("chip", 0) != 0) continue;
-    std::string digits = n.name.substr(4);
-    if (!digits.empty() && digits.size() < 9 && digits.find_first_not_of("0123456789") == std::string::npos &&
-        std::stol(digits) < p)
-      errors.fail(n.where, "a switch may not be named like a chip (chips are named chip<rank>)");
-  }
+  const std::vector<std::size_t> chip_of_rank = import_rank_chips(errors, d, index.chips);
+  import_check_switch_names(errors, d, p);
 
-  std::vector<std::string> tiers = d.tiers;
-  for (const LinkDesc& l : d.links) {
-    if (l.tier.empty()) errors.fail(l.where, "empty tier name");
-    if (std::find(tiers.begin(), tiers.end(), l.tier) != tiers.end()) continue;
-    if (!d.tiers.empty())
-      errors.fail(l.where, unknown_name_message("tier", l.tier, d.tiers) + " (from \"tiers\")");
-    tiers.push_back(l.tier);
-  }
-  if (tiers.empty()) tiers.push_back("link");
-
-  Topology t(spec, params, tiers);
+  Topology t(spec, params, import_tiers(errors, d));
   t.set_chip_forwarding(d.chip_forwarding);
   t.set_multipath_default(d.multipath_default);
   if (d.origin) t.set_origin(*d.origin);
-  // Vertices in file order; the k-th chip position holds the chip of rank k (the same node when the file
-  // lists chips by rank, as exports do).
-  std::vector<Vertex> vertex_of(d.nodes.size());
-  long next_rank = 0;
-  for (std::size_t i = 0; i < d.nodes.size(); ++i) {
-    const NodeDesc& n = d.nodes[i];
-    if (n.kind == NodeKind::kSwitch) {
-      if (n.latency < 0) errors.fail(n.where, "latency must be >= 0");
-      vertex_of[i] = t.add_switch(n.name, n.latency);
-    } else {
-      std::size_t c = chip_of_rank[next_rank++];
-      vertex_of[c] = t.add_chip(d.nodes[c].server, d.nodes[c].rack, d.nodes[c].domain);
-    }
-  }
-  for (const LinkDesc& l : d.links) {
-    for (const std::string& end : {l.a, l.b})
-      if (!by_name.count(end))
-        errors.fail(l.where, "unknown node '" + end + "'; expected the name of a node");
-    try {
-      t.add_link(vertex_of[by_name[l.a]], vertex_of[by_name[l.b]], l.tier, l.raw_bandwidth, l.latency,
-                 l.efficiency, l.lanes);
-    } catch (const InputError& e) {
-      errors.fail(l.where, e.what());
-    }
-  }
+  const std::vector<Vertex> vertex_of = import_add_nodes(errors, d, chip_of_rank, t);
+  import_add_links(errors, d, index, vertex_of, t);
   return t;
 }
 

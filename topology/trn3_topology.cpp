@@ -82,10 +82,9 @@ std::optional<double> trn3_bisection(const Topology& t) {
   return half * std::min(cross, rack);
 }
 
-}  // namespace
-
-GeneratorEntry trn3_generator() {
-  std::vector<ParamSpec> params{
+// The parameters trn3 declares, with their defaults and sources.
+std::vector<ParamSpec> trn3_params() {
+  return {
       {"chips_per_server", "4", Unit::kCount, "Trainium3 chips per server", "hardware.md [AWS]"},
       {"servers_per_rack", "18", Unit::kCount, "servers under one second-level switch",
        "hardware.md [AWS text + INF from figure]"},
@@ -133,58 +132,90 @@ GeneratorEntry trn3_generator() {
       {"chip_forwarding", "true", Unit::kBool, "chips relay cross-rack traffic to non-peer chips",
        "assumption: needed to reach the other rack except the direct peer"},
   };
-  GeneratorEntry entry{
-      "trn3", "trn3", "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches", params,
-      [](const std::string& spec, const std::string& args, const ParamSet& p) {
-        if (!args.empty()) throw InputError("topology trn3 takes no arguments; got 'trn3:" + args + "'");
-        int per_server = static_cast<int>(p.number("chips_per_server"));
-        int per_rack = static_cast<int>(p.number("servers_per_rack"));
-        if (per_server * per_rack * kRacks > 1 << 20) throw InputError("trn3 with more than 1048576 chips");
-        const bool chips = p.text("rack_switch") == "chips";
-        const int planes = static_cast<int>(p.number("rack_planes"));
-        const int rack_ports = per_server * per_rack;
-        std::vector<std::string> tiers{"server", "rack", "cross_rack"};
-        if (chips && rack_ports > p.number("rack_switch_radix")) tiers.push_back("rack_spine");
-        Topology t(spec, p, tiers);
-        t.set_chip_forwarding(p.flag("chip_forwarding"));
-        double sw = p.number("switch_latency");
-        // attach[r][plane][c]: where chip c of rack r plugs into that plane (crossbar: one plane, lanes).
-        std::vector<std::vector<std::vector<Vertex>>> attach(kRacks);
-        if (!chips) {
-          for (int r = 0; r < kRacks; ++r)
-            attach[r].push_back(
-                std::vector<Vertex>(rack_ports, t.add_switch("rack" + std::to_string(r) + "_switch", sw)));
-        } else {
-          t.set_multipath_default("stripe");  // a chip's rack traffic spreads over its planes
-          for (int r = 0; r < kRacks; ++r)
-            for (int k = 0; k < planes; ++k)
-              attach[r].push_back(
-                  build_plane(t, p, "rack" + std::to_string(r) + "_plane" + std::to_string(k), rack_ports));
-        }
-        const double rack_link = chips ? p.number("rack_bandwidth") / planes : p.number("rack_bandwidth");
-        const int rack_lanes = chips ? 1 : planes;
-        for (int r = 0; r < kRacks; ++r) {
-          for (int s = 0; s < per_rack; ++s) {
-            int server = r * per_rack + s;
-            Vertex server_switch = t.add_switch("server" + std::to_string(server) + "_switch", sw);
-            for (int i = 0; i < per_server; ++i) {
-              Vertex c = t.add_chip(server, r);
-              t.add_link(c, server_switch, "server", p.number("server_bandwidth"), p.number("server_latency"),
-                         p.number("server_efficiency"), static_cast<int>(p.number("server_lanes")));
-              for (const auto& plane : attach[r])
-                t.add_link(c, plane[s * per_server + i], "rack", rack_link, p.number("rack_latency"),
-                           p.number("rack_efficiency"), rack_lanes);
-            }
-          }
-        }
-        // The direct links: chip i of server k <-> chip i of server k + per_rack.
-        for (int server = 0; server < per_rack; ++server)
-          for (int i = 0; i < per_server; ++i)
-            t.add_link(t.chip(server * per_server + i), t.chip((server + per_rack) * per_server + i),
-                       "cross_rack", p.number("cross_rack_bandwidth"), p.number("cross_rack_latency"),
-                       p.number("cross_rack_efficiency"), static_cast<int>(p.number("cross_rack_lanes")));
-        return t;
-      }};
+}
+
+// Adds the racks' second-level switches to `t`; attach[r][plane][c]: where chip c of rack r plugs into
+// that plane (crossbar: one plane, whose link bundles the planes' lanes).
+std::vector<std::vector<std::vector<Vertex>>> trn3_add_rack_switches(Topology& t, const ParamSet& p,
+                                                                     bool chips, int rack_ports) {
+  const double sw = p.number("switch_latency");
+  std::vector<std::vector<std::vector<Vertex>>> attach(kRacks);
+  if (!chips) {
+    for (int r = 0; r < kRacks; ++r)
+      attach[r].push_back(
+          std::vector<Vertex>(rack_ports, t.add_switch("rack" + std::to_string(r) + "_switch", sw)));
+    return attach;
+  }
+  t.set_multipath_default("stripe");  // a chip's rack traffic spreads over its planes
+  const int planes = static_cast<int>(p.number("rack_planes"));
+  for (int r = 0; r < kRacks; ++r)
+    for (int k = 0; k < planes; ++k)
+      attach[r].push_back(
+          build_plane(t, p, "rack" + std::to_string(r) + "_plane" + std::to_string(k), rack_ports));
+  return attach;
+}
+
+// Adds the servers to `t` rack by rack: each server's switch, then its chips, each linked to the server
+// switch and to every plane of its rack.
+void trn3_add_servers(Topology& t, const ParamSet& p, bool chips,
+                      const std::vector<std::vector<std::vector<Vertex>>>& attach) {
+  const int per_server = static_cast<int>(p.number("chips_per_server"));
+  const int per_rack = static_cast<int>(p.number("servers_per_rack"));
+  const int planes = static_cast<int>(p.number("rack_planes"));
+  const double sw = p.number("switch_latency");
+  const double rack_link = chips ? p.number("rack_bandwidth") / planes : p.number("rack_bandwidth");
+  const int rack_lanes = chips ? 1 : planes;
+  for (int r = 0; r < kRacks; ++r) {
+    for (int s = 0; s < per_rack; ++s) {
+      int server = r * per_rack + s;
+      Vertex server_switch = t.add_switch("server" + std::to_string(server) + "_switch", sw);
+      for (int i = 0; i < per_server; ++i) {
+        Vertex c = t.add_chip(server, r);
+        t.add_link(c, server_switch, "server", p.number("server_bandwidth"), p.number("server_latency"),
+                   p.number("server_efficiency"), static_cast<int>(p.number("server_lanes")));
+        for (const auto& plane : attach[r])
+          t.add_link(c, plane[s * per_server + i], "rack", rack_link, p.number("rack_latency"),
+                     p.number("rack_efficiency"), rack_lanes);
+      }
+    }
+  }
+}
+
+// Adds the direct links to `t`: chip i of server k <-> chip i of server k + servers_per_rack.
+void trn3_add_cross_rack_links(Topology& t, const ParamSet& p) {
+  const int per_server = static_cast<int>(p.number("chips_per_server"));
+  const int per_rack = static_cast<int>(p.number("servers_per_rack"));
+  for (int server = 0; server < per_rack; ++server)
+    for (int i = 0; i < per_server; ++i)
+      t.add_link(t.chip(server * per_server + i), t.chip((server + per_rack) * per_server + i), "cross_rack",
+                 p.number("cross_rack_bandwidth"), p.number("cross_rack_latency"),
+                 p.number("cross_rack_efficiency"), static_cast<int>(p.number("cross_rack_lanes")));
+}
+
+// trn3's topology for parameters `p` (`args` must be empty).
+Topology trn3_build(const std::string& spec, const std::string& args, const ParamSet& p) {
+  if (!args.empty()) throw InputError("topology trn3 takes no arguments; got 'trn3:" + args + "'");
+  int per_server = static_cast<int>(p.number("chips_per_server"));
+  int per_rack = static_cast<int>(p.number("servers_per_rack"));
+  if (per_server * per_rack * kRacks > 1 << 20) throw InputError("trn3 with more than 1048576 chips");
+  const bool chips = p.text("rack_switch") == "chips";
+  const int rack_ports = per_server * per_rack;
+  std::vector<std::string> tiers{"server", "rack", "cross_rack"};
+  if (chips && rack_ports > p.number("rack_switch_radix")) tiers.push_back("rack_spine");
+  Topology t(spec, p, tiers);
+  t.set_chip_forwarding(p.flag("chip_forwarding"));
+  const auto attach = trn3_add_rack_switches(t, p, chips, rack_ports);
+  trn3_add_servers(t, p, chips, attach);
+  trn3_add_cross_rack_links(t, p);
+  return t;
+}
+
+}  // namespace
+
+GeneratorEntry trn3_generator() {
+  GeneratorEntry entry{"trn3", "trn3",
+                       "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches",
+                       trn3_params(), trn3_build};
   entry.bisection = trn3_bisection;
   return entry;
 }

@@ -176,112 +176,171 @@ void place_replicas(MoeRouting& r, const std::vector<double>& w, int hot, int re
   }
 }
 
-MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
-  const int E = config.experts, k = config.top_k;
-  const std::uint64_t N = config.tokens_per_chip;
+namespace {
+
+// A routing of `p` chips with the experts placed and replicated by weight `w`, every count still zero,
+// and the token copies before the limit and the capacity per expert (none if no expert can reach it).
+MoeRouting moe_empty_routing(const MoeConfig& config, int p, const std::vector<double>& w) {
+  const int E = config.experts;
   MoeRouting r;
   r.p = p, r.experts = E;
   r.owner = place_experts(E, p);
-  const std::vector<double> w = expert_weights(config);
   place_replicas(r, w, config.replicate_hot, config.replicas);
   const int I = static_cast<int>(r.instance_chip.size());
-  std::vector<std::vector<int>> homes(E);  // expert -> its instances (home first)
-  for (int i = 0; i < I; ++i) homes[r.instance_expert[i]].push_back(i);
   r.copies.assign(p, std::vector<std::uint64_t>(E, 0));
   r.instance_copies.assign(p, std::vector<std::uint64_t>(I, 0));
   r.dispatch_tokens.assign(p, std::vector<std::uint64_t>(p, 0));
   r.expert_load.assign(E, 0);
-  r.routed = N * static_cast<std::uint64_t>(k) * static_cast<std::uint64_t>(p);
+  r.routed =
+      config.tokens_per_chip * static_cast<std::uint64_t>(config.top_k) * static_cast<std::uint64_t>(p);
   if (config.capacity_factor) {  // a capacity no expert can reach is no limit (and must not overflow)
     const double capacity = std::ceil(*config.capacity_factor * static_cast<double>(r.routed) / E - 1e-9);
     if (capacity < static_cast<double>(r.routed))
       r.capacity = static_cast<std::uint64_t>(std::max(capacity, 0.0));
   }
+  return r;
+}
 
-  if (config.router == "uniform") {
-    const std::vector<double> share = capped_shares(w, static_cast<double>(N), k);
-    for (int s = 0; s < p; ++s) r.copies[s] = apportion(N * k, share, s);
-    for (int e = 0; e < E; ++e) {
-      std::uint64_t load = 0;
-      for (int s = 0; s < p; ++s) load += r.copies[s][e];
-      if (r.capacity && load > *r.capacity) {  // keep capacity copies, in proportion to each sender's
-        std::vector<double> keep(p);
-        for (int s = 0; s < p; ++s) keep[s] = static_cast<double>(r.copies[s][e]) * *r.capacity / load;
-        const auto kept = apportion(*r.capacity, keep, e);
-        for (int s = 0; s < p; ++s) r.copies[s][e] = kept[s];
+// homes[e]: expert e's instances in `r`, its home first.
+std::vector<std::vector<int>> moe_expert_homes(const MoeRouting& r) {
+  std::vector<std::vector<int>> homes(r.experts);
+  for (int i = 0; i < static_cast<int>(r.instance_chip.size()); ++i) homes[r.instance_expert[i]].push_back(i);
+  return homes;
+}
+
+// The uniform router's copies: each sender's N k picks apportioned by the capped shares of weight `w`;
+// an expert over capacity keeps capacity copies, in proportion to each sender's.
+void moe_uniform_copies(const MoeConfig& config, const std::vector<double>& w, MoeRouting& r) {
+  const int E = config.experts, k = config.top_k, p = r.p;
+  const std::uint64_t N = config.tokens_per_chip;
+  const std::vector<double> share = capped_shares(w, static_cast<double>(N), k);
+  for (int s = 0; s < p; ++s) r.copies[s] = apportion(N * k, share, s);
+  for (int e = 0; e < E; ++e) {
+    std::uint64_t load = 0;
+    for (int s = 0; s < p; ++s) load += r.copies[s][e];
+    if (r.capacity && load > *r.capacity) {
+      std::vector<double> keep(p);
+      for (int s = 0; s < p; ++s) keep[s] = static_cast<double>(r.copies[s][e]) * *r.capacity / load;
+      const auto kept = apportion(*r.capacity, keep, e);
+      for (int s = 0; s < p; ++s) r.copies[s][e] = kept[s];
+    }
+  }
+}
+
+// The uniform router's tokens from each sender to each chip: one per copy, or with dedup the expected
+// number of distinct tokens among the copies to the chip's expert instances.
+void moe_uniform_dispatch(const MoeConfig& config, MoeRouting& r) {
+  const int E = config.experts, k = config.top_k, p = r.p;
+  const int I = static_cast<int>(r.instance_chip.size());
+  const std::uint64_t N = config.tokens_per_chip;
+  for (int s = 0; s < p; ++s)
+    for (int c = 0; c < p; ++c) {
+      double sum = 0;
+      int held = 0;  // expert instances on c
+      for (int i = 0; i < I; ++i)
+        if (r.instance_chip[i] == c) sum += static_cast<double>(r.instance_copies[s][i]), ++held;
+      double tokens = sum;
+      if (config.dedup && held > 1) {
+        // P(none of a token's k picks on c), drawing without replacement: q = c's share of the picks.
+        const double q = sum / (static_cast<double>(N) * k);
+        double none = 1;
+        for (int j = 0; j < k; ++j) none *= std::max(0.0, 1 - q / (1 - static_cast<double>(j) / E));
+        tokens = std::clamp(std::round(N * (1 - none)), std::ceil(sum / std::min(k, held)), sum);
+      }
+      r.dispatch_tokens[s][c] = static_cast<std::uint64_t>(tokens);
+    }
+}
+
+// The uniform router: the expected split of the copies, over the experts and then evenly over each
+// expert's instances `homes` (largest remainder, rotated by sender).
+void moe_route_uniform(const MoeConfig& config, const std::vector<double>& w,
+                       const std::vector<std::vector<int>>& homes, MoeRouting& r) {
+  moe_uniform_copies(config, w, r);
+  for (int s = 0; s < r.p; ++s)
+    for (int e = 0; e < config.experts; ++e) {
+      const auto parts = apportion(r.copies[s][e], std::vector<double>(homes[e].size(), 1.0), s + e);
+      for (std::size_t h = 0; h < homes[e].size(); ++h) r.instance_copies[s][homes[e][h]] = parts[h];
+    }
+  moe_uniform_dispatch(config, r);
+}
+
+// Into `picked`: `k` distinct experts for one token, drawn from `state` by weight `w` (`cumulative`:
+// its running sums); under heavy skew, after 64 k draws, the heaviest not picked yet.
+void moe_pick_experts(std::uint64_t& state, const std::vector<double>& w,
+                      const std::vector<double>& cumulative, int k, std::vector<int>& picked) {
+  const int E = static_cast<int>(w.size());
+  picked.clear();
+  for (int tries = 0; static_cast<int>(picked.size()) < k;) {
+    int e;
+    if (++tries < 64 * k) {  // draw by weight, again if already picked
+      const double u = uniform01(state) * cumulative.back();
+      e = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+      e = std::min(e, E - 1);
+      if (w[e] <= 0 || std::find(picked.begin(), picked.end(), e) != picked.end()) continue;
+    } else {  // heavy skew: take the heaviest expert not picked yet
+      e = -1;
+      for (int x = 0; x < E; ++x)
+        if (std::find(picked.begin(), picked.end(), x) == picked.end() && (e < 0 || w[x] > w[e])) e = x;
+    }
+    picked.push_back(e);
+  }
+}
+
+// The random router: every token of every sender draws its experts (seed + `batch`, the sender and the
+// token), first come first served up to the capacity, alternating over each expert's instances `homes`;
+// with dedup a token goes once to each chip it picks.
+void moe_route_random(const MoeConfig& config, const std::vector<double>& w,
+                      const std::vector<std::vector<int>>& homes, int batch, MoeRouting& r) {
+  std::vector<double> cumulative(config.experts);
+  std::partial_sum(w.begin(), w.end(), cumulative.begin());
+  std::vector<int> picked;
+  std::vector<std::uint64_t> arrived(config.experts, 0);
+  std::vector<int> chips_of_token;
+  for (std::uint64_t t = 0; t < config.tokens_per_chip; ++t)
+    for (int s = 0; s < r.p; ++s) {
+      std::uint64_t state = config.seed + static_cast<std::uint64_t>(batch);
+      state = next_random(state) ^ (static_cast<std::uint64_t>(s) << 32) ^ t;
+      moe_pick_experts(state, w, cumulative, config.top_k, picked);
+      chips_of_token.clear();
+      for (int e : picked) {
+        if (r.capacity && arrived[e] >= *r.capacity) continue;  // dropped
+        ++arrived[e];
+        ++r.copies[s][e];
+        const int i = homes[e][(t + static_cast<std::uint64_t>(s)) % homes[e].size()];  // alternate homes
+        ++r.instance_copies[s][i];
+        const int c = r.instance_chip[i];
+        if (!config.dedup ||
+            std::find(chips_of_token.begin(), chips_of_token.end(), c) == chips_of_token.end()) {
+          chips_of_token.push_back(c);
+          ++r.dispatch_tokens[s][c];
+        }
       }
     }
-    // An expert's copies split evenly over its instances (largest remainder, rotated by sender).
-    for (int s = 0; s < p; ++s)
-      for (int e = 0; e < E; ++e) {
-        const auto parts = apportion(r.copies[s][e], std::vector<double>(homes[e].size(), 1.0), s + e);
-        for (std::size_t h = 0; h < homes[e].size(); ++h) r.instance_copies[s][homes[e][h]] = parts[h];
-      }
-    for (int s = 0; s < p; ++s)
-      for (int c = 0; c < p; ++c) {
-        double sum = 0;
-        int held = 0;  // expert instances on c
-        for (int i = 0; i < I; ++i)
-          if (r.instance_chip[i] == c) sum += static_cast<double>(r.instance_copies[s][i]), ++held;
-        double tokens = sum;
-        if (config.dedup && held > 1) {
-          // P(none of a token's k picks on c), drawing without replacement: q = c's share of the picks.
-          const double q = sum / (static_cast<double>(N) * k);
-          double none = 1;
-          for (int j = 0; j < k; ++j) none *= std::max(0.0, 1 - q / (1 - static_cast<double>(j) / E));
-          tokens = std::clamp(std::round(N * (1 - none)), std::ceil(sum / std::min(k, held)), sum);
-        }
-        r.dispatch_tokens[s][c] = static_cast<std::uint64_t>(tokens);
-      }
-  } else {
-    std::vector<double> cumulative(E);
-    std::partial_sum(w.begin(), w.end(), cumulative.begin());
-    std::vector<int> picked;
-    std::vector<std::uint64_t> arrived(E, 0);
-    std::vector<int> chips_of_token;
-    for (std::uint64_t t = 0; t < N; ++t)
-      for (int s = 0; s < p; ++s) {
-        std::uint64_t state = config.seed + static_cast<std::uint64_t>(batch);
-        state = next_random(state) ^ (static_cast<std::uint64_t>(s) << 32) ^ t;
-        picked.clear();
-        for (int tries = 0; static_cast<int>(picked.size()) < k;) {
-          int e;
-          if (++tries < 64 * k) {  // draw by weight, again if already picked
-            const double u = uniform01(state) * cumulative.back();
-            e = static_cast<int>(std::upper_bound(cumulative.begin(), cumulative.end(), u) -
-                                 cumulative.begin());
-            e = std::min(e, E - 1);
-            if (w[e] <= 0 || std::find(picked.begin(), picked.end(), e) != picked.end()) continue;
-          } else {  // heavy skew: take the heaviest expert not picked yet
-            e = -1;
-            for (int x = 0; x < E; ++x)
-              if (std::find(picked.begin(), picked.end(), x) == picked.end() && (e < 0 || w[x] > w[e])) e = x;
-          }
-          picked.push_back(e);
-        }
-        chips_of_token.clear();
-        for (int e : picked) {
-          if (r.capacity && arrived[e] >= *r.capacity) continue;  // dropped
-          ++arrived[e];
-          ++r.copies[s][e];
-          const int i = homes[e][(t + static_cast<std::uint64_t>(s)) % homes[e].size()];  // alternate homes
-          ++r.instance_copies[s][i];
-          const int c = r.instance_chip[i];
-          if (!config.dedup ||
-              std::find(chips_of_token.begin(), chips_of_token.end(), c) == chips_of_token.end()) {
-            chips_of_token.push_back(c);
-            ++r.dispatch_tokens[s][c];
-          }
-        }
-      }
-  }
+}
+
+// The totals of `r`'s copies: per expert, per instance, and those the capacity dropped.
+void moe_total_loads(MoeRouting& r) {
+  const int I = static_cast<int>(r.instance_chip.size());
   std::uint64_t kept = 0;
-  for (int s = 0; s < p; ++s)
-    for (int e = 0; e < E; ++e) r.expert_load[e] += r.copies[s][e], kept += r.copies[s][e];
+  for (int s = 0; s < r.p; ++s)
+    for (int e = 0; e < r.experts; ++e) r.expert_load[e] += r.copies[s][e], kept += r.copies[s][e];
   r.instance_load.assign(I, 0);
-  for (int s = 0; s < p; ++s)
+  for (int s = 0; s < r.p; ++s)
     for (int i = 0; i < I; ++i) r.instance_load[i] += r.instance_copies[s][i];
   r.dropped = r.routed - kept;
+}
+
+}  // namespace
+
+MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
+  const std::vector<double> w = expert_weights(config);
+  MoeRouting r = moe_empty_routing(config, p, w);
+  const std::vector<std::vector<int>> homes = moe_expert_homes(r);
+  if (config.router == "uniform")
+    moe_route_uniform(config, w, homes, r);
+  else
+    moe_route_random(config, w, homes, batch, r);
+  moe_total_loads(r);
   return r;
 }
 
@@ -381,6 +440,104 @@ std::vector<double> read_expert_load(const std::string& path) {
   return out;
 }
 
+namespace {
+
+// Reads the fields of a workload file's JSON object `w`; errors name the file (`where`).
+struct MoeFieldReader {
+  const nlohmann::json& w;
+  const std::string& where;
+
+  // The value of `key`, or null if the file has none.
+  const nlohmann::json* field(const char* key) const { return w.contains(key) ? &w.at(key) : nullptr; }
+  // Into `out`: the positive integer `key` (at most half `Int`'s maximum), if present or `required`.
+  template <class Int>
+  void integer(const char* key, Int& out, bool required) const {
+    const auto* v = field(key);
+    if (v == nullptr) {
+      if (required) throw InputError(where + ": missing field '" + key + "' (a positive integer)");
+      return;
+    }
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 1 ||
+        v->get<std::int64_t>() > static_cast<std::int64_t>(std::numeric_limits<Int>::max() / 2))
+      throw InputError(where + ": field '" + key + "' must be a positive integer");
+    out = static_cast<Int>(v->get<std::uint64_t>());
+  }
+  // Into `out`: the string `key`, if present.
+  void text(const char* key, std::string& out) const {
+    if (const auto* v = field(key)) {
+      if (!v->is_string()) throw InputError(where + ": field '" + std::string(key) + "' must be a string");
+      out = v->get<std::string>();
+    }
+  }
+};
+
+// Into `c`: the expert load, if the file gives one: a file name (JSON or CSV), or an array of numbers
+// >= 0 (its source then named after `file`).
+void moe_json_expert_load(const MoeFieldReader& read, const std::string& file, MoeConfig& c) {
+  const auto* v = read.field("expert_load");
+  if (v == nullptr) return;
+  if (v->is_string()) {
+    c.expert_load = read_expert_load(v->get<std::string>());
+    c.expert_load_source = v->get<std::string>();
+  } else if (v->is_array()) {
+    for (const auto& x : *v) {
+      if (!x.is_number() || x.get<double>() < 0)
+        throw InputError(read.where + ": field 'expert_load' must hold numbers >= 0");
+      c.expert_load.push_back(x.get<double>());
+    }
+    c.expert_load_source = file + ": expert_load";
+  } else {
+    throw InputError(read.where + ": field 'expert_load' must be a file name or an array of numbers");
+  }
+}
+
+// Into `c`: how tokens are routed (router, zipf, expert_load, capacity_factor, dedup), those present.
+void moe_json_routing(const MoeFieldReader& read, const std::string& file, MoeConfig& c) {
+  read.text("router", c.router);
+  if (const auto* v = read.field("zipf")) {
+    if (!v->is_number() || v->get<double>() < 0)
+      throw InputError(read.where + ": field 'zipf' must be a number >= 0");
+    c.zipf = v->get<double>();
+  }
+  moe_json_expert_load(read, file, c);
+  if (const auto* v = read.field("capacity_factor")) {
+    if (v->is_string() && v->get<std::string>() == "unlimited") {
+      c.capacity_factor.reset();
+    } else if (v->is_number() && v->get<double>() > 0) {
+      c.capacity_factor = v->get<double>();
+    } else {
+      throw InputError(read.where + ": field 'capacity_factor' must be a number > 0 or \"unlimited\"");
+    }
+  }
+  if (const auto* v = read.field("dedup")) {
+    if (!v->is_boolean()) throw InputError(read.where + ": field 'dedup' must be true or false");
+    c.dedup = v->get<bool>();
+  }
+}
+
+// Into `c`: how the layer runs (dtypes, micro_chunks, batches, replicas, replicate_hot, seed), those
+// present.
+void moe_json_execution(const MoeFieldReader& read, MoeConfig& c) {
+  read.text("dispatch_dtype", c.dispatch_dtype);
+  read.text("combine_dtype", c.combine_dtype);
+  read.text("weight_dtype", c.weight_dtype);
+  read.integer("micro_chunks", c.micro_chunks, false);
+  read.integer("batches", c.batches, false);
+  read.integer("replicas", c.replicas, false);
+  if (const auto* v = read.field("replicate_hot")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+      throw InputError(read.where + ": field 'replicate_hot' must be an integer >= 0");
+    c.replicate_hot = static_cast<int>(std::min<std::int64_t>(v->get<std::int64_t>(), 1 << 30));
+  }
+  if (const auto* v = read.field("seed")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+      throw InputError(read.where + ": field 'seed' must be an integer >= 0");
+    c.seed = v->get<std::uint64_t>();
+  }
+}
+
+}  // namespace
+
 MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
   MoeConfig c;
@@ -391,83 +548,15 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
       "weight_dtype",    "micro_chunks",    "batches",  "seed",           "set",
       "replicate_hot",   "replicas"};
   check_known_fields(w, kKnown, where);
-  auto field = [&](const char* key) -> const nlohmann::json* {
-    return w.contains(key) ? &w.at(key) : nullptr;
-  };
-  auto integer = [&](const char* key, auto& out, bool required) {
-    const auto* v = field(key);
-    if (v == nullptr) {
-      if (required) throw InputError(where + ": missing field '" + key + "' (a positive integer)");
-      return;
-    }
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 1 ||
-        v->get<std::int64_t>() >
-            static_cast<std::int64_t>(std::numeric_limits<std::remove_reference_t<decltype(out)>>::max() / 2))
-      throw InputError(where + ": field '" + key + "' must be a positive integer");
-    out = static_cast<std::remove_reference_t<decltype(out)>>(v->get<std::uint64_t>());
-  };
-  auto text = [&](const char* key, std::string& out) {
-    if (const auto* v = field(key)) {
-      if (!v->is_string()) throw InputError(where + ": field '" + std::string(key) + "' must be a string");
-      out = v->get<std::string>();
-    }
-  };
-  text("topology", c.topology);
-  integer("experts", c.experts, true);
-  integer("top_k", c.top_k, true);
-  integer("tokens_per_chip", c.tokens_per_chip, true);
-  integer("hidden", c.hidden, true);
-  integer("ffn", c.ffn, false);
-  text("router", c.router);
-  if (const auto* v = field("zipf")) {
-    if (!v->is_number() || v->get<double>() < 0)
-      throw InputError(where + ": field 'zipf' must be a number >= 0");
-    c.zipf = v->get<double>();
-  }
-  if (const auto* v = field("expert_load")) {
-    if (v->is_string()) {
-      c.expert_load = read_expert_load(v->get<std::string>());
-      c.expert_load_source = v->get<std::string>();
-    } else if (v->is_array()) {
-      for (const auto& x : *v) {
-        if (!x.is_number() || x.get<double>() < 0)
-          throw InputError(where + ": field 'expert_load' must hold numbers >= 0");
-        c.expert_load.push_back(x.get<double>());
-      }
-      c.expert_load_source = file + ": expert_load";
-    } else {
-      throw InputError(where + ": field 'expert_load' must be a file name or an array of numbers");
-    }
-  }
-  if (const auto* v = field("capacity_factor")) {
-    if (v->is_string() && v->get<std::string>() == "unlimited") {
-      c.capacity_factor.reset();
-    } else if (v->is_number() && v->get<double>() > 0) {
-      c.capacity_factor = v->get<double>();
-    } else {
-      throw InputError(where + ": field 'capacity_factor' must be a number > 0 or \"unlimited\"");
-    }
-  }
-  if (const auto* v = field("dedup")) {
-    if (!v->is_boolean()) throw InputError(where + ": field 'dedup' must be true or false");
-    c.dedup = v->get<bool>();
-  }
-  text("dispatch_dtype", c.dispatch_dtype);
-  text("combine_dtype", c.combine_dtype);
-  text("weight_dtype", c.weight_dtype);
-  integer("micro_chunks", c.micro_chunks, false);
-  integer("batches", c.batches, false);
-  integer("replicas", c.replicas, false);
-  if (const auto* v = field("replicate_hot")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-      throw InputError(where + ": field 'replicate_hot' must be an integer >= 0");
-    c.replicate_hot = static_cast<int>(std::min<std::int64_t>(v->get<std::int64_t>(), 1 << 30));
-  }
-  if (const auto* v = field("seed")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-      throw InputError(where + ": field 'seed' must be an integer >= 0");
-    c.seed = v->get<std::uint64_t>();
-  }
+  const MoeFieldReader read{w, where};
+  read.text("topology", c.topology);
+  read.integer("experts", c.experts, true);
+  read.integer("top_k", c.top_k, true);
+  read.integer("tokens_per_chip", c.tokens_per_chip, true);
+  read.integer("hidden", c.hidden, true);
+  read.integer("ffn", c.ffn, false);
+  moe_json_routing(read, file, c);
+  moe_json_execution(read, c);
   c.overrides = set_overrides(w, where);
   c.validate();
   return c;
