@@ -11,7 +11,7 @@
 
 #include "collectives/chip.hpp"
 #include "collectives/collective.hpp"
-#include "topology/params.hpp"
+#include "topology/base/params.hpp"
 #include "topology/routing.hpp"
 
 namespace ultrasim {

@@ -3,7 +3,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "topology/mix.hpp"
+#include "topology/base/mix.hpp"
 
 namespace ultrasim {
 

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "topology/errors.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace ultrasim {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ultrasim {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "topology/params.hpp"
+#include "topology/base/params.hpp"
 #include "topology/topology.hpp"
 
 namespace ultrasim {

@@ -20,7 +20,7 @@
 // direction). On trn3 with groups=server the outer rings share forwarded cross-rack links.
 #include "collectives/hierarchical.hpp"
 #include "collectives/group_exchange.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ultrasim {
 namespace {

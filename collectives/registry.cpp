@@ -1,6 +1,6 @@
 #include "collectives/algorithm.hpp"
-#include "topology/errors.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace ultrasim {
 

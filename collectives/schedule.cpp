@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace ultrasim {
 namespace {

@@ -22,7 +22,7 @@
 #include "collectives/chain.hpp"
 #include "collectives/cost.hpp"
 #include "collectives/group_exchange.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 
 namespace ultrasim {

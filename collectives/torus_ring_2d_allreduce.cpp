@@ -16,7 +16,7 @@
 #include "collectives/algorithm.hpp"
 
 #include "collectives/hierarchical.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/torus.hpp"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ultrasim {
 namespace {

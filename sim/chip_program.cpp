@@ -8,7 +8,7 @@
 
 #include "collectives/chip.hpp"
 #include "collectives/group_transport.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ultrasim {
 namespace {

@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

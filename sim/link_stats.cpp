@@ -9,7 +9,7 @@
 
 #include <boost/container/small_vector.hpp>
 
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 

@@ -10,8 +10,8 @@
 
 #include "sim/commands/command.hpp"
 #include "sim/report.hpp"
-#include "topology/errors.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace sg = simgrid::s4u;
 

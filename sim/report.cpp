@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 #include "ultrasim_version.hpp"  // generated at every build: ULTRASIM_VERSION
 
 namespace ultrasim {

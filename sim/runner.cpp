@@ -11,8 +11,8 @@
 #include "sim/chip_program.hpp"
 #include "sim/fabric.hpp"
 #include "sim/uncontended.hpp"
-#include "topology/errors.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/units.hpp"
 
 namespace sg = simgrid::s4u;
 

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <tuple>
 
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/link_stats.hpp"
-#include "sim/output_file.hpp"
+#include "topology/base/output_file.hpp"
 #include "sim/runner.hpp"
 
 namespace ultrasim {

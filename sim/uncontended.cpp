@@ -14,7 +14,7 @@
 #include "sim/engine_transport.hpp"
 #include "sim/link_ledger.hpp"
 #include "sim/matching.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ctx = boost::context;
 

@@ -2,9 +2,9 @@
 
 #include <iostream>
 
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace ultrasim {
 

@@ -16,9 +16,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

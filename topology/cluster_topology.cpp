@@ -20,9 +20,9 @@
 // carried half by each NIC link; scale-out switches and spine uplinks add their own (0 by default).
 #include <algorithm>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

@@ -15,9 +15,9 @@
 // a third group saves a local link and a router but costs a second global link), so the generator
 // rejects latencies that break it. Chips do not forward.
 // Rank = (group x a + router) x p + position; a router's chips share a `server`, a group a `rack`.
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 

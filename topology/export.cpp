@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "topology/bisection.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/platform_plan.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 std::vector<TierStats> tier_stats(const Topology& t) {

@@ -17,9 +17,9 @@
 // Chips under one edge switch share a `server`, chips of one pod a `rack`.
 #include <algorithm>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

@@ -1,11 +1,11 @@
 // file:PATH — a topology read from a file: the JSON that `ultrasim topology SPEC --format json` writes
 // (or one written by hand to the same schema, topology/topology.schema.json), or GraphML. See
 // topology/import.hpp and topology/README.md, "Your own topology (file:PATH)".
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/export.hpp"
 #include "topology/import.hpp"
 #include "topology/registry.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

@@ -7,7 +7,7 @@
 //         nvswitch0     nvswitch1     nvswitch2     nvswitch3
 //          5 |  ...      4 |  ...      4 |  ...      5 |  ...     (links per GPU in each bundle)
 //         gpu0  gpu1  ...  gpu7                                    (every GPU to every switch chip)
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 
 namespace ultrasim {

@@ -9,12 +9,12 @@
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"
-#include "topology/suggest.hpp"
-#include "topology/units.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

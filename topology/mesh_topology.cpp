@@ -6,9 +6,9 @@
 //                |   \/   |        6 links = N(N-1)/2
 //                |   /\   |
 //              chip3 ---- chip2
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

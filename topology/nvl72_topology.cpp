@@ -7,7 +7,7 @@
 //   switch_tray0_chip0  switch_tray0_chip1  ...  switch_tray8_chip1     18 NVSwitch chips
 //        |  \  ...            |                        |
 //   gpu0 .. gpu3 (tray0)   gpu4 .. gpu7 (tray1)  ...  gpu68 .. gpu71    every GPU: a link to each chip
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 
 namespace ultrasim {

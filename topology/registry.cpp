@@ -1,7 +1,7 @@
 #include "topology/registry.hpp"
 
-#include "topology/errors.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace ultrasim {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "topology/params.hpp"
+#include "topology/base/params.hpp"
 #include "topology/topology.hpp"
 
 namespace ultrasim {

@@ -3,9 +3,9 @@
 //   chip0 -- chip1 -- ... -- chipN-1
 //     \_________________________/
 // ring:2 has one link (not two parallel ones), ring:1 has none.
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 

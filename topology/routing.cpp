@@ -9,9 +9,9 @@
 
 #include <boost/container/small_vector.hpp>
 
-#include "topology/errors.hpp"
-#include "topology/mix.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/mix.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace ultrasim {
 namespace {

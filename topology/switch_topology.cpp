@@ -5,9 +5,9 @@
 //        chip0   chip1  ...  chipN-1
 //           \      |          /
 //            +---- switch0 --+         (and switch1 .. switchK-1 alike)
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 

@@ -5,8 +5,8 @@
 
 #include <boost/graph/connected_components.hpp>
 
-#include "topology/errors.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 

@@ -10,7 +10,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
-#include "topology/params.hpp"
+#include "topology/base/params.hpp"
 
 namespace ultrasim {
 

@@ -8,7 +8,7 @@
 //
 //   server = the 2x2x1 host block (x/2, y/2, z) when A and B are even, else none;
 //   rack   = the 4x4x4 cube when A, B and C are multiples of 4, else none.
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/torus.hpp"
 

@@ -7,7 +7,7 @@
 //     ...                                    (4 x 256 = 1,024 GB/s per chip per direction)
 //   chip12 - chip13 - chip14 - chip15 -+
 //     +--------+--------+--------+ (wrap)
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/torus.hpp"
 

@@ -5,7 +5,7 @@
 //   instance z (chips 16z .. 16z+15): the trn2 4x4 torus, rank = x + 4y + 16z
 //   chip (x, y, z) <-- z_ring link --> chip (x, y, z+1 mod 4): same-coordinate chips of the 4 instances
 //   form a ring (2 z_ring links per chip of z_ring_bandwidth: 2 x 128 = 256 GB/s per chip)
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/torus.hpp"
 

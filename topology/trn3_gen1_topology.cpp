@@ -16,7 +16,7 @@
 // `rack` is the pair (the switch domain).
 #include <algorithm>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 
 namespace ultrasim {

@@ -27,7 +27,7 @@
 // With radix 20 and 72 chips per rack: 8 leaves of 10 chips and 5 spines, each leaf-spine link 2 x8.
 #include <algorithm>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 
 namespace ultrasim {

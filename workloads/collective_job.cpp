@@ -4,8 +4,8 @@
 
 #include "collectives/cost.hpp"
 #include "collectives/schedule.hpp"
-#include "topology/errors.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/suggest.hpp"
 #include "workloads/groups.hpp"
 #include "workloads/memory_guard.hpp"
 #include "workloads/traffic_matrix_file.hpp"

@@ -8,9 +8,9 @@
 #include <map>
 #include <set>
 
-#include "topology/errors.hpp"
-#include "topology/suggest.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

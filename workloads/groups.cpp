@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "topology/errors.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 std::vector<int> parse_chip_list(const std::string& text, int chips, const std::string& what) {

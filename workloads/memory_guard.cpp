@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "topology/errors.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

@@ -7,11 +7,11 @@
 #include <sstream>
 
 #include "collectives/collective.hpp"
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
-#include "topology/mix.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/mix.hpp"
 #include "topology/routing.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/workload_file.hpp"
 

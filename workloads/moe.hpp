@@ -41,7 +41,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/traffic_matrix.hpp"
-#include "topology/params.hpp"
+#include "topology/base/params.hpp"
 
 namespace ultrasim {
 

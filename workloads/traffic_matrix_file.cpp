@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

@@ -6,8 +6,8 @@
 
 #include "collectives/chip.hpp"
 #include "collectives/group_transport.hpp"
-#include "topology/errors.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/units.hpp"
 #include "workloads/groups.hpp"
 #include "workloads/workload_file.hpp"
 

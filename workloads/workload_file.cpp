@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "topology/errors.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 

@@ -6,9 +6,9 @@
 #include "collectives/algorithm.hpp"
 #include "sim/commands/command.hpp"
 #include "sim/workloads.hpp"
-#include "topology/input_files.hpp"
+#include "topology/base/input_files.hpp"
 #include "topology/registry.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace ultrasim {
 namespace {

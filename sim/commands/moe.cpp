@@ -2,9 +2,9 @@
 #include "sim/commands/command.hpp"
 #include "sim/moe_run.hpp"
 #include "sim/workloads.hpp"
-#include "topology/suggest.hpp"
-#include "topology/units.hpp"
-#include "workloads/sweep.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/experiments/sweep.hpp"
 
 namespace ultrasim {
 namespace {

@@ -1,5 +1,5 @@
 // `ultrasim sweep`: a grid of collective points (flags or a sweep file) or of workload points (a sweep
-// file with "workload"), each in its own process (workloads/sweep.hpp), rows as JSON Lines or CSV.
+// file with "workload"), each in its own process (workloads/experiments/sweep.hpp), rows as JSON Lines or CSV.
 #include <algorithm>
 #include <iostream>
 #include <thread>
@@ -7,10 +7,10 @@
 #include "sim/commands/command.hpp"
 #include "sim/records.hpp"
 #include "sim/workloads.hpp"
-#include "topology/errors.hpp"
-#include "topology/suggest.hpp"
-#include "topology/units.hpp"
-#include "workloads/sweep.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/experiments/sweep.hpp"
 
 namespace ultrasim {
 namespace {

@@ -2,11 +2,11 @@
 #include <iostream>
 
 #include "sim/commands/command.hpp"
-#include "sim/output_file.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/export.hpp"
-#include "topology/input_files.hpp"
+#include "topology/base/input_files.hpp"
 #include "topology/registry.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/suggest.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/memory_guard.hpp"
 

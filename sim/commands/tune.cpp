@@ -1,15 +1,15 @@
-// `ultrasim tune`: tuning tables (the best algorithm per size range) from sweep rows; workloads/tune.hpp
+// `ultrasim tune`: tuning tables (the best algorithm per size range) from sweep rows; workloads/experiments/tune.hpp
 // has the rules.
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "sim/commands/command.hpp"
-#include "sim/output_file.hpp"
+#include "topology/base/output_file.hpp"
 #include "sim/report.hpp"
-#include "topology/input_files.hpp"
-#include "topology/suggest.hpp"
-#include "workloads/tune.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/suggest.hpp"
+#include "workloads/experiments/tune.hpp"
 
 namespace ultrasim {
 namespace {

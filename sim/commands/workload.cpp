@@ -6,9 +6,9 @@
 
 #include "sim/commands/command.hpp"
 #include "sim/workloads.hpp"
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
-#include "topology/suggest.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/suggest.hpp"
 
 namespace ultrasim {
 namespace {

@@ -5,7 +5,7 @@
 #include "collectives/groups.hpp"
 #include "collectives/hierarchical.hpp"
 #include "recording_transport.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 
 using namespace ultrasim;

@@ -5,7 +5,7 @@
 #include "cli_runner.hpp"
 #include "collectives/schedule.hpp"
 #include "recording_transport.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "workloads/collective_job.hpp"
 
 using namespace ultrasim;

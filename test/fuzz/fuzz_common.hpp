@@ -16,7 +16,7 @@
 
 #include <unistd.h>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ultrasim::fuzz {
 

@@ -1,8 +1,8 @@
-// `--set` parameter values (topology/params.hpp): every line is one `name=value`, applied to a parameter
+// `--set` parameter values (topology/base/params.hpp): every line is one `name=value`, applied to a parameter
 // set that declares one parameter of each unit (the names are the units'). What is accepted must read
 // back through the typed accessors and print as JSON.
 #include "fuzz_common.hpp"
-#include "topology/params.hpp"
+#include "topology/base/params.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
-// Sweep files (`ultrasim sweep --file`, workloads/sweep.hpp read_sweep_file) and the sweep's own
+// Sweep files (`ultrasim sweep --file`, workloads/experiments/sweep.hpp read_sweep_file) and the sweep's own
 // --sizes and --seeds values. The first byte picks which: a sweep file (then expanded into its grid,
 // which checks every topology, collective, algorithm and --set name; a workload sweep's points are read
 // by the MoE and training readers), a --sizes text or a --seeds text.
 #include "fuzz_common.hpp"
 #include "workloads/moe.hpp"
-#include "workloads/sweep.hpp"
+#include "workloads/experiments/sweep.hpp"
 #include "workloads/training.hpp"
 
 namespace {

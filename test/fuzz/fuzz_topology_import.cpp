@@ -4,7 +4,7 @@
 // (json_text: bytes that are not UTF-8, as in a tier named in another encoding, become U+FFFD).
 #include "fuzz_common.hpp"
 #include "topology/export.hpp"
-#include "topology/input_files.hpp"
+#include "topology/base/input_files.hpp"
 #include "topology/registry.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

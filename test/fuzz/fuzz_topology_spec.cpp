@@ -6,7 +6,7 @@
 #include "fuzz_common.hpp"
 #include "topology/export.hpp"
 #include "topology/registry.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 using namespace ultrasim;
 

@@ -1,10 +1,10 @@
-// Units (topology/units.hpp): the first byte picks the parser, the rest is the text. What parses must
+// Units (topology/base/units.hpp): the first byte picks the parser, the rest is the text. What parses must
 // also print and read back to the same value (the JSON results and `--set` round-trips depend on it).
 #include <cmath>
 #include <cstdlib>
 
 #include "fuzz_common.hpp"
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 using namespace ultrasim;
 using ultrasim::fuzz::check;

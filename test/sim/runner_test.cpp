@@ -5,7 +5,7 @@
 #include "mutants.hpp"
 #include "sim/runner.hpp"
 #include "sim_child.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 using namespace ultrasim;
 

@@ -2,7 +2,7 @@
 // their formulas, diameters, routes between every pair, exact bisection values and the input errors.
 #include <catch2/catch.hpp>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"
 #include "topology_helpers.hpp"

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "cli_runner.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/export.hpp"
 #include "topology/registry.hpp"
 

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <set>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/platform_plan.hpp"
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"

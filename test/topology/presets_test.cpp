@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"
 #include "topology_helpers.hpp"
@@ -97,7 +97,7 @@ double brute_force_bisection(const Topology& t) {
   return best;
 }
 
-std::optional<double> bisection(const Topology& t) {
+std::optional<double> preset_bisection(const Topology& t) {
   return find_generator(split_topology_spec(t.spec()).first).bisection(t);
 }
 
@@ -105,7 +105,7 @@ void check_bisection_is_minimum_cut(const std::string& spec,
                                     std::vector<std::pair<std::string, std::string>> sets = {}) {
   Topology t = build(spec, sets);
   INFO(spec);
-  auto formula = bisection(t);
+  auto formula = preset_bisection(t);
   REQUIRE(formula.has_value());
   CHECK(*formula == Approx(brute_force_bisection(t)).epsilon(1e-12));
 }
@@ -129,9 +129,10 @@ TEST_CASE("trn3 crossbar: 144 chips, 38 switches, 4/5/2 x8 links per chip at 256
   CHECK(Routes(t).diameter() == 3);
   check_all_pairs_routed(t);
   // min(72 x 120, 72 x 300) GB/s: the cut between the racks.
-  CHECK(*bisection(t) == Approx(72 * 120e9));
-  CHECK(*bisection(build("trn3", {{"cross_rack_bandwidth", "640GBps"}})) == Approx(72 * 300e9));
-  CHECK_FALSE(bisection(build("trn3", {{"cross_rack_bandwidth", "640GBps"}, {"servers_per_rack", "3"}})));
+  CHECK(*preset_bisection(t) == Approx(72 * 120e9));
+  CHECK(*preset_bisection(build("trn3", {{"cross_rack_bandwidth", "640GBps"}})) == Approx(72 * 300e9));
+  CHECK_FALSE(
+      preset_bisection(build("trn3", {{"cross_rack_bandwidth", "640GBps"}, {"servers_per_rack", "3"}})));
 }
 
 TEST_CASE("trn3 rack_switch=chips: 5 planes per rack of 20-port chips, two-level leaf/spine", "[presets]") {
@@ -169,7 +170,7 @@ TEST_CASE("trn3 rack_switch=chips: 5 planes per rack of 20-port chips, two-level
   CHECK(other_leaf.bandwidth == Approx(60e9));  // one plane until multi-path striping spreads it
   CHECK(routes.diameter() == 5);                // leaf-spine-leaf, then the direct link
   check_all_pairs_routed(t);
-  CHECK(*bisection(t) == Approx(72 * 120e9));
+  CHECK(*preset_bisection(t) == Approx(72 * 120e9));
 
   SECTION("a radix that holds a whole rack makes each plane one switch chip") {
     Topology flat = build("trn3", {{"rack_switch", "chips"}, {"rack_switch_radix", "72"}});
@@ -208,7 +209,7 @@ TEST_CASE("trn3-gen1: 64 chips, 4 servers x 16, a switch per server pair, direct
   CHECK(routes.between(0, 33).hops.size() == 3);  // forwarded by a chip
   CHECK(routes.diameter() == 3);
   check_all_pairs_routed(t);
-  CHECK(*bisection(t) == Approx(32 * 120e9));
+  CHECK(*preset_bisection(t) == Approx(32 * 120e9));
   CHECK_THROWS_WITH(Routes(build("trn3-gen1", {{"chip_forwarding", "false"}})).between(0, 33),
                     Catch::Contains("unreachable"));
 }
@@ -225,7 +226,7 @@ TEST_CASE("trn2: a 4x4 torus of 16 chips, 4 x 256 GB/s per chip", "[presets]") {
   for (int r = 0; r < 16; ++r) CHECK(t.node(t.chip(r)).server == 0);
   CHECK(Routes(t).diameter() == 4);
   check_all_pairs_routed(t);
-  CHECK(*bisection(t) == Approx(8 * 256e9 * 0.9));  // 2 x 16/4 links across one dimension
+  CHECK(*preset_bisection(t) == Approx(8 * 256e9 * 0.9));  // 2 x 16/4 links across one dimension
 }
 
 TEST_CASE("trn2-ultraserver: 4 instances x 4x4, same-coordinate chips in a 128 GB/s ring", "[presets]") {
@@ -245,7 +246,7 @@ TEST_CASE("trn2-ultraserver: 4 instances x 4x4, same-coordinate chips in a 128 G
   CHECK(Routes(t).diameter() == 6);
   check_all_pairs_routed(t);
   // The cut between instances 0-1 and 2-3 crosses 2 x 16 ring links: min(32 x 256, 32 x 128) x 0.9.
-  CHECK(*bisection(t) == Approx(32 * 128e9 * 0.9));
+  CHECK(*preset_bisection(t) == Approx(32 * 128e9 * 0.9));
 }
 
 TEST_CASE("nvl72: 72 GPUs in 18 trays, a 50 GB/s NVLink to each of 18 NVSwitch chips", "[presets]") {
@@ -262,7 +263,7 @@ TEST_CASE("nvl72: 72 GPUs in 18 trays, a 50 GB/s NVLink to each of 18 NVSwitch c
   CHECK(t.multipath_default() == "stripe");
   CHECK(Routes(t).diameter() == 2);
   check_all_pairs_routed(t);
-  CHECK(*bisection(t) == Approx(36 * 740e9));
+  CHECK(*preset_bisection(t) == Approx(36 * 740e9));
 }
 
 TEST_CASE("hgx-h100: 8 GPUs, 4 NVSwitch chips, 18 NVLinks per GPU as bundles of 5/4/4/5", "[presets]") {
@@ -281,7 +282,7 @@ TEST_CASE("hgx-h100: 8 GPUs, 4 NVSwitch chips, 18 NVLinks per GPU as bundles of 
   CHECK(t.multipath_default() == "stripe");
   CHECK(Routes(t).diameter() == 2);
   check_all_pairs_routed(t);
-  CHECK(*bisection(t) == Approx(4 * 370e9));
+  CHECK(*preset_bisection(t) == Approx(4 * 370e9));
 }
 
 TEST_CASE("tpu-v5p:AxBxC: a 3D torus of 100 GB/s ICI links, wrap-around from one full cube", "[presets]") {
@@ -294,7 +295,7 @@ TEST_CASE("tpu-v5p:AxBxC: a 3D torus of 100 GB/s ICI links, wrap-around from one
   }
   CHECK(Routes(cube).diameter() == 6);
   check_all_pairs_routed(cube);
-  CHECK(*bisection(cube) == Approx(32 * 90e9));  // 2 x 64/4 links
+  CHECK(*preset_bisection(cube) == Approx(32 * 90e9));  // 2 x 64/4 links
   // Hosts are 2x2x1 blocks of 4 chips; the cube is one rack.
   CHECK(cube.node(cube.chip(0)).server == 0);
   CHECK(cube.node(cube.chip(1 + 4)).server == 0);
@@ -305,7 +306,7 @@ TEST_CASE("tpu-v5p:AxBxC: a 3D torus of 100 GB/s ICI links, wrap-around from one
   Topology two = build("tpu-v5p:4x4x8");
   CHECK(two.chip_count() == 128);
   CHECK(Routes(two).diameter() == 8);
-  CHECK(*bisection(two) == Approx(32 * 90e9));  // across the 8: 2 x 128/8
+  CHECK(*preset_bisection(two) == Approx(32 * 90e9));  // across the 8: 2 x 128/8
   CHECK(two.node(two.chip(127)).rack == 1);
 
   SECTION("slices smaller than a cube have no wrap-around links (Google v5p docs)") {
@@ -318,7 +319,7 @@ TEST_CASE("tpu-v5p:AxBxC: a 3D torus of 100 GB/s ICI links, wrap-around from one
     CHECK(Routes(small).diameter() == 1 + 3 + 3);
     CHECK(small.node(small.chip(31)).rack == -1);
     check_all_pairs_routed(small);
-    CHECK(*bisection(small) == Approx(8 * 90e9));  // one link per 4-chip line
+    CHECK(*preset_bisection(small) == Approx(8 * 90e9));  // one link per 4-chip line
     CHECK(ici_links(build("tpu-v5p:2x4x4", {{"ici_wraparound", "on"}})) == 16 + 32 + 32);
     CHECK(ici_links(build("tpu-v5p:4x4x4", {{"ici_wraparound", "off"}})) == 3 * 48);
     CHECK(build("tpu-v5p:2x2x1").link_count() == 4);
@@ -372,6 +373,6 @@ TEST_CASE("every preset builds from its name or its example with the defaults", 
     INFO(g.name);
     std::string spec = g.example.empty() ? g.name : g.example;
     CHECK_NOTHROW(build(spec));
-    CHECK(bisection(build(spec)).has_value());
+    CHECK(preset_bisection(build(spec)).has_value());
   }
 }

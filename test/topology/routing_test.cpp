@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"
 #include "topology_helpers.hpp"

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "workloads/collective_job.hpp"
 
 using namespace ultrasim;

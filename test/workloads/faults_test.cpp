@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "../topology/topology_helpers.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "workloads/faults.hpp"
 
 using namespace ultrasim;

@@ -2,7 +2,7 @@
 // specs that cannot hold are named.
 #include <catch2/catch.hpp>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/groups.hpp"

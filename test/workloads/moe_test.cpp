@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "collectives/traffic_matrix.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "workloads/moe.hpp"
 
 using namespace ultrasim;

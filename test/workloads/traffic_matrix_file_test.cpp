@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "cli_runner.hpp"
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 #include "workloads/traffic_matrix_file.hpp"
 
 using namespace ultrasim;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "topology/errors.hpp"
-#include "workloads/tune.hpp"
+#include "topology/base/errors.hpp"
+#include "workloads/experiments/tune.hpp"
 
 using namespace ultrasim;
 using json = nlohmann::json;

@@ -1,10 +1,10 @@
-#include "sim/output_file.hpp"
+#include "topology/base/output_file.hpp"
 
 #include <zlib.h>
 
 #include <fstream>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ultrasim {
 

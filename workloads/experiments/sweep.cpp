@@ -1,4 +1,4 @@
-#include "workloads/sweep.hpp"
+#include "workloads/experiments/sweep.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -18,13 +18,13 @@
 
 #include "collectives/algorithm.hpp"
 #include "collectives/schedule.hpp"
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
 #include "topology/registry.hpp"
-#include "topology/suggest.hpp"
-#include "topology/units.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"
-#include "workloads/tune.hpp"
+#include "workloads/experiments/tune.hpp"
 
 extern char** environ;
 

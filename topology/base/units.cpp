@@ -1,4 +1,4 @@
-#include "topology/units.hpp"
+#include "topology/base/units.hpp"
 
 #include <array>
 #include <cerrno>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <utility>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ultrasim {
 namespace {

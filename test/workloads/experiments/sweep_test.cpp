@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "topology/errors.hpp"
-#include "workloads/sweep.hpp"
+#include "topology/base/errors.hpp"
+#include "workloads/experiments/sweep.hpp"
 
 using namespace ultrasim;
 

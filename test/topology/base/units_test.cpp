@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "topology/errors.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/units.hpp"
 
 using namespace ultrasim;
 

@@ -1,13 +1,13 @@
-#include "topology/params.hpp"
+#include "topology/base/params.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
 
-#include "topology/errors.hpp"
-#include "topology/suggest.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 

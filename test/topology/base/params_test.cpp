@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "topology/errors.hpp"
-#include "topology/params.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/params.hpp"
 
 using namespace ultrasim;
 

@@ -1,4 +1,4 @@
-#include "topology/suggest.hpp"
+#include "topology/base/suggest.hpp"
 
 #include <algorithm>
 #include <numeric>

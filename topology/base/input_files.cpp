@@ -1,10 +1,10 @@
-#include "topology/input_files.hpp"
+#include "topology/base/input_files.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ultrasim {
 

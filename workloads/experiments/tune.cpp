@@ -1,4 +1,4 @@
-#include "workloads/tune.hpp"
+#include "workloads/experiments/tune.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,9 +7,9 @@
 #include <tuple>
 
 #include "collectives/algorithm.hpp"
-#include "topology/errors.hpp"
-#include "topology/input_files.hpp"
-#include "topology/units.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "topology/errors.hpp"
+#include "topology/base/errors.hpp"
 
 namespace ultrasim {
 
