@@ -32,98 +32,148 @@ std::string pct(double fraction) {
   return fixed_text(fraction * 100, 1) + "%";
 }
 
-}  // namespace
+// The events that end on each chip, in the order the walk prefers at one instant; and per in-switch
+// reduction (switch, step), the records of its uploads.
+struct ExplainEndings {
+  std::vector<std::vector<Ending>> ends;
+  std::map<std::pair<int, int>, std::vector<std::size_t>> uploads;
+};
 
-Explanation explain_run(const SimResult& result, const LinkStats& stats) {
+ExplainEndings explain_endings(const SimResult& result, int p) {
   const auto& records = result.transfer_records;
   const auto& computes = result.compute_records;
-  const int p = static_cast<int>(result.chip_finish.size());
-  Explanation why;
-  std::vector<std::vector<Ending>> ends(p);
-  std::map<std::pair<int, int>, std::vector<std::size_t>> uploads;  // in-switch reductions: (switch, step)
+  ExplainEndings out;
+  out.ends.resize(p);
   for (std::size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
     if (r.cancelled) continue;
-    if (r.dst >= 0) ends[r.dst].push_back({r.end, 0, i});
-    if (r.src >= 0 && r.src != r.dst) ends[r.src].push_back({r.wire_end, 2, i});
-    if (r.sw >= 0 && r.src >= 0) uploads[{r.sw, r.step}].push_back(i);
+    if (r.dst >= 0) out.ends[r.dst].push_back({r.end, 0, i});
+    if (r.src >= 0 && r.src != r.dst) out.ends[r.src].push_back({r.wire_end, 2, i});
+    if (r.sw >= 0 && r.src >= 0) out.uploads[{r.sw, r.step}].push_back(i);
   }
-  for (std::size_t i = 0; i < computes.size(); ++i) ends[computes[i].chip].push_back({computes[i].end, 1, i});
-  for (auto& list : ends)
+  for (std::size_t i = 0; i < computes.size(); ++i)
+    out.ends[computes[i].chip].push_back({computes[i].end, 1, i});
+  for (auto& list : out.ends)
     std::sort(list.begin(), list.end(), [](const Ending& a, const Ending& b) {
       return std::tie(a.at, a.priority, a.index) < std::tie(b.at, b.priority, b.index);
     });
+  return out;
+}
 
-  // The walk, from the chip that finished last.
-  for (int r = 0; r < p; ++r)
-    if (result.chip_finish[r] > result.chip_finish[why.last_chip]) why.last_chip = r;
-  int chip = why.last_chip;
-  double now = p > 0 ? result.chip_finish[chip] : 0.0;
-  std::vector<PathSegment> backwards;
-  std::size_t guard = records.size() + computes.size() + static_cast<std::size_t>(p) + 1;
-  while (now > tolerance(now) && guard-- > 0) {
-    const auto& list = ends[chip];
-    auto it = std::lower_bound(list.begin(), list.end(), now - tolerance(now),
+// The critical path's walk backwards in time (explain.hpp), one segment at a time from a chip and an
+// instant; walk() returns the segments latest first.
+class ExplainWalk {
+ public:
+  ExplainWalk(const SimResult& result, const LinkStats& stats, int p)
+      : records_(result.transfer_records),
+        computes_(result.compute_records),
+        stats_(stats),
+        p_(p),
+        events_(explain_endings(result, p)) {}
+
+  std::vector<PathSegment> walk(int chip, double now) {
+    chip_ = chip, now_ = now;
+    std::size_t guard = records_.size() + computes_.size() + static_cast<std::size_t>(p_) + 1;
+    while (now_ > tolerance(now_) && guard-- > 0 && step()) {
+    }
+    return std::move(backwards_);
+  }
+
+ private:
+  // One segment back from chip_ at now_; false where the walk cannot go on (a download from a switch
+  // no upload reached).
+  bool step() {
+    const auto& list = events_.ends[chip_];
+    auto it = std::lower_bound(list.begin(), list.end(), now_ - tolerance(now_),
                                [](const Ending& e, double t) { return e.at < t; });
+    const Ending* pick = preferred(it, list.end());
+    PathSegment segment;
+    segment.chip = chip_;
+    if (!pick) {  // nothing ends here: back to the chip's previous event (or time 0)
+      segment.kind = PathSegment::kUnattributed;
+      segment.end = now_;
+      segment.start = it == list.begin() ? 0.0 : std::prev(it)->at;
+      backwards_.push_back(segment);
+      now_ = segment.start;
+      return true;
+    }
+    if (pick->priority == 1) {
+      const ComputeRecord& c = computes_[pick->index];
+      segment.kind = PathSegment::kCompute, segment.what = c.what, segment.start = c.start,
+      segment.end = now_;
+      backwards_.push_back(segment);
+      now_ = c.start;
+      return true;
+    }
+    const TransferRecord& r = records_[pick->index];
+    add_flow(pick->index, now_);
+    now_ = r.start;
+    if (r.src >= 0) {
+      chip_ = r.src;
+      return true;
+    }
+    return follow_download(r);
+  }
+
+  // Of the events [from, to) that end at now_ on chip_, the one the walk takes (nullptr: none).
+  const Ending* preferred(std::vector<Ending>::const_iterator from,
+                          std::vector<Ending>::const_iterator to) const {
     const Ending* pick = nullptr;
-    for (auto at = it; at != list.end() && at->at <= now + tolerance(now); ++at) {
+    for (auto at = from; at != to && at->at <= now_ + tolerance(now_); ++at) {
       // Something that took time, or a delivery from another chip; the preferred kind, then the longest.
-      const double start = at->priority == 1 ? computes[at->index].start : records[at->index].start;
-      const bool moves = start < at->at || (at->priority == 0 && records[at->index].src != chip);
+      const double start = at->priority == 1 ? computes_[at->index].start : records_[at->index].start;
+      const bool moves = start < at->at || (at->priority == 0 && records_[at->index].src != chip_);
       if (!moves) continue;
       if (!pick || at->priority < pick->priority) pick = &*at;
     }
-    PathSegment segment;
-    segment.chip = chip;
-    if (!pick) {  // nothing ends here: back to the chip's previous event (or time 0)
-      segment.kind = PathSegment::kUnattributed;
-      segment.end = now;
-      segment.start = it == list.begin() ? 0.0 : std::prev(it)->at;
-      backwards.push_back(segment);
-      now = segment.start;
-      continue;
-    }
-    if (pick->priority == 1) {
-      const ComputeRecord& c = computes[pick->index];
-      segment.kind = PathSegment::kCompute, segment.what = c.what, segment.start = c.start, segment.end = now;
-      backwards.push_back(segment);
-      now = c.start;
-      continue;
-    }
-    auto flow_segment = [&](std::size_t i, double end) {
-      const TransferRecord& r = records[i];
-      PathSegment f;
-      f.kind = r.dst == chip || r.src < 0 ? PathSegment::kTransfer : PathSegment::kSend;
-      f.chip = r.dst >= 0 && f.kind == PathSegment::kTransfer ? r.dst : r.src;
-      f.src = r.src, f.dst = r.dst, f.sw = r.sw, f.step = r.step;
-      f.start = r.start, f.end = end, f.wire_end = r.wire_end;
-      f.bound_by = stats.flows[i].direction, f.bound_s = stats.flows[i].bound_s;
-      backwards.push_back(f);
-    };
-    const TransferRecord& r = records[pick->index];
-    flow_segment(pick->index, now);
-    now = r.start;
-    if (r.src >= 0) {
-      chip = r.src;
-      continue;
-    }
-    // A download from a switch: it started when the reduction there ended, after the last upload arrived.
-    const auto& ups = uploads[{r.sw, r.step}];
-    if (ups.empty()) break;
+    return pick;
+  }
+
+  // Record i as a segment ending at `end`: a transfer to chip_ (or from a switch), else chip_'s send.
+  void add_flow(std::size_t i, double end) {
+    const TransferRecord& r = records_[i];
+    PathSegment f;
+    f.kind = r.dst == chip_ || r.src < 0 ? PathSegment::kTransfer : PathSegment::kSend;
+    f.chip = r.dst >= 0 && f.kind == PathSegment::kTransfer ? r.dst : r.src;
+    f.src = r.src, f.dst = r.dst, f.sw = r.sw, f.step = r.step;
+    f.start = r.start, f.end = end, f.wire_end = r.wire_end;
+    f.bound_by = stats_.flows[i].direction, f.bound_s = stats_.flows[i].bound_s;
+    backwards_.push_back(f);
+  }
+
+  // A download `r` from a switch: it started when the reduction there ended, after the last upload
+  // arrived; the walk goes on to that upload, through the switch's reduction time. False: no upload.
+  bool follow_download(const TransferRecord& r) {
+    const auto& ups = events_.uploads[{r.sw, r.step}];
+    if (ups.empty()) return false;
     std::size_t last = ups.front();
     for (std::size_t i : ups)
-      if (records[i].end > records[last].end) last = i;
-    if (records[last].end < now - tolerance(now)) {  // the switch's reduction engine
+      if (records_[i].end > records_[last].end) last = i;
+    if (records_[last].end < now_ - tolerance(now_)) {  // the switch's reduction engine
       PathSegment reduce;
       reduce.kind = PathSegment::kCompute, reduce.chip = -1, reduce.sw = r.sw, reduce.step = r.step;
-      reduce.what = "switch reduction", reduce.start = records[last].end, reduce.end = now;
-      backwards.push_back(reduce);
+      reduce.what = "switch reduction", reduce.start = records_[last].end, reduce.end = now_;
+      backwards_.push_back(reduce);
     }
-    chip = records[last].src;
-    flow_segment(last, std::min(now, records[last].end));
-    now = records[last].start;
+    chip_ = records_[last].src;
+    add_flow(last, std::min(now_, records_[last].end));
+    now_ = records_[last].start;
+    return true;
   }
-  why.critical_path.assign(backwards.rbegin(), backwards.rend());
+
+  const std::vector<TransferRecord>& records_;
+  const std::vector<ComputeRecord>& computes_;
+  const LinkStats& stats_;
+  int p_;
+  ExplainEndings events_;
+  int chip_ = 0;
+  double now_ = 0;
+  std::vector<PathSegment> backwards_;
+};
+
+// The critical path's totals (length, wire, latency, compute, unattributed) and the directions that
+// bounded it, longest first.
+void explain_path_totals(Explanation& why) {
   std::map<int, double> bound;
   for (const PathSegment& s : why.critical_path) {
     const double length = s.end - s.start;
@@ -146,8 +196,11 @@ Explanation explain_run(const SimResult& result, const LinkStats& stats) {
   why.path_bound.assign(bound.begin(), bound.end());
   std::stable_sort(why.path_bound.begin(), why.path_bound.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
+}
 
-  // Steps: their span, bytes, and the flow delivered last.
+// Steps, by number: their span, bytes, and the flow delivered last.
+std::vector<StepExplanation> explain_steps(const std::vector<TransferRecord>& records,
+                                           const LinkStats& stats) {
   std::map<int, StepExplanation> steps;
   std::map<int, std::size_t> last;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -160,22 +213,27 @@ Explanation explain_run(const SimResult& result, const LinkStats& stats) {
     if (r.end > s.end) s.end = r.end, last[r.step] = i;
     s.bytes += r.bytes, ++s.flows;
   }
+  std::vector<StepExplanation> out;
   for (auto& [step, s] : steps) {
     const std::size_t i = last[step];
     const auto& r = records[i];
     s.last_src = r.src, s.last_dst = r.dst;
     s.wire_s = r.wire_end - r.start, s.latency_s = r.end - r.wire_end;
     s.bound_by = stats.flows[i].direction, s.bound_s = stats.flows[i].bound_s;
-    why.steps.push_back(s);
+    out.push_back(s);
   }
+  return out;
+}
 
-  // Each chip's busy time: the union of its own flows' time on the wire and its computations.
+// Each chip's busy time: the union of its own flows' time on the wire and its computations.
+std::vector<ChipWaiting> explain_chips(const SimResult& result) {
+  const int p = static_cast<int>(result.chip_finish.size());
   std::vector<std::vector<std::pair<double, double>>> busy(p);
-  for (const auto& r : records)
+  for (const auto& r : result.transfer_records)
     if (r.wire_end > r.start && r.src >= 0 && r.src != r.dst) busy[r.src].emplace_back(r.start, r.wire_end);
-  for (const auto& c : computes)
+  for (const auto& c : result.compute_records)
     if (c.end > c.start) busy[c.chip].emplace_back(c.start, c.end);
-  why.chips.resize(p);
+  std::vector<ChipWaiting> chips(p);
   for (int r = 0; r < p; ++r) {
     auto& intervals = busy[r];
     std::sort(intervals.begin(), intervals.end());
@@ -185,8 +243,25 @@ Explanation explain_run(const SimResult& result, const LinkStats& stats) {
       a = std::max(a, reach), b = std::min(b, finish);
       if (b > a) covered += b - a, reach = b;
     }
-    why.chips[r] = ChipWaiting{finish, covered, std::max(0.0, finish - covered)};
+    chips[r] = ChipWaiting{finish, covered, std::max(0.0, finish - covered)};
   }
+  return chips;
+}
+
+}  // namespace
+
+Explanation explain_run(const SimResult& result, const LinkStats& stats) {
+  const int p = static_cast<int>(result.chip_finish.size());
+  Explanation why;
+  // The walk, from the chip that finished last.
+  for (int r = 0; r < p; ++r)
+    if (result.chip_finish[r] > result.chip_finish[why.last_chip]) why.last_chip = r;
+  const double end = p > 0 ? result.chip_finish[why.last_chip] : 0.0;
+  const std::vector<PathSegment> backwards = ExplainWalk(result, stats, p).walk(why.last_chip, end);
+  why.critical_path.assign(backwards.rbegin(), backwards.rend());
+  explain_path_totals(why);
+  why.steps = explain_steps(result.transfer_records, stats);
+  why.chips = explain_chips(result);
   return why;
 }
 

@@ -243,80 +243,99 @@ RequestPtr Fabric::recv(int self, int src, int step) {
   return request;
 }
 
-void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
-  std::vector<sg::CommPtr> flows, own;  // own: the chip's sends (in its activity list)
+// What one round of wait_all waits for: the flows of its receives and of its reductions' uploads and
+// downloads, the chip's own sends (in its activity list), and the receives and results to deliver.
+struct Fabric::WaitSet {
+  std::vector<sg::CommPtr> flows, own;
   std::vector<RecvRequest*> receives;
   std::vector<ReductionRequest*> results;
+};
+
+void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
+  WaitSet set;
   // A fault may cancel and restart flows while this chip waits: then it looks at its requests again.
   for (std::uint64_t restarted = restarted_flows_ + 1; restarted != restarted_flows_;) {
     restarted = restarted_flows_;
-    flows.clear(), own.clear(), receives.clear(), results.clear();
-    // 1. Every receive must be matched by a posted send (the sender may not have reached it yet).
-    flows.reserve(requests.size());
-    receives.reserve(requests.size());
-    for (const auto& request : requests) {
-      const auto& tagged = static_cast<const FabricRequest&>(*request);  // every request here is the fabric's
-      if (tagged.kind == FabricRequest::Kind::kReduction) {
-        auto* reduction = static_cast<ReductionRequest*>(request.get());
-        if (!reduction->result) {
-          flows.push_back(reduction->reduction->uploads[reduction->index].comm);
-        } else {
-          Reduction& r = *reduction->reduction;
-          if (r.downloads.empty()) {
-            std::unique_lock lock(*mutex_[self]);
-            arrived_[self]->wait(lock, [&r] { return !r.downloads.empty(); });
-          }
-          flows.push_back(r.downloads[reduction->index].comm);
-          results.push_back(reduction);
-        }
-      } else if (tagged.kind == FabricRequest::Kind::kRecv) {
-        auto* receive = static_cast<RecvRequest*>(request.get());
-        if (!receive->send) {
-          std::unique_lock lock(*mutex_[self]);
-          arrived_[self]->wait(lock, [receive] { return receive->send != nullptr; });
-        }
-        receives.push_back(receive);
-        for (const Flow& flow : receive->send->flows) flows.push_back(flow.comm);
+    gather_flows(self, requests, set);
+    wait_flows(self, set);
+  }
+  const double done = deliver_waited(self, set);
+  if (done > sg::Engine::get_clock()) sg::this_actor::sleep_until(done);
+}
+
+void Fabric::gather_flows(int self, const std::vector<RequestPtr>& requests, WaitSet& set) {
+  set.flows.clear(), set.own.clear(), set.receives.clear(), set.results.clear();
+  // 1. Every receive must be matched by a posted send (the sender may not have reached it yet).
+  set.flows.reserve(requests.size());
+  set.receives.reserve(requests.size());
+  for (const auto& request : requests) {
+    const auto& tagged = static_cast<const FabricRequest&>(*request);  // every request here is the fabric's
+    if (tagged.kind == FabricRequest::Kind::kReduction) {
+      auto* reduction = static_cast<ReductionRequest*>(request.get());
+      if (!reduction->result) {
+        set.flows.push_back(reduction->reduction->uploads[reduction->index].comm);
       } else {
-        for (const Flow& flow : static_cast<SendRequest*>(request.get())->flows) own.push_back(flow.comm);
+        Reduction& r = *reduction->reduction;
+        if (r.downloads.empty()) {
+          std::unique_lock lock(*mutex_[self]);
+          arrived_[self]->wait(lock, [&r] { return !r.downloads.empty(); });
+        }
+        set.flows.push_back(r.downloads[reduction->index].comm);
+        set.results.push_back(reduction);
       }
-    }
-    // 2. Wait for the flows, then until the last receive's data has crossed its path's latency.
-    // Waiting on each flow in turn ends when the last one does; a wait on an ended flow returns at once.
-    // Many flows: the chip's waiter waits (start_sinks) for those still running, so that no wait scans
-    // the chip's long activity list; the puts it waited for stay in that list, so from then on the
-    // waiter does every wait of the chip. Until then, a few flows: the chip waits itself, cheaper than
-    // the hand-over; it waits for each of its own sends, ended or not, since that takes the send off its
-    // list and keeps the list short (a ring's chip would otherwise keep every put), and for the others
-    // only if still running.
-    auto unfinished = [](const sg::CommPtr& flow) { return !has_ended(*flow); };
-    constexpr std::ptrdiff_t kSelfWaitMax = 8;
-    if (!waiters_.empty() &&
-        (waiters_[self].engaged || std::count_if(flows.begin(), flows.end(), unfinished) +
-                                           std::count_if(own.begin(), own.end(), unfinished) >
-                                       kSelfWaitMax)) {
-      Waiter& waiter = waiters_[self];
-      waiter.engaged = true;
-      std::unique_lock lock(*mutex_[self]);
-      waiter.flows = std::move(flows);
-      waiter.flows.insert(waiter.flows.end(), own.begin(), own.end());
-      waiter.pending = true;
-      waiter.wake->notify_one();
-      waiter.done->wait(lock, [&waiter] { return !waiter.pending; });
+    } else if (tagged.kind == FabricRequest::Kind::kRecv) {
+      auto* receive = static_cast<RecvRequest*>(request.get());
+      if (!receive->send) {
+        std::unique_lock lock(*mutex_[self]);
+        arrived_[self]->wait(lock, [receive] { return receive->send != nullptr; });
+      }
+      set.receives.push_back(receive);
+      for (const Flow& flow : receive->send->flows) set.flows.push_back(flow.comm);
     } else {
-      for (const auto& flow : own)
-        if (flow->get_state() != sg::Activity::State::FINISHED) wait_flow(flow);
-      for (const auto& flow : flows)
-        if (unfinished(flow)) wait_flow(flow);
+      for (const Flow& flow : static_cast<SendRequest*>(request.get())->flows) set.own.push_back(flow.comm);
     }
   }
+}
+
+void Fabric::wait_flows(int self, WaitSet& set) {
+  // 2. Wait for the flows (wait_all then waits until the last receive's data has crossed its path's
+  // latency). Waiting on each flow in turn ends when the last one does; a wait on an ended flow returns
+  // at once. Many flows: the chip's waiter waits (start_sinks) for those still running, so that no wait
+  // scans the chip's long activity list; the puts it waited for stay in that list, so from then on the
+  // waiter does every wait of the chip. Until then, a few flows: the chip waits itself, cheaper than
+  // the hand-over; it waits for each of its own sends, ended or not, since that takes the send off its
+  // list and keeps the list short (a ring's chip would otherwise keep every put), and for the others
+  // only if still running.
+  auto unfinished = [](const sg::CommPtr& flow) { return !has_ended(*flow); };
+  constexpr std::ptrdiff_t kSelfWaitMax = 8;
+  if (!waiters_.empty() &&
+      (waiters_[self].engaged || std::count_if(set.flows.begin(), set.flows.end(), unfinished) +
+                                         std::count_if(set.own.begin(), set.own.end(), unfinished) >
+                                     kSelfWaitMax)) {
+    Waiter& waiter = waiters_[self];
+    waiter.engaged = true;
+    std::unique_lock lock(*mutex_[self]);
+    waiter.flows = std::move(set.flows);
+    waiter.flows.insert(waiter.flows.end(), set.own.begin(), set.own.end());
+    waiter.pending = true;
+    waiter.wake->notify_one();
+    waiter.done->wait(lock, [&waiter] { return !waiter.pending; });
+  } else {
+    for (const auto& flow : set.own)
+      if (flow->get_state() != sg::Activity::State::FINISHED) wait_flow(flow);
+    for (const auto& flow : set.flows)
+      if (unfinished(flow)) wait_flow(flow);
+  }
+}
+
+double Fabric::deliver_waited(int self, const WaitSet& set) {
   double done = sg::Engine::get_clock();
-  for (RecvRequest* receive : receives) {
+  for (RecvRequest* receive : set.receives) {
     for (const Flow& flow : receive->send->flows)
       done = std::max(done, flow.comm->get_finish_time() + flow.latency);
     deliver(*receive);
   }
-  for (ReductionRequest* result : results) {
+  for (ReductionRequest* result : set.results) {
     const Flow& down = result->reduction->downloads[result->index];
     done = std::max(done, down.comm->get_finish_time() + down.latency);
     if (!result->delivered) {
@@ -328,7 +347,7 @@ void Fabric::wait_all(int self, const std::vector<RequestPtr>& requests) {
                                             down.comm->get_finish_time(), 0, false, result->reduction->sw});
     }
   }
-  if (done > sg::Engine::get_clock()) sg::this_actor::sleep_until(done);
+  return done;
 }
 
 void Fabric::deliver(RecvRequest& receive) {

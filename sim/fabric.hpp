@@ -94,6 +94,13 @@ class Fabric {
   struct ReductionRequest;
   void finish_reduction(Reduction& reduction);
   void deliver(RecvRequest& receive);
+  // wait_all's phases: gathers what `requests` wait for into `set` (blocking until each receive is
+  // matched and each reduction's multicast has started); waits for those flows; delivers the receives
+  // and results, returning when their data has arrived (the latest flow end plus its latency).
+  struct WaitSet;
+  void gather_flows(int self, const std::vector<RequestPtr>& requests, WaitSet& set);
+  void wait_flows(int self, WaitSet& set);
+  double deliver_waited(int self, const WaitSet& set);
 
   int endpoint_of(int epoch, int path) const {
     return epoch == 0 ? platform_.endpoint_index(path) : epoch_first_endpoint_[epoch] + path;

@@ -147,15 +147,9 @@ struct Live {
   boost::container::small_vector<std::pair<int, double>, 1> bound;
 };
 
-}  // namespace
-
-LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths, const FaultPlan& faults,
-                             const std::vector<TransferRecord>& records, double time_s,
-                             const LinkStatsOptions& options) {
-  const auto& links = topology.links();
+// Every direction of every link (2 d: up, 2 d + 1: down) with its capacity; returns the capacities.
+std::vector<double> link_stats_directions(const std::vector<Link>& links, LinkStats& stats) {
   const std::size_t D = 2 * links.size();
-  LinkStats stats;
-  stats.time_s = time_s;
   stats.directions.resize(D);
   std::vector<double> capacity(D);
   for (std::size_t d = 0; d < D; ++d) {
@@ -163,9 +157,15 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
     s.link = static_cast<int>(d / 2), s.up = d % 2 == 0;
     s.capacity = capacity[d] = links[d / 2].bandwidth();
   }
-  // Bytes and flows per direction come straight from the records.
+  return capacity;
+}
+
+// Each record's path, looked up once (consecutive records often share a pair); bytes and flows per
+// direction come straight from the records.
+std::vector<const std::vector<Hop>*> link_stats_paths(const RecordPaths& paths,
+                                                      const std::vector<TransferRecord>& records,
+                                                      LinkStats& stats) {
   const std::size_t n = records.size();
-  // Each record's path, looked up once (consecutive records often share a pair).
   std::vector<const std::vector<Hop>*> path(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& r = records[i];
@@ -178,176 +178,258 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
       s.bytes += r.bytes, ++s.flows;
     }
   }
+  return path;
+}
+
+// Every direction's mean utilisation over the run, and the `hot` busiest directions that carried
+// bytes (by mean utilisation, then bytes; ties in direction order) into stats.hot.
+void link_stats_rank_hot(LinkStats& stats, double time_s, int hot) {
   for (auto& s : stats.directions)
     s.mean_util = time_s > 0 ? static_cast<double>(s.bytes) / (s.capacity * time_s) : 0.0;
-  std::vector<int> order(D);
+  std::vector<int> order(stats.directions.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     const auto &x = stats.directions[a], &y = stats.directions[b];
     return std::tie(y.mean_util, y.bytes) < std::tie(x.mean_util, x.bytes);
   });
   for (int d : order)
-    if (static_cast<int>(stats.hot.size()) < options.hot && stats.directions[d].bytes > 0)
-      stats.hot.push_back(d);
-  std::vector<char> is_hot(D, 0);
-  for (int d : stats.hot) is_hot[d] = 1;
+    if (static_cast<int>(stats.hot.size()) < hot && stats.directions[d].bytes > 0) stats.hot.push_back(d);
+}
 
+// Per tier of the topology: its directions, their capacity and the bytes they carried.
+std::vector<TierLoad> link_stats_tiers(const Topology& topology, const LinkStats& stats) {
+  const auto& links = topology.links();
   const auto& tier_names = topology.tiers();
   std::vector<TierLoad> tiers(tier_names.size());
   for (std::size_t k = 0; k < tiers.size(); ++k) tiers[k].tier = tier_names[k];
   for (const Link& link : links)
     tiers[link.tier_index].directions += 2, tiers[link.tier_index].capacity += 2 * link.bandwidth();
-  for (std::size_t d = 0; d < D; ++d) tiers[links[d / 2].tier_index].bytes += stats.directions[d].bytes;
+  for (std::size_t d = 0; d < stats.directions.size(); ++d)
+    tiers[links[d / 2].tier_index].bytes += stats.directions[d].bytes;
+  return tiers;
+}
 
-  // The flows that occupy links, by start; ends come from a heap of the live ones.
+// The records of the flows that occupy links (bytes, time on the wire and a path), by start.
+std::vector<std::size_t> link_stats_by_start(const std::vector<TransferRecord>& records,
+                                             const std::vector<const std::vector<Hop>*>& path) {
   std::vector<std::size_t> by_start;
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < records.size(); ++i)
     if (records[i].bytes > 0 && records[i].wire_end > records[i].start && !path[i]->empty())
       by_start.push_back(i);
   auto earlier = [&](std::size_t a, std::size_t b) { return records[a].start < records[b].start; };
   if (!std::is_sorted(by_start.begin(), by_start.end(), earlier))  // runs give them sorted
     std::stable_sort(by_start.begin(), by_start.end(), earlier);
-  stats.flows.assign(n, FlowBottleneck{});
-  for (std::size_t i = 0; i < n; ++i)
-    stats.flows[i].wire_s = std::max(0.0, records[i].wire_end - records[i].start);
+  return by_start;
+}
 
-  // Live flows sit in slots; per slot its rate and bottleneck (for the solver), per direction the
-  // slots on it, its summed rate and since when, and how many flows it bounds and since when.
-  std::vector<Live> live;
-  std::vector<int> free_slots;
-  std::vector<double> rate, new_rate;
-  std::vector<int> bottleneck, new_bottleneck;
-  std::vector<std::vector<int>> on(D);
-  std::vector<double> dir_rate(D, 0.0), dir_since(D, 0.0), bound_since(D, 0.0);
-  std::vector<int> bound_count(D, 0);
-  std::vector<double> tier_rate(tiers.size(), 0.0);
-  using Ending = std::pair<double, int>;  // (wire end, slot)
-  std::priority_queue<Ending, std::vector<Ending>, std::greater<>> ends;
-  std::vector<char> dirty(D, 0), seen_dir(D, 0), seen_flow;
-  std::vector<int> dirty_list, component, component_dirs, queue;
-  MaxMin solver(D);
-  auto hops_of = [&](int slot) -> const std::vector<Hop>& { return *live[slot].hops; };
-  auto mark = [&](int d) {
-    if (!dirty[d]) dirty[d] = 1, dirty_list.push_back(d);
-  };
+// The sweep over the flows on the wire in time order: at every instant where flows end, bandwidths
+// change or flows start, the max-min rates of the flows coupled to what changed are solved again, and
+// each direction's busy time, peak, bottleneck time and rate series (hot ones) and each tier's
+// utilisation follow; each flow's time bounded per direction and carried bytes go to stats.
+class LinkStatsSweep {
+ public:
+  LinkStatsSweep(const std::vector<Link>& links, const std::vector<TransferRecord>& records,
+                 const std::vector<const std::vector<Hop>*>& path, std::vector<double> capacity,
+                 std::vector<TierLoad>& tiers, LinkStats& stats)
+      : links_(links),
+        records_(records),
+        path_(path),
+        capacity_(std::move(capacity)),
+        tiers_(tiers),
+        stats_(stats),
+        is_hot_(capacity_.size(), 0),
+        on_(capacity_.size()),
+        dir_rate_(capacity_.size(), 0.0),
+        dir_since_(capacity_.size(), 0.0),
+        bound_since_(capacity_.size(), 0.0),
+        bound_count_(capacity_.size(), 0),
+        tier_rate_(tiers.size(), 0.0),
+        dirty_(capacity_.size(), 0),
+        seen_dir_(capacity_.size(), 0),
+        solver_(capacity_.size()) {
+    for (int d : stats.hot) is_hot_[d] = 1;
+  }
+
+  // Sweeps the flows `by_start` (record indices, by start) and the bandwidth `changes` (by time).
+  void run(const std::vector<std::size_t>& by_start, const std::vector<FaultPlan::BandwidthChange>& changes) {
+    std::size_t next = 0, next_change = 0;
+    while (next < by_start.size() || !ends_.empty() || next_change < changes.size()) {
+      double now = std::numeric_limits<double>::infinity();
+      if (!ends_.empty()) now = ends_.top().first;
+      if (next_change < changes.size()) now = std::min(now, changes[next_change].at);
+      if (next < by_start.size()) now = std::min(now, records_[by_start[next]].start);
+      // At one instant: flows end, bandwidths change, flows start (then the rates are solved once).
+      end_flows(now);
+      for (; next_change < changes.size() && changes[next_change].at == now; ++next_change)
+        change_bandwidth(changes[next_change]);
+      for (; next < by_start.size() && records_[by_start[next]].start == now; ++next)
+        start_flow(by_start[next], now);
+      solve_coupled(now);
+      sample_tiers(now);
+    }
+  }
+
+ private:
+  void mark(int d) {
+    if (!dirty_[d]) dirty_[d] = 1, dirty_list_.push_back(d);
+  }
+
   // Settles a slot's rate and bottleneck up to `now`, then sets new ones.
-  auto set_flow = [&](int slot, double now, double r, int b) {
-    Live& f = live[slot];
+  void set_flow(int slot, double now, double r, int b) {
+    Live& f = live_[slot];
     const double dt = now - f.since;
-    f.carried += rate[slot] * dt;
-    if (bottleneck[slot] >= 0 && dt > 0) {
+    f.carried += rate_[slot] * dt;
+    if (bottleneck_[slot] >= 0 && dt > 0) {
       auto it = std::find_if(f.bound.begin(), f.bound.end(),
-                             [&](const auto& p) { return p.first == bottleneck[slot]; });
+                             [&](const auto& p) { return p.first == bottleneck_[slot]; });
       if (it == f.bound.end())
-        f.bound.emplace_back(bottleneck[slot], dt);
+        f.bound.emplace_back(bottleneck_[slot], dt);
       else
         it->second += dt;
     }
-    if (bottleneck[slot] != b) {
-      if (bottleneck[slot] >= 0 && --bound_count[bottleneck[slot]] == 0)
-        stats.directions[bottleneck[slot]].bottleneck_s += now - bound_since[bottleneck[slot]];
-      if (b >= 0 && bound_count[b]++ == 0) bound_since[b] = now;
+    if (bottleneck_[slot] != b) {
+      if (bottleneck_[slot] >= 0 && --bound_count_[bottleneck_[slot]] == 0)
+        stats_.directions[bottleneck_[slot]].bottleneck_s += now - bound_since_[bottleneck_[slot]];
+      if (b >= 0 && bound_count_[b]++ == 0) bound_since_[b] = now;
     }
-    f.since = now, rate[slot] = r, bottleneck[slot] = b;
-  };
-  auto set_direction = [&](int d, double now, double r) {
-    if (r == dir_rate[d]) return;
-    auto& s = stats.directions[d];
-    if (dir_rate[d] > 0) s.busy_s += now - dir_since[d];
-    tier_rate[links[d / 2].tier_index] += r - dir_rate[d];
-    dir_rate[d] = r, dir_since[d] = now;
-    s.peak_util = std::max(s.peak_util, r / s.capacity);
-    if (is_hot[d]) s.rate.add(now, r);
-  };
+    f.since = now, rate_[slot] = r, bottleneck_[slot] = b;
+  }
 
-  std::size_t next = 0, next_change = 0;
-  const auto& changes = faults.bandwidth_changes;
-  while (next < by_start.size() || !ends.empty() || next_change < changes.size()) {
-    double now = std::numeric_limits<double>::infinity();
-    if (!ends.empty()) now = ends.top().first;
-    if (next_change < changes.size()) now = std::min(now, changes[next_change].at);
-    if (next < by_start.size()) now = std::min(now, records[by_start[next]].start);
-    // At one instant: flows end, bandwidths change, flows start (then the rates are solved once).
-    while (!ends.empty() && ends.top().first == now) {
-      const int slot = ends.top().second;
-      ends.pop();
+  // Sets direction d's summed rate from `now`, settling its busy time, peak and rate series.
+  void set_direction(int d, double now, double r) {
+    if (r == dir_rate_[d]) return;
+    auto& s = stats_.directions[d];
+    if (dir_rate_[d] > 0) s.busy_s += now - dir_since_[d];
+    tier_rate_[links_[d / 2].tier_index] += r - dir_rate_[d];
+    dir_rate_[d] = r, dir_since_[d] = now;
+    s.peak_util = std::max(s.peak_util, r / s.capacity);
+    if (is_hot_[d]) s.rate.add(now, r);
+  }
+
+  // Takes the flows whose wire end is `now` off the wire: their flow error and longest bottleneck.
+  void end_flows(double now) {
+    while (!ends_.empty() && ends_.top().first == now) {
+      const int slot = ends_.top().second;
+      ends_.pop();
       set_flow(slot, now, 0.0, -1);
-      Live& f = live[slot];
-      const auto& r = records[f.record];
-      stats.max_flow_error =
-          std::max(stats.max_flow_error, std::abs(f.carried - static_cast<double>(r.bytes)) / r.bytes);
-      auto& out = stats.flows[f.record];
+      Live& f = live_[slot];
+      const auto& r = records_[f.record];
+      stats_.max_flow_error =
+          std::max(stats_.max_flow_error, std::abs(f.carried - static_cast<double>(r.bytes)) / r.bytes);
+      auto& out = stats_.flows[f.record];
       for (const auto& [d, s] : f.bound)
         if (s > out.bound_s) out.direction = d, out.bound_s = s;
       for (const Hop& hop : *f.hops) {
         const int d = direction_of(hop);
-        std::erase(on[d], slot);
+        std::erase(on_[d], slot);
         mark(d);
       }
-      free_slots.push_back(slot);
-    }
-    for (; next_change < changes.size() && changes[next_change].at == now; ++next_change) {
-      const auto& change = changes[next_change];
-      capacity[2 * change.link] = capacity[2 * change.link + 1] =
-          links[change.link].bandwidth() * change.fraction;
-      mark(2 * change.link), mark(2 * change.link + 1);
-    }
-    for (; next < by_start.size() && records[by_start[next]].start == now; ++next) {
-      int slot;
-      if (free_slots.empty()) {
-        slot = static_cast<int>(live.size());
-        live.emplace_back(), rate.push_back(0), bottleneck.push_back(-1), new_rate.push_back(0);
-        new_bottleneck.push_back(-1), seen_flow.push_back(0);
-      } else {
-        slot = free_slots.back(), free_slots.pop_back();
-      }
-      const auto& r = records[by_start[next]];
-      live[slot] = Live{by_start[next], path[by_start[next]], now, 0, {}};
-      rate[slot] = 0, bottleneck[slot] = -1;
-      for (const Hop& hop : *live[slot].hops) {
-        on[direction_of(hop)].push_back(slot);
-        mark(direction_of(hop));
-      }
-      ends.push({r.wire_end, slot});
-    }
-    // Only the flows coupled (through shared directions) to what changed can change rate: solve those.
-    component.clear(), component_dirs.clear(), queue.assign(dirty_list.begin(), dirty_list.end());
-    for (int d : dirty_list) seen_dir[d] = 1, dirty[d] = 0;
-    dirty_list.clear();
-    while (!queue.empty()) {
-      const int d = queue.back();
-      queue.pop_back();
-      component_dirs.push_back(d);
-      for (int slot : on[d]) {
-        if (seen_flow[slot]) continue;
-        seen_flow[slot] = 1, component.push_back(slot);
-        for (const Hop& hop : *live[slot].hops)
-          if (!seen_dir[direction_of(hop)])
-            seen_dir[direction_of(hop)] = 1, queue.push_back(direction_of(hop));
-      }
-    }
-    std::sort(component.begin(), component.end());
-    solver.solve(component, hops_of, capacity, new_rate, new_bottleneck);
-    for (int slot : component) {
-      seen_flow[slot] = 0;
-      if (new_rate[slot] != rate[slot] || new_bottleneck[slot] != bottleneck[slot])
-        set_flow(slot, now, new_rate[slot], new_bottleneck[slot]);
-    }
-    for (int d : component_dirs) {
-      seen_dir[d] = 0;
-      double sum = 0;
-      for (int slot : on[d]) sum += rate[slot];
-      set_direction(d, now, sum);
-    }
-    for (std::size_t k = 0; k < tiers.size(); ++k) {
-      if (tiers[k].capacity <= 0) continue;
-      if (std::abs(tier_rate[k]) < 1e-9 * tiers[k].capacity) tier_rate[k] = 0;  // what the deltas leave of 0
-      const double util = tier_rate[k] / tiers[k].capacity;
-      tiers[k].peak_util = std::max(tiers[k].peak_util, util);
-      tiers[k].util.add(now, util);
+      free_slots_.push_back(slot);
     }
   }
-  for (std::size_t d = 0; d < D; ++d) {
+
+  // Both directions of the changed link take their new capacity.
+  void change_bandwidth(const FaultPlan::BandwidthChange& change) {
+    capacity_[2 * change.link] = capacity_[2 * change.link + 1] =
+        links_[change.link].bandwidth() * change.fraction;
+    mark(2 * change.link), mark(2 * change.link + 1);
+  }
+
+  // Puts record `record`'s flow on the wire at `now`, in a free slot or a new one.
+  void start_flow(std::size_t record, double now) {
+    int slot;
+    if (free_slots_.empty()) {
+      slot = static_cast<int>(live_.size());
+      live_.emplace_back(), rate_.push_back(0), bottleneck_.push_back(-1), new_rate_.push_back(0);
+      new_bottleneck_.push_back(-1), seen_flow_.push_back(0);
+    } else {
+      slot = free_slots_.back(), free_slots_.pop_back();
+    }
+    const auto& r = records_[record];
+    live_[slot] = Live{record, path_[record], now, 0, {}};
+    rate_[slot] = 0, bottleneck_[slot] = -1;
+    for (const Hop& hop : *live_[slot].hops) {
+      on_[direction_of(hop)].push_back(slot);
+      mark(direction_of(hop));
+    }
+    ends_.push({r.wire_end, slot});
+  }
+
+  // Only the flows coupled (through shared directions) to what changed can change rate: solves those,
+  // and sets their new rates and their directions' sums from `now`.
+  void solve_coupled(double now) {
+    component_.clear(), component_dirs_.clear(), queue_.assign(dirty_list_.begin(), dirty_list_.end());
+    for (int d : dirty_list_) seen_dir_[d] = 1, dirty_[d] = 0;
+    dirty_list_.clear();
+    while (!queue_.empty()) {
+      const int d = queue_.back();
+      queue_.pop_back();
+      component_dirs_.push_back(d);
+      for (int slot : on_[d]) {
+        if (seen_flow_[slot]) continue;
+        seen_flow_[slot] = 1, component_.push_back(slot);
+        for (const Hop& hop : *live_[slot].hops)
+          if (!seen_dir_[direction_of(hop)])
+            seen_dir_[direction_of(hop)] = 1, queue_.push_back(direction_of(hop));
+      }
+    }
+    std::sort(component_.begin(), component_.end());
+    auto hops_of = [&](int slot) -> const std::vector<Hop>& { return *live_[slot].hops; };
+    solver_.solve(component_, hops_of, capacity_, new_rate_, new_bottleneck_);
+    for (int slot : component_) {
+      seen_flow_[slot] = 0;
+      if (new_rate_[slot] != rate_[slot] || new_bottleneck_[slot] != bottleneck_[slot])
+        set_flow(slot, now, new_rate_[slot], new_bottleneck_[slot]);
+    }
+    for (int d : component_dirs_) {
+      seen_dir_[d] = 0;
+      double sum = 0;
+      for (int slot : on_[d]) sum += rate_[slot];
+      set_direction(d, now, sum);
+    }
+  }
+
+  // Every tier's utilisation at `now`: its peak and series.
+  void sample_tiers(double now) {
+    for (std::size_t k = 0; k < tiers_.size(); ++k) {
+      if (tiers_[k].capacity <= 0) continue;
+      if (std::abs(tier_rate_[k]) < 1e-9 * tiers_[k].capacity)
+        tier_rate_[k] = 0;  // what the deltas leave of 0
+      const double util = tier_rate_[k] / tiers_[k].capacity;
+      tiers_[k].peak_util = std::max(tiers_[k].peak_util, util);
+      tiers_[k].util.add(now, util);
+    }
+  }
+
+  const std::vector<Link>& links_;
+  const std::vector<TransferRecord>& records_;
+  const std::vector<const std::vector<Hop>*>& path_;
+  std::vector<double> capacity_;  // per direction, as the bandwidth changes leave it
+  std::vector<TierLoad>& tiers_;
+  LinkStats& stats_;
+  std::vector<char> is_hot_;
+  // Live flows sit in slots; per slot its rate and bottleneck (for the solver), per direction the
+  // slots on it, its summed rate and since when, and how many flows it bounds and since when.
+  std::vector<Live> live_;
+  std::vector<int> free_slots_;
+  std::vector<double> rate_, new_rate_;
+  std::vector<int> bottleneck_, new_bottleneck_;
+  std::vector<std::vector<int>> on_;
+  std::vector<double> dir_rate_, dir_since_, bound_since_;
+  std::vector<int> bound_count_;
+  std::vector<double> tier_rate_;
+  using Ending = std::pair<double, int>;  // (wire end, slot)
+  std::priority_queue<Ending, std::vector<Ending>, std::greater<>> ends_;
+  std::vector<char> dirty_, seen_dir_, seen_flow_;
+  std::vector<int> dirty_list_, component_, component_dirs_, queue_;
+  MaxMin solver_;
+};
+
+// Each tier's busiest direction's peak and its mean utilisation; the tiers that have directions go to
+// stats, in tier order.
+void link_stats_finish_tiers(const std::vector<Link>& links, std::vector<TierLoad>& tiers, double time_s,
+                             LinkStats& stats) {
+  for (std::size_t d = 0; d < stats.directions.size(); ++d) {
     auto& tier = tiers[links[d / 2].tier_index];
     tier.busiest_peak_util = std::max(tier.busiest_peak_util, stats.directions[d].peak_util);
   }
@@ -356,6 +438,27 @@ LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths,
     tier.mean_util = time_s > 0 ? static_cast<double>(tier.bytes) / (tier.capacity * time_s) : 0.0;
     stats.tiers.push_back(std::move(tier));
   }
+}
+
+}  // namespace
+
+LinkStats compute_link_stats(const Topology& topology, const RecordPaths& paths, const FaultPlan& faults,
+                             const std::vector<TransferRecord>& records, double time_s,
+                             const LinkStatsOptions& options) {
+  const auto& links = topology.links();
+  LinkStats stats;
+  stats.time_s = time_s;
+  std::vector<double> capacity = link_stats_directions(links, stats);
+  const std::vector<const std::vector<Hop>*> path = link_stats_paths(paths, records, stats);
+  link_stats_rank_hot(stats, time_s, options.hot);
+  std::vector<TierLoad> tiers = link_stats_tiers(topology, stats);
+  const std::vector<std::size_t> by_start = link_stats_by_start(records, path);
+  stats.flows.assign(records.size(), FlowBottleneck{});
+  for (std::size_t i = 0; i < records.size(); ++i)
+    stats.flows[i].wire_s = std::max(0.0, records[i].wire_end - records[i].start);
+  LinkStatsSweep(links, records, path, std::move(capacity), tiers, stats)
+      .run(by_start, faults.bandwidth_changes);
+  link_stats_finish_tiers(links, tiers, time_s, stats);
   return stats;
 }
 

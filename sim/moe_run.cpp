@@ -93,19 +93,149 @@ std::uint64_t check_traffic(const SimResult& result, const TrafficMatrix& dispat
   return wrong;
 }
 
+// The job the layer runs as: an all-to-allv of the dispatch type. The overrides the topology and the
+// model do not declare are the chip's, energy's and price's.
+CollectiveJob moe_job(const MoeConfig& config) {
+  return CollectiveJob{config.topology,
+                       "alltoallv",
+                       "direct",
+                       1,
+                       config.dispatch_dtype,
+                       config.seed,
+                       ParamSet(chip_params()).apply_known(config.overrides)};
+}
+
+// Writes the p-chip dispatch matrix to `path` (--traffic-out): JSON bytes, row = sender.
+void write_moe_traffic(const std::string& path, const TrafficMatrix& dispatch, int p) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (int s = 0; s < p; ++s) {
+    rows.push_back(nlohmann::json::array());
+    for (int d = 0; d < p; ++d) rows.back().push_back(dispatch.bytes(s, d));
+  }
+  OutputFile out(path, "traffic matrix");
+  out << json_text(nlohmann::json{{"description", "MoE dispatch, bytes, row = sender"}, {"bytes", rows}})
+      << "\n";
+  out.close();
+}
+
+// What the first batch's run measured, as the result reports it.
+struct MoeMeasures {
+  double time = 0;                                              // the layer time
+  double dispatch_end = 0, combine_start = 0, combine_end = 0;  // the phases
+  int straggler = 0;                                            // the chip with the longest expert time
+  ExpertCompute straggler_compute;                              // its expert work, per chunk
+  double expert_s = 0;                                          // its expert time, all chunks
+  double max_copies = 0, total_copies = 0;                      // token copies: on the busiest chip, on all
+  int busiest = 0;
+  double carried = 0;                                   // bytes times links crossed
+  std::uint64_t dispatch_bytes = 0, combine_bytes = 0;  // between chips (own parts aside)
+  std::uint64_t wrong = 0;
+  std::string first_error;
+};
+
+// Phases: the last dispatch delivery; combine from first start to last delivery.
+void moe_phase_times(const SimResult& result, MoeMeasures& m) {
+  m.dispatch_end = 0, m.combine_start = m.time, m.combine_end = 0;
+  for (const auto& x : result.transfer_records) {
+    if (is_combine_step(x.step)) {
+      m.combine_start = std::min(m.combine_start, x.start);
+      m.combine_end = std::max(m.combine_end, x.end);
+    } else {
+      m.dispatch_end = std::max(m.dispatch_end, x.end);
+    }
+  }
+}
+
+// The busiest chip's expert time (the straggler), and the chip holding the most token copies.
+void moe_chip_load(const MoeRouting& routing, const MoeConfig& config, const ParamSet& moe, int p,
+                   MoeMeasures& m) {
+  std::vector<ExpertCompute> experts(p);
+  for (int c = 0; c < p; ++c) {
+    experts[c] = expert_compute(routing, c, config, moe, config.micro_chunks);
+    if (experts[c].seconds > experts[m.straggler].seconds) m.straggler = c;
+  }
+  m.straggler_compute = experts[m.straggler];
+  m.expert_s = experts[m.straggler].seconds * config.micro_chunks;
+  for (int c = 0; c < p; ++c) {
+    const auto copies = static_cast<double>(routing.copies_on(c));
+    m.total_copies += copies;
+    if (copies > m.max_copies) m.max_copies = copies, m.busiest = c;
+  }
+}
+
+// The layer's configuration, as the result's fields after its head (workload_result).
+void moe_config_json(nlohmann::ordered_json& out, const MoeConfig& config, const MoeRouting& routing) {
+  out["experts"] = config.experts;
+  out["top_k"] = config.top_k;
+  out["tokens_per_chip"] = config.tokens_per_chip;
+  out["hidden"] = config.hidden;
+  out["ffn"] = config.ffn == 0 ? config.hidden : config.ffn;
+  out["router"] = config.router;
+  out["zipf"] = config.expert_load.empty() ? nlohmann::ordered_json(config.zipf) : nlohmann::ordered_json();
+  out["expert_load"] = config.expert_load.empty() ? nlohmann::ordered_json()
+                                                  : nlohmann::ordered_json(config.expert_load_source);
+  out["capacity_factor"] =
+      config.capacity_factor ? nlohmann::ordered_json(*config.capacity_factor) : nlohmann::ordered_json();
+  out["capacity_tokens"] =
+      routing.capacity ? nlohmann::ordered_json(*routing.capacity) : nlohmann::ordered_json();
+  out["dedup"] = config.dedup;
+  out["dispatch_dtype"] = config.dispatch_dtype;
+  out["combine_dtype"] = config.combine_dtype;
+  out["weight_dtype"] = config.weight_dtype;
+  out["micro_chunks"] = config.micro_chunks;
+  out["replicate_hot"] = config.replicate_hot;
+  out["replicas"] = config.replicas;
+  out["batches"] = config.batches;
+  out["seed"] = config.seed;
+}
+
+// The layer's times, load, bytes, energy and cost, as the result's fields after its configuration.
+void moe_measures_json(nlohmann::ordered_json& out, const PreparedJob& prepared, const MoeConfig& config,
+                       const MoeRouting& routing, const MoeMeasures& m, const std::vector<double>& times,
+                       const TrafficMatrix& dispatch, const ParamSet& moe) {
+  const int p = prepared.p();
+  const double time = m.time;
+  const double tokens = static_cast<double>(config.tokens_per_chip) * p;
+  const int switches = static_cast<int>(prepared.topology->switches().size());
+  const double energy = workload_energy_j(moe, p, switches, time, m.carried);
+  const double cost = workload_cost_usd(moe, p, time);
+  out["layer_time_s"] = time;
+  out["model_s"] = prepared.algorithm->model_s(prepared.cost_input());
+  out["dispatch_s"] = m.dispatch_end;
+  out["expert_s"] = m.expert_s;
+  out["combine_s"] = m.combine_end > 0 ? m.combine_end - m.combine_start : 0.0;
+  out["layer_time_p50_s"] = percentile(times, 0.50);
+  out["layer_time_p99_s"] = percentile(times, 0.99);
+  out["layer_time_max_s"] = *std::max_element(times.begin(), times.end());
+  out["batch_times_s"] = times;
+  out["tokens"] = static_cast<std::uint64_t>(tokens);
+  out["tokens_per_s"] = time > 0 ? nlohmann::ordered_json(tokens / time) : nlohmann::ordered_json();
+  out["routed_copies"] = routing.routed;
+  out["dropped_tokens"] = routing.dropped;
+  out["dropped_fraction"] = routing.routed ? static_cast<double>(routing.dropped) / routing.routed : 0.0;
+  out["imbalance"] = m.total_copies > 0 ? m.max_copies / (m.total_copies / p) : 1.0;
+  out["busiest_chip"] = m.busiest;
+  out["busiest_chip_copies"] = static_cast<std::uint64_t>(m.max_copies);
+  out["straggler_chip"] = m.straggler;
+  out["straggler_bound"] = m.straggler_compute.memory_bound ? "memory" : "compute";
+  out["straggler_flops"] = m.straggler_compute.flops * config.micro_chunks;
+  out["straggler_hbm_bytes"] = m.straggler_compute.bytes * config.micro_chunks;
+  out["dispatch_bytes"] = m.dispatch_bytes;
+  out["combine_bytes"] = m.combine_bytes;
+  out["busiest_dispatch_bytes"] = dispatch.busiest_load();
+  out["link_bytes"] = m.carried;
+  out["energy_j"] = energy;
+  out["tokens_per_j"] = energy > 0 ? nlohmann::ordered_json(tokens / energy) : nlohmann::ordered_json();
+  out["cost_usd"] = cost;
+  out["cost_per_mtok_usd"] = cost / tokens * 1e6;
+}
+
 }  // namespace
 
 nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   const MoeConfig& config = request.config;
   config.validate();
-  // The overrides the topology and the model do not declare are the chip's, energy's and price's.
-  CollectiveJob job{config.topology,
-                    "alltoallv",
-                    "direct",
-                    1,
-                    config.dispatch_dtype,
-                    config.seed,
-                    ParamSet(chip_params()).apply_known(config.overrides)};
+  const CollectiveJob job = moe_job(config);
   const Engine engine = parse_engine(request.engine);
   PreparedJob prepared = prepare(job);
   const int p = prepared.p();
@@ -121,17 +251,7 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   const TrafficMatrix dispatch = *prepared.traffic;
   const MoeSizes sizes = moe_sizes(config);
   const TrafficMatrix combine = combine_matrix(routing, config.hidden, sizes.combine);
-  if (!request.traffic.empty()) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (int s = 0; s < p; ++s) {
-      rows.push_back(nlohmann::json::array());
-      for (int d = 0; d < p; ++d) rows.back().push_back(dispatch.bytes(s, d));
-    }
-    OutputFile out(request.traffic, "traffic matrix");
-    out << json_text(nlohmann::json{{"description", "MoE dispatch, bytes, row = sender"}, {"bytes", rows}})
-        << "\n";
-    out.close();
-  }
+  if (!request.traffic.empty()) write_moe_traffic(request.traffic, dispatch, p);
   std::unique_ptr<OutputFile> trace;
   if (!request.trace.empty()) trace = std::make_unique<OutputFile>(request.trace, "trace");
 
@@ -139,120 +259,28 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   options.engine = engine;
   options.record = true;  // the traffic check and the phases read the records
   const SimResult result = simulate(prepared, options);
-  const double time = result.time_s;
-  if (config.router != "random") times.assign(config.batches - 1, time);
-  times.insert(times.begin(), time);
+  MoeMeasures m;
+  m.time = result.time_s;
+  if (config.router != "random") times.assign(config.batches - 1, m.time);
+  times.insert(times.begin(), m.time);
 
-  std::string first_error = result.verdict.first_error;
-  const std::uint64_t wrong = result.verdict.wrong + check_traffic(result, dispatch, combine, first_error);
-
-  // Phases: the last dispatch delivery; the busiest chip's expert time; combine from first start to
-  // last delivery.
-  double dispatch_end = 0, combine_start = time, combine_end = 0;
-  for (const auto& x : result.transfer_records) {
-    if (is_combine_step(x.step)) {
-      combine_start = std::min(combine_start, x.start);
-      combine_end = std::max(combine_end, x.end);
-    } else {
-      dispatch_end = std::max(dispatch_end, x.end);
-    }
-  }
-  int straggler = 0;
-  std::vector<ExpertCompute> experts(p);
-  for (int c = 0; c < p; ++c) {
-    experts[c] = expert_compute(routing, c, config, moe, config.micro_chunks);
-    if (experts[c].seconds > experts[straggler].seconds) straggler = c;
-  }
-  const double expert_s = experts[straggler].seconds * config.micro_chunks;
-  double max_copies = 0, total_copies = 0;
-  int busiest = 0;
-  for (int c = 0; c < p; ++c) {
-    const auto copies = static_cast<double>(routing.copies_on(c));
-    total_copies += copies;
-    if (copies > max_copies) max_copies = copies, busiest = c;
-  }
+  m.first_error = result.verdict.first_error;
+  m.wrong = result.verdict.wrong + check_traffic(result, dispatch, combine, m.first_error);
+  moe_phase_times(result, m);
+  moe_chip_load(routing, config, moe, p, m);
   const RecordPaths paths(*prepared.routes, prepared.faults);
-  const double carried = static_cast<double>(link_bytes(paths, result.transfer_records));
-  std::uint64_t dispatch_bytes = 0, combine_bytes = 0;
+  m.carried = static_cast<double>(link_bytes(paths, result.transfer_records));
   for (int s = 0; s < p; ++s)
     for (int d = 0; d < p; ++d)
-      if (s != d) dispatch_bytes += dispatch.bytes(s, d), combine_bytes += combine.bytes(s, d);
+      if (s != d) m.dispatch_bytes += dispatch.bytes(s, d), m.combine_bytes += combine.bytes(s, d);
 
-  const double tokens = static_cast<double>(config.tokens_per_chip) * p;
-  const int switches = static_cast<int>(topology.switches().size());
-  const double energy = workload_energy_j(moe, p, switches, time, carried);
-  const double cost = workload_cost_usd(moe, p, time);
-  auto optional = [](bool has, double v) {
-    return has ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
-  };
-
-  nlohmann::ordered_json out;
-  out["schema_version"] = kSchemaVersion;
-  out["version"] = ultrasim_version();
-  out["command"] = request.command;
-  out["workload"] = "moe";
-  out["topology"] = config.topology;
-  out["chips"] = p;
-  out["experts"] = config.experts;
-  out["top_k"] = config.top_k;
-  out["tokens_per_chip"] = config.tokens_per_chip;
-  out["hidden"] = config.hidden;
-  out["ffn"] = config.ffn == 0 ? config.hidden : config.ffn;
-  out["router"] = config.router;
-  out["zipf"] = config.expert_load.empty() ? nlohmann::ordered_json(config.zipf) : nlohmann::ordered_json();
-  out["expert_load"] = config.expert_load.empty() ? nlohmann::ordered_json()
-                                                  : nlohmann::ordered_json(config.expert_load_source);
-  out["capacity_factor"] = optional(config.capacity_factor.has_value(), config.capacity_factor.value_or(0));
-  out["capacity_tokens"] =
-      routing.capacity ? nlohmann::ordered_json(*routing.capacity) : nlohmann::ordered_json();
-  out["dedup"] = config.dedup;
-  out["dispatch_dtype"] = config.dispatch_dtype;
-  out["combine_dtype"] = config.combine_dtype;
-  out["weight_dtype"] = config.weight_dtype;
-  out["micro_chunks"] = config.micro_chunks;
-  out["replicate_hot"] = config.replicate_hot;
-  out["replicas"] = config.replicas;
-  out["batches"] = config.batches;
-  out["seed"] = config.seed;
-  out["layer_time_s"] = time;
-  out["model_s"] = prepared.algorithm->model_s(prepared.cost_input());
-  out["dispatch_s"] = dispatch_end;
-  out["expert_s"] = expert_s;
-  out["combine_s"] = combine_end > 0 ? combine_end - combine_start : 0.0;
-  out["layer_time_p50_s"] = percentile(times, 0.50);
-  out["layer_time_p99_s"] = percentile(times, 0.99);
-  out["layer_time_max_s"] = *std::max_element(times.begin(), times.end());
-  out["batch_times_s"] = times;
-  out["tokens"] = static_cast<std::uint64_t>(tokens);
-  out["tokens_per_s"] = time > 0 ? nlohmann::ordered_json(tokens / time) : nlohmann::ordered_json();
-  out["routed_copies"] = routing.routed;
-  out["dropped_tokens"] = routing.dropped;
-  out["dropped_fraction"] = routing.routed ? static_cast<double>(routing.dropped) / routing.routed : 0.0;
-  out["imbalance"] = total_copies > 0 ? max_copies / (total_copies / p) : 1.0;
-  out["busiest_chip"] = busiest;
-  out["busiest_chip_copies"] = static_cast<std::uint64_t>(max_copies);
-  out["straggler_chip"] = straggler;
-  out["straggler_bound"] = experts[straggler].memory_bound ? "memory" : "compute";
-  out["straggler_flops"] = experts[straggler].flops * config.micro_chunks;
-  out["straggler_hbm_bytes"] = experts[straggler].bytes * config.micro_chunks;
-  out["dispatch_bytes"] = dispatch_bytes;
-  out["combine_bytes"] = combine_bytes;
-  out["busiest_dispatch_bytes"] = dispatch.busiest_load();
-  out["link_bytes"] = carried;
-  out["energy_j"] = energy;
-  out["tokens_per_j"] = energy > 0 ? nlohmann::ordered_json(tokens / energy) : nlohmann::ordered_json();
-  out["cost_usd"] = cost;
-  out["cost_per_mtok_usd"] = cost / tokens * 1e6;
-  out["verified"] = wrong == 0;
-  out["wrong"] = wrong;
-  if (wrong > 0) out["first_error"] = first_error;
-  out["transfers"] = result.transfers;
-  out["engine"] = engine_name(result.engine);
-  out["parameters"] = nlohmann::ordered_json::parse(json_text(moe.to_json()));
-
+  nlohmann::ordered_json out = workload_result(request.command, "moe", config.topology, p);
+  moe_config_json(out, config, routing);
+  moe_measures_json(out, prepared, config, routing, m, times, dispatch, moe);
+  close_workload_result(out, m.wrong, m.first_error, result, moe);
   if (trace) {  // its utilisation counters need the rates: the statistics only here
     const LinkStats links =
-        compute_link_stats(topology, paths, prepared.faults, result.transfer_records, time);
+        compute_link_stats(topology, paths, prepared.faults, result.transfer_records, m.time);
     write_chrome_trace(*trace, prepared, result, &links, nlohmann::json::parse(json_text(out)),
                        TraceOptions{});
     trace->close();

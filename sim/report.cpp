@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "topology/base/input_files.hpp"
 #include "topology/base/units.hpp"
 #include "ultrasim_version.hpp"  // generated at every build: ULTRASIM_VERSION
 
@@ -27,6 +28,28 @@ const char* kCsvFields[] = {"topology", "chips",        "collective", "algorithm
 
 std::string ultrasim_version() {
   return ULTRASIM_VERSION;
+}
+
+nlohmann::ordered_json workload_result(const std::string& command, const std::string& workload,
+                                       const std::string& topology, int chips) {
+  nlohmann::ordered_json out;
+  out["schema_version"] = kSchemaVersion;
+  out["version"] = ultrasim_version();
+  out["command"] = command;
+  out["workload"] = workload;
+  out["topology"] = topology;
+  out["chips"] = chips;
+  return out;
+}
+
+void close_workload_result(nlohmann::ordered_json& out, std::uint64_t wrong, const std::string& first_error,
+                           const SimResult& result, const ParamSet& params) {
+  out["verified"] = wrong == 0;
+  out["wrong"] = wrong;
+  if (wrong > 0) out["first_error"] = first_error;
+  out["transfers"] = result.transfers;
+  out["engine"] = engine_name(result.engine);
+  out["parameters"] = nlohmann::ordered_json::parse(json_text(params.to_json()));
 }
 
 nlohmann::json run_json(const RunReport& r) {

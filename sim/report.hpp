@@ -2,6 +2,7 @@
 // fields), CSV. Outputs carry no wall-clock values, so equal inputs give byte-identical outputs.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,14 @@ namespace ultrasim {
 
 constexpr int kSchemaVersion = 1;
 std::string ultrasim_version();
+
+// The fields a workload's result (moe, training) opens with: the schema and ultrasim versions, the
+// command, the workload's kind, its topology and its chips.
+nlohmann::ordered_json workload_result(const std::string& command, const std::string& workload,
+                                       const std::string& topology, int chips);
+// The fields it closes with: verified, wrong (and first_error if any), transfers, engine, parameters.
+void close_workload_result(nlohmann::ordered_json& out, std::uint64_t wrong, const std::string& first_error,
+                           const SimResult& result, const ParamSet& params);
 
 struct RunReport {
   const PreparedJob& job;

@@ -100,6 +100,126 @@ void set_link_bandwidth(const Topology& topology, const FaultPlan::BandwidthChan
   duplex->get_link_down()->set_bandwidth(link.bandwidth() * change.fraction);
 }
 
+// SimGrid settings (--simgrid-cfg), after ultrasim's own: a setting SimGrid refuses is an input error.
+void apply_simgrid_config(const std::vector<std::string>& settings) {
+  for (const auto& setting : settings) {
+    check_simgrid_setting(setting);
+    try {
+      sg::Engine::set_config(setting);
+    } catch (const std::exception& e) {
+      const std::string what = e.what();  // "Bad config key: x" is followed by every key SimGrid has
+      throw InputError("invalid --simgrid-cfg '" + setting + "': " + what.substr(0, what.find('\n')));
+    }
+  }
+}
+
+// The platform the run takes place on: the --platform file, or one built for the job's routes with the
+// paths of every fault epoch (planned into `fault_routing`).
+Platform simgrid_platform(const PreparedJob& job, const RunOptions& options, FaultRouting& fault_routing) {
+  const Topology& topology = *job.topology;
+  if (job.faults.fails_links() && !options.platform_file.empty())
+    throw InputError(
+        "link-down and switch-down faults cannot run on a --platform file (its routes are fixed)");
+  if (!options.platform_file.empty()) return Platform::load(options.platform_file, topology);
+  PlatformPlan plan = make_platform_plan(topology, *job.routes, PlanPaths::kTaken);
+  if (job.faults.fails_links()) fault_routing = plan_fault_routing(job, plan);
+  return Platform::build(plan, topology);
+}
+
+// A run's faults, applied as their time comes: bandwidth changes and routing epochs, in time order. An
+// epoch that cuts some chip off stops them: that is the run's failure.
+class FaultSchedule {
+ public:
+  FaultSchedule(const Topology& topology, const FaultPlan& faults, const FaultRouting& routing,
+                Fabric& fabric)
+      : topology_(topology), faults_(faults), routing_(routing), fabric_(fabric) {}
+
+  // Applies the faults due by `now`; returns why the run fails from then on ("" if it does not).
+  std::string apply_due(double now) {
+    const auto& changes = faults_.bandwidth_changes;
+    for (; next_change_ < changes.size() && changes[next_change_].at <= now; ++next_change_)
+      set_link_bandwidth(topology_, changes[next_change_]);
+    for (; next_epoch_ < faults_.epochs.size() && faults_.epochs[next_epoch_].at <= now; ++next_epoch_) {
+      if (!routing_.cut_off[next_epoch_].empty()) return routing_.cut_off[next_epoch_];
+      fabric_.begin_epoch(static_cast<int>(next_epoch_));
+    }
+    return std::string();
+  }
+
+  // If faults are still to come, a daemon actor on chip 0's host that applies them in their time.
+  void start(const Platform& platform) {
+    if (pending()) sg::Actor::create("faults", platform.chip(0), [this] { apply_in_time(); });
+  }
+
+  // Why the run failed ("" if it did not).
+  const std::string& failure() const { return failure_; }
+
+ private:
+  bool pending() const {
+    return next_epoch_ < faults_.epochs.size() || next_change_ < faults_.bandwidth_changes.size();
+  }
+
+  // The fault actor: sleeps until each fault's time and applies it, then stays until the run ends.
+  void apply_in_time() {
+    sg::Actor::self()->daemonize();
+    while (pending()) {
+      double at = std::numeric_limits<double>::infinity();
+      if (next_epoch_ < faults_.epochs.size()) at = faults_.epochs[next_epoch_].at;
+      if (next_change_ < faults_.bandwidth_changes.size())
+        at = std::min(at, faults_.bandwidth_changes[next_change_].at);
+      sg::this_actor::sleep_until(at);
+      failure_ = apply_due(at);
+      // Some chip is cut off: the run finishes on the routes it had and is then reported failed.
+      // (Killing the actors would throw into their stacks, which ASan cannot follow on SimGrid's.)
+      if (!failure_.empty()) break;
+    }
+    // Stay until the run ends: an actor that exits cancels the flows it started (the resent ones).
+    auto mutex = sg::Mutex::create();
+    auto never = sg::ConditionVariable::create();
+    std::unique_lock lock(*mutex);
+    never->wait(lock);
+  }
+
+  const Topology& topology_;
+  const FaultPlan& faults_;
+  const FaultRouting& routing_;
+  Fabric& fabric_;
+  std::size_t next_epoch_ = 1, next_change_ = 0;
+  std::string failure_;
+};
+
+// One actor per chip running its program, then one agent per switch.
+void start_simgrid_actors(const PreparedJob& job, const Platform& platform, Fabric& fabric,
+                          ChipOutcomes& outcomes) {
+  const Topology& topology = *job.topology;
+  const int p = job.p();
+  for (int r = 0; r < p; ++r) {
+    sg::Actor::create(topology.node(topology.chip(r)).name, platform.chip(r),
+                      [&job, &fabric, &outcomes, r, p] {
+                        SimTransport transport(fabric, r, p);
+                        run_chip(job, transport, outcomes);
+                      });
+  }
+  for (std::size_t k = 0; k < topology.switches().size(); ++k) {
+    std::string name = topology.node(topology.switches()[k]).name;
+    sg::Actor::create(name + "_agent", platform.switch_host(static_cast<int>(k)),
+                      [name] { switch_agent(name + "_agent"); });
+  }
+}
+
+// The fabric's counters and records after the run.
+SimResult simgrid_result(const Fabric& fabric) {
+  SimResult result;
+  result.restarted_flows = fabric.restarted_flows();
+  result.resent_bytes = fabric.resent_bytes();
+  result.transfers = fabric.transfer_count();
+  result.bytes_sent = fabric.bytes_sent();
+  result.transfer_records = fabric.transfers();
+  result.compute_records = fabric.computes();
+  result.engine = Engine::kSimGrid;
+  return result;
+}
+
 SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   const int p = job.p();
   // SimGrid parses its own options from argv; give it only ours.
@@ -110,94 +230,28 @@ SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   int argc = 3;
   sg::Engine engine(&argc, argv.data());
   configure_engine();
-  for (const auto& setting : options.simgrid_config) {
-    check_simgrid_setting(setting);
-    try {
-      sg::Engine::set_config(setting);
-    } catch (const std::exception& e) {
-      const std::string what = e.what();  // "Bad config key: x" is followed by every key SimGrid has
-      throw InputError("invalid --simgrid-cfg '" + setting + "': " + what.substr(0, what.find('\n')));
-    }
-  }
+  apply_simgrid_config(options.simgrid_config);
 
   const Topology& topology = *job.topology;
-  const FaultPlan& faults = job.faults;
-  if (faults.fails_links() && !options.platform_file.empty())
-    throw InputError(
-        "link-down and switch-down faults cannot run on a --platform file (its routes are fixed)");
   FaultRouting fault_routing;
-  Platform platform = [&] {
-    if (!options.platform_file.empty()) return Platform::load(options.platform_file, topology);
-    PlatformPlan plan = make_platform_plan(topology, *job.routes, PlanPaths::kTaken);
-    if (faults.fails_links()) fault_routing = plan_fault_routing(job, plan);
-    return Platform::build(plan, topology);
-  }();
+  Platform platform = simgrid_platform(job, options, fault_routing);
   if (!options.platform_file.empty()) check_paths(platform, *job.routes, options.platform_file);
   Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record, job.routes.get());
-  for (std::size_t e = 1; e < faults.epochs.size(); ++e)
+  for (std::size_t e = 1; e < job.faults.epochs.size(); ++e)
     fabric.add_epoch(fault_routing.routes[e].get(), fault_routing.first_endpoint[e]);
   fabric.start_sinks();
   // Faults in effect from time 0 apply now; a daemon actor applies the others when their time comes.
-  std::size_t next_epoch = 1, next_change = 0;
-  std::string fault_failure;
-  auto apply_due = [&](double now) {
-    for (; next_change < faults.bandwidth_changes.size() && faults.bandwidth_changes[next_change].at <= now;
-         ++next_change)
-      set_link_bandwidth(topology, faults.bandwidth_changes[next_change]);
-    for (; next_epoch < faults.epochs.size() && faults.epochs[next_epoch].at <= now; ++next_epoch) {
-      if (!fault_routing.cut_off[next_epoch].empty()) return fault_routing.cut_off[next_epoch];
-      fabric.begin_epoch(static_cast<int>(next_epoch));
-    }
-    return std::string();
-  };
-  if (std::string failure = apply_due(0); !failure.empty()) throw SimulationError(failure);
-  if (next_epoch < faults.epochs.size() || next_change < faults.bandwidth_changes.size())
-    sg::Actor::create("faults", platform.chip(0), [&] {
-      sg::Actor::self()->daemonize();
-      while (next_epoch < faults.epochs.size() || next_change < faults.bandwidth_changes.size()) {
-        double at = std::numeric_limits<double>::infinity();
-        if (next_epoch < faults.epochs.size()) at = faults.epochs[next_epoch].at;
-        if (next_change < faults.bandwidth_changes.size())
-          at = std::min(at, faults.bandwidth_changes[next_change].at);
-        sg::this_actor::sleep_until(at);
-        fault_failure = apply_due(at);
-        // Some chip is cut off: the run finishes on the routes it had and is then reported failed.
-        // (Killing the actors would throw into their stacks, which ASan cannot follow on SimGrid's.)
-        if (!fault_failure.empty()) break;
-      }
-      // Stay until the run ends: an actor that exits cancels the flows it started (the resent ones).
-      auto mutex = sg::Mutex::create();
-      auto never = sg::ConditionVariable::create();
-      std::unique_lock lock(*mutex);
-      never->wait(lock);
-    });
+  FaultSchedule faults(topology, job.faults, fault_routing, fabric);
+  if (std::string failure = faults.apply_due(0); !failure.empty()) throw SimulationError(failure);
+  faults.start(platform);
   if (topology.params().has("switch_reduce_bandwidth"))
     fabric.set_switch_reduce_bandwidth(topology.params().optional_rate("switch_reduce_bandwidth"));
 
   ChipOutcomes outcomes(p);
-  for (int r = 0; r < p; ++r) {
-    sg::Actor::create(topology.node(topology.chip(r)).name, platform.chip(r), [&, r] {
-      SimTransport transport(fabric, r, p);
-      run_chip(job, transport, outcomes);
-    });
-  }
-  for (std::size_t k = 0; k < topology.switches().size(); ++k) {
-    std::string name = topology.node(topology.switches()[k]).name;
-    sg::Actor::create(name + "_agent", platform.switch_host(static_cast<int>(k)),
-                      [name] { switch_agent(name + "_agent"); });
-  }
-
+  start_simgrid_actors(job, platform, fabric, outcomes);
   engine.run();
-  if (!fault_failure.empty()) throw SimulationError(fault_failure);
-
-  SimResult result;
-  result.restarted_flows = fabric.restarted_flows();
-  result.resent_bytes = fabric.resent_bytes();
-  result.transfers = fabric.transfer_count();
-  result.bytes_sent = fabric.bytes_sent();
-  result.transfer_records = fabric.transfers();
-  result.compute_records = fabric.computes();
-  result.engine = Engine::kSimGrid;
+  if (!faults.failure().empty()) throw SimulationError(faults.failure());
+  SimResult result = simgrid_result(fabric);
   return conclude(job, outcomes, fabric.unmatched_receives(), std::move(result));
 }
 

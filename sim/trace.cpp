@@ -114,6 +114,170 @@ void write_counter(EventWriter& write, int pid, const std::string& name, const S
   if (!started && at_from) point(o.from, *at_from);
 }
 
+// Per chip, whether the trace shows its events (TraceOptions::chips).
+std::vector<bool> trace_shown_chips(const Topology& t, const TraceOptions& o) {
+  std::vector<bool> shown(t.chip_count(), o.chips.empty());
+  for (int r : o.chips) shown[r] = true;
+  return shown;
+}
+
+// A side of a flow shows if its chip does; a switch's side of a leg, if the leg's chip does.
+bool trace_side_shown(const std::vector<bool>& shown, const TransferRecord& x, bool send) {
+  const int chip = send ? (x.src >= 0 ? x.src : x.dst) : (x.dst >= 0 ? x.dst : x.src);
+  return shown[chip];
+}
+
+// Both sides of every kept flow, or per (process, side, step) when aggregating.
+std::vector<Slice> trace_slices(const Topology& t, const std::vector<TransferRecord>& records,
+                                const std::vector<bool>& shown, const TraceOptions& o) {
+  std::vector<Slice> slices;
+  std::map<std::tuple<int, bool, int>, std::size_t> step_slice;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const TransferRecord& x = records[i];
+    if (!in_window(o, x.start, x.end)) continue;
+    for (bool send : {true, false}) {
+      if (!trace_side_shown(shown, x, send)) continue;
+      const int pid = end_pid(t, x, send);
+      if (!o.aggregate_steps) {
+        slices.push_back({pid, send, x.start * 1e6, x.end * 1e6, i, x.bytes, 1});
+        continue;
+      }
+      auto [it, fresh] = step_slice.try_emplace({pid, send, x.step}, slices.size());
+      if (fresh) slices.push_back({pid, send, x.start * 1e6, x.end * 1e6, i, 0, 0});
+      Slice& s = slices[it->second];
+      s.ts = std::min(s.ts, x.start * 1e6);
+      s.end = std::max(s.end, x.end * 1e6);
+      s.bytes += x.bytes;
+      ++s.flows;
+    }
+  }
+  return slices;
+}
+
+// The slices' lanes (assign_lanes) and their tracks: after a process's compute track (tid 0) its send
+// lanes, then its receive lanes.
+class TraceTracks {
+ public:
+  explicit TraceTracks(std::vector<Slice>& slices) : lanes_(assign_lanes(slices)) {}
+  const std::map<std::pair<int, bool>, int>& lanes() const { return lanes_; }
+  int tid_of(const Slice& s) const { return 1 + (s.send ? 0 : send_lanes(s.pid)) + s.lane; }
+
+ private:
+  int send_lanes(int pid) const {
+    auto it = lanes_.find({pid, true});
+    return it == lanes_.end() ? 0 : it->second;
+  }
+  std::map<std::pair<int, bool>, int> lanes_;
+};
+
+// The names (and the chips' sort order) of the processes and of every track of the trace.
+void write_trace_names(EventWriter& write, const Topology& t, const std::vector<bool>& shown,
+                       const TraceTracks& tracks) {
+  const int chips = t.chip_count(), fabric = chips + static_cast<int>(t.switches().size());
+  for (int r = 0; r < chips; ++r) {
+    if (!shown[r]) continue;
+    write(name_event("process_name", r, -1, t.node(t.chip(r)).name));
+    write({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", r}, {"args", {{"sort_index", r}}}});
+    write(name_event("thread_name", r, kComputeTrack, "compute"));
+  }
+  for (std::size_t k = 0; k < t.switches().size(); ++k)
+    write(name_event("process_name", chips + static_cast<int>(k), -1,
+                     "switch " + t.node(t.switches()[k]).name));
+  write(name_event("process_name", fabric, -1, "fabric (link utilisation)"));
+  for (const auto& [key, count] : tracks.lanes())
+    for (int lane = 0; lane < count; ++lane) {
+      const Slice probe{key.first, key.second, 0, 0, 0, 0, 0, lane};
+      write(name_event("thread_name", key.first, tracks.tid_of(probe),
+                       (key.second ? "send " : "recv ") + std::to_string(lane)));
+    }
+}
+
+// A slice's complete event on track `tid`: the step's sends or receives when aggregating, else the
+// flow with its ends, path and bottleneck.
+nlohmann::json trace_slice_event(const Topology& t, const TransferRecord& x, const Slice& s, int tid,
+                                 const LinkStats* links, const TraceOptions& o) {
+  nlohmann::json args;
+  std::string name = "step " + std::to_string(x.step);
+  if (o.aggregate_steps) {
+    args = {{"step", x.step}, {"bytes", s.bytes}, {"flows", s.flows}};
+    name += s.send ? " sends" : " receives";
+  } else {
+    args = {{"src", x.src}, {"dst", x.dst}, {"bytes", x.bytes}, {"step", x.step}, {"path", x.path}};
+    if (x.sw >= 0) args["switch"] = t.node(t.switches()[x.sw]).name;
+    if (x.epoch > 0) args["epoch"] = x.epoch;
+    if (x.cancelled) args["cancelled"] = true;
+    if (links != nullptr && links->flows[s.record].direction >= 0)
+      args["bottleneck"] = LinkStats::direction_name(t, links->flows[s.record].direction);
+    name += (s.send ? " to " : " from ") + end_name(t, x, !s.send) + (x.cancelled ? " (cancelled)" : "");
+  }
+  return {{"name", name},        {"cat", s.send ? "transfer" : "receive"},
+          {"ph", "X"},           {"pid", s.pid},
+          {"tid", tid},          {"ts", s.ts},
+          {"dur", s.end - s.ts}, {"args", args}};
+}
+
+// Flows: a complete event on each side, and an arrow where both sides show (slices in time order).
+void write_trace_flows(EventWriter& write, const Topology& t, const std::vector<TransferRecord>& records,
+                       std::vector<Slice>& slices, const TraceTracks& tracks, const std::vector<bool>& shown,
+                       const LinkStats* links, const TraceOptions& o) {
+  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
+    return std::make_tuple(a.ts, a.record, !a.send) < std::make_tuple(b.ts, b.record, !b.send);
+  });
+  for (const Slice& s : slices) {
+    const TransferRecord& x = records[s.record];
+    const int tid = tracks.tid_of(s);
+    write(trace_slice_event(t, x, s, tid, links, o));
+    if (o.aggregate_steps || !trace_side_shown(shown, x, true) || !trace_side_shown(shown, x, false))
+      continue;
+    // The arrow's ends sit mid-slice, where they bind to this slice and no neighbour of its lane.
+    nlohmann::json arrow{{"ph", s.send ? "s" : "f"},
+                         {"cat", "flow"},
+                         {"name", "flow"},
+                         {"id", s.record},
+                         {"pid", s.pid},
+                         {"tid", tid},
+                         {"ts", s.ts + (s.end - s.ts) / 2}};
+    if (!s.send) arrow["bp"] = "e";
+    write(arrow);
+  }
+}
+
+// The shown chips' computations in the window, on their compute tracks.
+void write_trace_computes(EventWriter& write, const std::vector<ComputeRecord>& computes,
+                          const std::vector<bool>& shown, const TraceOptions& o) {
+  for (const auto& c : computes)
+    if (shown[c.chip] && in_window(o, c.start, c.end))
+      write({{"name", c.what},
+             {"cat", "compute"},
+             {"ph", "X"},
+             {"pid", c.chip},
+             {"tid", kComputeTrack},
+             {"ts", c.start * 1e6},
+             {"dur", (c.end - c.start) * 1e6}});
+}
+
+// The fabric process's counters: every tier's utilisation, then each hot direction's.
+void write_trace_counters(EventWriter& write, const Topology& t, const LinkStats& links, int fabric,
+                          const TraceOptions& o) {
+  for (const TierLoad& tier : links.tiers) write_counter(write, fabric, "tier " + tier.tier, tier.util, 1, o);
+  for (int d : links.hot) {
+    const DirectionStats& s = links.directions[d];
+    write_counter(write, fabric, "link " + LinkStats::direction_name(t, d), s.rate, 1 / s.capacity, o);
+  }
+}
+
+// otherData: the run's result, and the trace's options under "trace".
+nlohmann::json trace_other_data(const nlohmann::json& run, const TraceOptions& o, std::size_t flows) {
+  nlohmann::json other = run;
+  other["trace"] = {
+      {"from_s", o.from},
+      {"to_s", o.to == std::numeric_limits<double>::infinity() ? nlohmann::json() : nlohmann::json(o.to)},
+      {"chips", o.chips.empty() ? nlohmann::json("all") : nlohmann::json(o.chips)},
+      {"aggregate", o.aggregate_steps ? "step" : "none"},
+      {"flows", flows}};
+  return other;
+}
+
 }  // namespace
 
 void parse_trace_window(const std::string& text, TraceOptions& options) {
@@ -131,139 +295,23 @@ void parse_trace_window(const std::string& text, TraceOptions& options) {
 void write_chrome_trace(OutputFile& out, const PreparedJob& job, const SimResult& result,
                         const LinkStats* links, const nlohmann::json& run, const TraceOptions& o) {
   const Topology& t = *job.topology;
-  const int chips = t.chip_count(), fabric = chips + static_cast<int>(t.switches().size());
-  std::vector<bool> shown(chips, o.chips.empty());
-  for (int r : o.chips) shown[r] = true;
+  const int fabric = t.chip_count() + static_cast<int>(t.switches().size());
+  const std::vector<bool> shown = trace_shown_chips(t, o);
   const auto& records = result.transfer_records;
-  // A side of a flow shows if its chip does; a switch's side of a leg, if the leg's chip does.
-  auto side_shown = [&](const TransferRecord& x, bool send) {
-    const int chip = send ? (x.src >= 0 ? x.src : x.dst) : (x.dst >= 0 ? x.dst : x.src);
-    return shown[chip];
-  };
-
-  // Both sides of every kept flow, or per (process, side, step) when aggregating.
-  std::vector<Slice> slices;
-  std::map<std::tuple<int, bool, int>, std::size_t> step_slice;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const TransferRecord& x = records[i];
-    if (!in_window(o, x.start, x.end)) continue;
-    for (bool send : {true, false}) {
-      if (!side_shown(x, send)) continue;
-      const int pid = end_pid(t, x, send);
-      if (!o.aggregate_steps) {
-        slices.push_back({pid, send, x.start * 1e6, x.end * 1e6, i, x.bytes, 1});
-        continue;
-      }
-      auto [it, fresh] = step_slice.try_emplace({pid, send, x.step}, slices.size());
-      if (fresh) slices.push_back({pid, send, x.start * 1e6, x.end * 1e6, i, 0, 0});
-      Slice& s = slices[it->second];
-      s.ts = std::min(s.ts, x.start * 1e6);
-      s.end = std::max(s.end, x.end * 1e6);
-      s.bytes += x.bytes;
-      ++s.flows;
-    }
-  }
-  const auto lanes = assign_lanes(slices);
-  auto send_lanes = [&](int pid) {
-    auto it = lanes.find({pid, true});
-    return it == lanes.end() ? 0 : it->second;
-  };
-  auto tid_of = [&](const Slice& s) { return 1 + (s.send ? 0 : send_lanes(s.pid)) + s.lane; };
-
+  std::vector<Slice> slices = trace_slices(t, records, shown, o);
+  const TraceTracks tracks(slices);
   EventWriter write(out);
-  for (int r = 0; r < chips; ++r) {
-    if (!shown[r]) continue;
-    write(name_event("process_name", r, -1, t.node(t.chip(r)).name));
-    write({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", r}, {"args", {{"sort_index", r}}}});
-    write(name_event("thread_name", r, kComputeTrack, "compute"));
-  }
-  for (std::size_t k = 0; k < t.switches().size(); ++k)
-    write(name_event("process_name", chips + static_cast<int>(k), -1,
-                     "switch " + t.node(t.switches()[k]).name));
-  write(name_event("process_name", fabric, -1, "fabric (link utilisation)"));
-  for (const auto& [key, count] : lanes)
-    for (int lane = 0; lane < count; ++lane) {
-      const Slice probe{key.first, key.second, 0, 0, 0, 0, 0, lane};
-      write(name_event("thread_name", key.first, tid_of(probe),
-                       (key.second ? "send " : "recv ") + std::to_string(lane)));
-    }
-
-  // Flows: a complete event on each side, and an arrow where both sides show.
-  std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
-    return std::make_tuple(a.ts, a.record, !a.send) < std::make_tuple(b.ts, b.record, !b.send);
-  });
-  for (const Slice& s : slices) {
-    const TransferRecord& x = records[s.record];
-    nlohmann::json args;
-    std::string name = "step " + std::to_string(x.step);
-    if (o.aggregate_steps) {
-      args = {{"step", x.step}, {"bytes", s.bytes}, {"flows", s.flows}};
-      name += s.send ? " sends" : " receives";
-    } else {
-      args = {{"src", x.src}, {"dst", x.dst}, {"bytes", x.bytes}, {"step", x.step}, {"path", x.path}};
-      if (x.sw >= 0) args["switch"] = t.node(t.switches()[x.sw]).name;
-      if (x.epoch > 0) args["epoch"] = x.epoch;
-      if (x.cancelled) args["cancelled"] = true;
-      if (links != nullptr && links->flows[s.record].direction >= 0)
-        args["bottleneck"] = LinkStats::direction_name(t, links->flows[s.record].direction);
-      name += (s.send ? " to " : " from ") + end_name(t, x, !s.send) + (x.cancelled ? " (cancelled)" : "");
-    }
-    const int tid = tid_of(s);
-    write({{"name", name},
-           {"cat", s.send ? "transfer" : "receive"},
-           {"ph", "X"},
-           {"pid", s.pid},
-           {"tid", tid},
-           {"ts", s.ts},
-           {"dur", s.end - s.ts},
-           {"args", args}});
-    if (o.aggregate_steps || !side_shown(x, true) || !side_shown(x, false)) continue;
-    // The arrow's ends sit mid-slice, where they bind to this slice and no neighbour of its lane.
-    nlohmann::json arrow{{"ph", s.send ? "s" : "f"},
-                         {"cat", "flow"},
-                         {"name", "flow"},
-                         {"id", s.record},
-                         {"pid", s.pid},
-                         {"tid", tid},
-                         {"ts", s.ts + (s.end - s.ts) / 2}};
-    if (!s.send) arrow["bp"] = "e";
-    write(arrow);
-  }
-
-  for (const auto& c : result.compute_records)
-    if (shown[c.chip] && in_window(o, c.start, c.end))
-      write({{"name", c.what},
-             {"cat", "compute"},
-             {"ph", "X"},
-             {"pid", c.chip},
-             {"tid", kComputeTrack},
-             {"ts", c.start * 1e6},
-             {"dur", (c.end - c.start) * 1e6}});
-
-  if (links != nullptr) {
-    for (const TierLoad& tier : links->tiers)
-      write_counter(write, fabric, "tier " + tier.tier, tier.util, 1, o);
-    for (int d : links->hot) {
-      const DirectionStats& s = links->directions[d];
-      write_counter(write, fabric, "link " + LinkStats::direction_name(t, d), s.rate, 1 / s.capacity, o);
-    }
-  }
-
-  nlohmann::json other = run;
-  other["trace"] = {
-      {"from_s", o.from},
-      {"to_s", o.to == std::numeric_limits<double>::infinity() ? nlohmann::json() : nlohmann::json(o.to)},
-      {"chips", o.chips.empty() ? nlohmann::json("all") : nlohmann::json(o.chips)},
-      {"aggregate", o.aggregate_steps ? "step" : "none"},
-      {"flows", records.size()}};
-  write.finish(other);
+  write_trace_names(write, t, shown, tracks);
+  write_trace_flows(write, t, records, slices, tracks, shown, links, o);
+  write_trace_computes(write, result.compute_records, shown, o);
+  if (links != nullptr) write_trace_counters(write, t, *links, fabric, o);
+  write.finish(trace_other_data(run, o, records.size()));
 }
 
 void write_flow_records(OutputFile& out, const PreparedJob& job, const SimResult& result,
                         const RecordPaths& paths, const LinkStats* links, const TraceOptions& o) {
   const Topology& t = *job.topology;
-  std::vector<bool> shown(t.chip_count(), o.chips.empty());
-  for (int r : o.chips) shown[r] = true;
+  const std::vector<bool> shown = trace_shown_chips(t, o);
   const auto& records = result.transfer_records;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const TransferRecord& x = records[i];

@@ -16,35 +16,24 @@
 
 namespace ultrasim {
 
-nlohmann::ordered_json run_training(const TrainingConfig& config, const std::string& command,
-                                    const std::string& trace_path) {
-  // Parameters: the topology's and the model's (prepare), the chip, energy and price ones (chip_params)
-  // and those of every algorithm the stages name.
+namespace {
+
+// The parameters of a training step beyond the topology's and the model's (prepare): the chip, energy
+// and price ones (chip_params) and those of every algorithm the stages name.
+ParamSet training_extra_params(const TrainingConfig& config) {
   std::vector<const AlgorithmEntry*> stage_algorithms;
   for (const TrainingStage& stage : config.stages)
     for (const StageCollective& c : stage.collectives)
       stage_algorithms.push_back(&find_algorithm(c.collective, c.algorithm));
   ParamSet extra(chip_params());
   extra.declare(algorithm_params(stage_algorithms));
-  CollectiveJob job{
-      config.topology, "alltoallv", "direct", 0, "bfloat16", 0, extra.apply_known(config.overrides)};
-  PreparedJob prepared = prepare(job);  // an empty all-to-allv: the layout the step's program runs on
-  const ParamSet params = with_params(prepared.topology->params(), extra.specs(), config.overrides);
-  auto step = std::make_unique<TrainingStep>(config, *prepared.topology, params);
-  const TrainingStep& program = *step;
-  prepared.algorithm = std::move(step);
-  std::unique_ptr<OutputFile> trace;
-  if (!trace_path.empty()) trace = std::make_unique<OutputFile>(trace_path, "trace");
+  return extra;
+}
 
-  RunOptions options;
-  options.record = true;
-  const SimResult result = simulate(prepared, options);
-  const TrainingRecord& rec = *program.record();
-  const int p = prepared.p();
-
-  // Every group of every collective holds what its collective promises.
-  std::uint64_t wrong = result.verdict.wrong;
-  std::string first_error = result.verdict.first_error;
+// Every group of every collective holds what its collective promises: `wrong` plus the results that do
+// not; the first of those, if `wrong` was 0, goes to first_error.
+std::uint64_t verify_training(const TrainingConfig& config, const TrainingStep& program,
+                              const TrainingRecord& rec, std::uint64_t wrong, std::string& first_error) {
   for (std::size_t k = 0; k < program.collectives().size(); ++k) {
     const ResolvedCollective& c = program.collectives()[k];
     if (c.p2p) continue;
@@ -58,34 +47,13 @@ nlohmann::ordered_json run_training(const TrainingConfig& config, const std::str
       wrong += v.wrong;
     }
   }
+  return wrong;
+}
 
-  const double step_time = result.time_s / config.iterations;
-  const double compute = program.compute_s();
-  double stage_flops = 0;
-  for (const TrainingStage& stage : config.stages) stage_flops += stage.compute_flops;
-  const double model_flops = config.model_flops.value_or(stage_flops * p);
-  const RecordPaths paths(*prepared.routes, prepared.faults);
-  const double carried = static_cast<double>(link_bytes(paths, result.transfer_records));
-  const double energy = workload_energy_j(params, p, static_cast<int>(prepared.topology->switches().size()),
-                                          result.time_s, carried) /
-                        config.iterations;
-  const double cost = workload_cost_usd(params, p, step_time);
-
-  nlohmann::ordered_json out;
-  out["schema_version"] = kSchemaVersion;
-  out["version"] = ultrasim_version();
-  out["command"] = command;
-  out["workload"] = "training";
-  out["topology"] = config.topology;
-  out["chips"] = p;
-  out["layout"] = config.layout;
-  out["iterations"] = config.iterations;
-  out["step_time_s"] = step_time;
-  out["model_s"] = prepared.algorithm->model_s(prepared.cost_input()) / config.iterations;
-  out["compute_s"] = compute;
-  out["exposed_comm_s"] = std::max(0.0, step_time - compute);
-  out["model_flops"] = model_flops;
-  out["mfu"] = step_time > 0 ? model_flops / (step_time * p * params.number("chip_flops")) : 0.0;
+// Each stage of the p-chip step: its compute, its longest span on a chip, the communication that span
+// exposes, and its collectives and point-to-point bytes as configured.
+nlohmann::ordered_json training_stages_json(const TrainingConfig& config, const TrainingStep& program,
+                                            const TrainingRecord& rec, int p) {
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
   for (std::size_t s = 0; s < config.stages.size(); ++s) {
     double longest = 0;
@@ -105,23 +73,83 @@ nlohmann::ordered_json run_training(const TrainingConfig& config, const std::str
          {"p2p_bytes", config.stages[s].p2p ? nlohmann::ordered_json(config.stages[s].p2p->bytes)
                                             : nlohmann::ordered_json()}});
   }
-  out["stages"] = stages;
-  out["link_bytes"] = carried / config.iterations;
-  out["energy_j"] = energy;
-  out["cost_usd"] = cost;
+  return stages;
+}
+
+// What the run measured per step, as the result reports it.
+struct TrainingMeasures {
+  double step_time = 0, compute = 0, model_flops = 0;
+  double carried = 0;  // bytes times links crossed, all iterations
+  double energy = 0, cost = 0;
+  std::uint64_t wrong = 0;
+  std::string first_error;
+};
+
+// The result: the step's configuration, times, MFU, stages, energy, cost and verdict.
+nlohmann::ordered_json training_json(const TrainingConfig& config, const std::string& command,
+                                     const PreparedJob& prepared, const TrainingStep& program,
+                                     const ParamSet& params, const TrainingMeasures& m,
+                                     const SimResult& result) {
+  const int p = prepared.p();
+  nlohmann::ordered_json out = workload_result(command, "training", config.topology, p);
+  out["layout"] = config.layout;
+  out["iterations"] = config.iterations;
+  out["step_time_s"] = m.step_time;
+  out["model_s"] = prepared.algorithm->model_s(prepared.cost_input()) / config.iterations;
+  out["compute_s"] = m.compute;
+  out["exposed_comm_s"] = std::max(0.0, m.step_time - m.compute);
+  out["model_flops"] = m.model_flops;
+  out["mfu"] = m.step_time > 0 ? m.model_flops / (m.step_time * p * params.number("chip_flops")) : 0.0;
+  out["stages"] = training_stages_json(config, program, *program.record(), p);
+  out["link_bytes"] = m.carried / config.iterations;
+  out["energy_j"] = m.energy;
+  out["cost_usd"] = m.cost;
   if (config.tokens_per_step) {
     out["tokens_per_step"] = *config.tokens_per_step;
-    out["tokens_per_s"] = step_time > 0 ? *config.tokens_per_step / step_time : 0.0;
-    out["tokens_per_j"] = energy > 0 ? *config.tokens_per_step / energy : 0.0;
-    out["cost_per_mtok_usd"] = cost / *config.tokens_per_step * 1e6;
+    out["tokens_per_s"] = m.step_time > 0 ? *config.tokens_per_step / m.step_time : 0.0;
+    out["tokens_per_j"] = m.energy > 0 ? *config.tokens_per_step / m.energy : 0.0;
+    out["cost_per_mtok_usd"] = m.cost / *config.tokens_per_step * 1e6;
   }
-  out["verified"] = wrong == 0;
-  out["wrong"] = wrong;
-  if (wrong > 0) out["first_error"] = first_error;
-  out["transfers"] = result.transfers;
-  out["engine"] = engine_name(result.engine);
-  auto parameters = nlohmann::ordered_json::parse(json_text(params.to_json()));
-  out["parameters"] = parameters;
+  close_workload_result(out, m.wrong, m.first_error, result, params);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_training(const TrainingConfig& config, const std::string& command,
+                                    const std::string& trace_path) {
+  ParamSet extra = training_extra_params(config);
+  CollectiveJob job{
+      config.topology, "alltoallv", "direct", 0, "bfloat16", 0, extra.apply_known(config.overrides)};
+  PreparedJob prepared = prepare(job);  // an empty all-to-allv: the layout the step's program runs on
+  const ParamSet params = with_params(prepared.topology->params(), extra.specs(), config.overrides);
+  auto step = std::make_unique<TrainingStep>(config, *prepared.topology, params);
+  const TrainingStep& program = *step;
+  prepared.algorithm = std::move(step);
+  std::unique_ptr<OutputFile> trace;
+  if (!trace_path.empty()) trace = std::make_unique<OutputFile>(trace_path, "trace");
+
+  RunOptions options;
+  options.record = true;
+  const SimResult result = simulate(prepared, options);
+  const int p = prepared.p();
+
+  TrainingMeasures m;
+  m.first_error = result.verdict.first_error;
+  m.wrong = verify_training(config, program, *program.record(), result.verdict.wrong, m.first_error);
+  m.step_time = result.time_s / config.iterations;
+  m.compute = program.compute_s();
+  double stage_flops = 0;
+  for (const TrainingStage& stage : config.stages) stage_flops += stage.compute_flops;
+  m.model_flops = config.model_flops.value_or(stage_flops * p);
+  const RecordPaths paths(*prepared.routes, prepared.faults);
+  m.carried = static_cast<double>(link_bytes(paths, result.transfer_records));
+  m.energy = workload_energy_j(params, p, static_cast<int>(prepared.topology->switches().size()),
+                               result.time_s, m.carried) /
+             config.iterations;
+  m.cost = workload_cost_usd(params, p, m.step_time);
+
+  const nlohmann::ordered_json out = training_json(config, command, prepared, program, params, m, result);
   if (trace) {
     write_chrome_trace(*trace, prepared, result, nullptr, nlohmann::json::parse(json_text(out)),
                        TraceOptions{});
