@@ -7,17 +7,17 @@
 
 #include "sim/explain.hpp"
 #include "sim/link_stats.hpp"
-#include "topology/base/output_file.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "sim/trace.hpp"
 #include "sim/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
-#include "workloads/groups.hpp"
 #include "workloads/experiments/sweep.hpp"
+#include "workloads/groups.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace ultrasim {

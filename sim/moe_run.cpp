@@ -8,13 +8,13 @@
 #include <thread>
 
 #include "sim/link_stats.hpp"
-#include "topology/base/output_file.hpp"
 #include "sim/report.hpp"
 #include "sim/runner.hpp"
 #include "sim/trace.hpp"
 #include "sim/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/moe_layer.hpp"

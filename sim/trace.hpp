@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/link_stats.hpp"
-#include "topology/base/output_file.hpp"
 #include "sim/runner.hpp"
+#include "topology/base/output_file.hpp"
 
 namespace ultrasim {
 

@@ -17,8 +17,8 @@
 #include <cmath>
 
 #include "topology/base/errors.hpp"
-#include "topology/registry.hpp"
 #include "topology/base/units.hpp"
+#include "topology/registry.hpp"
 
 namespace ultrasim {
 namespace {

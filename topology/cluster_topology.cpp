@@ -21,8 +21,8 @@
 #include <algorithm>
 
 #include "topology/base/errors.hpp"
-#include "topology/registry.hpp"
 #include "topology/base/units.hpp"
+#include "topology/registry.hpp"
 
 namespace ultrasim {
 namespace {

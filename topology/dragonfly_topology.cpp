@@ -16,8 +16,8 @@
 // rejects latencies that break it. Chips do not forward.
 // Rank = (group x a + router) x p + position; a router's chips share a `server`, a group a `rack`.
 #include "topology/base/errors.hpp"
-#include "topology/registry.hpp"
 #include "topology/base/units.hpp"
+#include "topology/registry.hpp"
 
 namespace ultrasim {
 

@@ -6,10 +6,10 @@
 #include <set>
 #include <sstream>
 
-#include "topology/bisection.hpp"
 #include "topology/base/errors.hpp"
-#include "topology/platform_plan.hpp"
 #include "topology/base/units.hpp"
+#include "topology/bisection.hpp"
+#include "topology/platform_plan.hpp"
 
 namespace ultrasim {
 std::vector<TierStats> tier_stats(const Topology& t) {

@@ -2,10 +2,10 @@
 // (or one written by hand to the same schema, topology/topology.schema.json), or GraphML. See
 // topology/import.hpp and topology/README.md, "Your own topology (file:PATH)".
 #include "topology/base/errors.hpp"
+#include "topology/base/units.hpp"
 #include "topology/export.hpp"
 #include "topology/import.hpp"
 #include "topology/registry.hpp"
-#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {

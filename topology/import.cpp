@@ -11,10 +11,10 @@
 
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
-#include "topology/registry.hpp"
-#include "topology/routing.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
+#include "topology/registry.hpp"
+#include "topology/routing.hpp"
 
 namespace ultrasim {
 namespace {

@@ -7,8 +7,8 @@
 //                |   /\   |
 //              chip3 ---- chip2
 #include "topology/base/errors.hpp"
-#include "topology/registry.hpp"
 #include "topology/base/units.hpp"
+#include "topology/registry.hpp"
 
 namespace ultrasim {
 namespace {

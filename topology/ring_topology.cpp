@@ -4,8 +4,8 @@
 //     \_________________________/
 // ring:2 has one link (not two parallel ones), ring:1 has none.
 #include "topology/base/errors.hpp"
-#include "topology/registry.hpp"
 #include "topology/base/units.hpp"
+#include "topology/registry.hpp"
 
 namespace ultrasim {
 

@@ -7,8 +7,8 @@
 #include "sim/commands/command.hpp"
 #include "sim/workloads.hpp"
 #include "topology/base/input_files.hpp"
-#include "topology/registry.hpp"
 #include "topology/base/suggest.hpp"
+#include "topology/registry.hpp"
 
 namespace ultrasim {
 namespace {

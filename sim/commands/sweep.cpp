@@ -1,5 +1,6 @@
 // `ultrasim sweep`: a grid of collective points (flags or a sweep file) or of workload points (a sweep
-// file with "workload"), each in its own process (workloads/experiments/sweep.hpp), rows as JSON Lines or CSV.
+// file with "workload"), each in its own process (workloads/experiments/sweep.hpp), rows as JSON Lines or
+// CSV.
 #include <algorithm>
 #include <iostream>
 #include <thread>

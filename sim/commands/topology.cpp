@@ -2,11 +2,11 @@
 #include <iostream>
 
 #include "sim/commands/command.hpp"
-#include "topology/base/output_file.hpp"
-#include "topology/export.hpp"
 #include "topology/base/input_files.hpp"
-#include "topology/registry.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
+#include "topology/export.hpp"
+#include "topology/registry.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/memory_guard.hpp"
 

@@ -1,13 +1,13 @@
-// `ultrasim tune`: tuning tables (the best algorithm per size range) from sweep rows; workloads/experiments/tune.hpp
-// has the rules.
+// `ultrasim tune`: tuning tables (the best algorithm per size range) from sweep rows;
+// workloads/experiments/tune.hpp has the rules.
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "sim/commands/command.hpp"
-#include "topology/base/output_file.hpp"
 #include "sim/report.hpp"
 #include "topology/base/input_files.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
 #include "workloads/experiments/tune.hpp"
 

@@ -3,8 +3,8 @@
 // which checks every topology, collective, algorithm and --set name; a workload sweep's points are read
 // by the MoE and training readers), a --sizes text or a --seeds text.
 #include "fuzz_common.hpp"
-#include "workloads/moe.hpp"
 #include "workloads/experiments/sweep.hpp"
+#include "workloads/moe.hpp"
 #include "workloads/training.hpp"
 
 namespace {

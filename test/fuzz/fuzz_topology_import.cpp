@@ -3,8 +3,8 @@
 // parameters, the import, validation) and exports what it built, printed as the product prints JSON
 // (json_text: bytes that are not UTF-8, as in a tier named in another encoding, become U+FFFD).
 #include "fuzz_common.hpp"
-#include "topology/export.hpp"
 #include "topology/base/input_files.hpp"
+#include "topology/export.hpp"
 #include "topology/registry.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,9 +4,9 @@
 // Inputs whose spec or count parameters could build more than a few thousand chips are skipped
 // (fuzz::small_numbers); `file:` specs (a path) belong to fuzz_topology_import.
 #include "fuzz_common.hpp"
+#include "topology/base/units.hpp"
 #include "topology/export.hpp"
 #include "topology/registry.hpp"
-#include "topology/base/units.hpp"
 
 using namespace ultrasim;
 
