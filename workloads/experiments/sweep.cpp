@@ -20,9 +20,9 @@
 #include "collectives/schedule.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
-#include "topology/registry.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
+#include "topology/registry.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/experiments/tune.hpp"
 
@@ -689,8 +689,7 @@ std::string workload_points_summary(const std::vector<nlohmann::ordered_json>& r
 std::string best_per_size_summary(const std::vector<nlohmann::ordered_json>& rows) {
   std::vector<SweepRow> parsed;
   for (const auto& row : rows)
-    if (!row.contains("inputs"))
-      parsed.push_back(sweep_row_from_json(nlohmann::json::parse(row.dump()), "sweep", 0));
+    if (!row.contains("inputs")) parsed.push_back(sweep_row_from_json(nlohmann::json(row), "sweep", 0));
   std::ostringstream s;
   char line[256];
   auto fixed = [](const nlohmann::json& value, double scale) {
