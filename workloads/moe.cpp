@@ -10,8 +10,8 @@
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/mix.hpp"
-#include "topology/routing.hpp"
 #include "topology/base/units.hpp"
+#include "topology/routing.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/workload_file.hpp"
 
@@ -442,38 +442,9 @@ std::vector<double> read_expert_load(const std::string& path) {
 
 namespace {
 
-// Reads the fields of a workload file's JSON object `w`; errors name the file (`where`).
-struct MoeFieldReader {
-  const nlohmann::json& w;
-  const std::string& where;
-
-  // The value of `key`, or null if the file has none.
-  const nlohmann::json* field(const char* key) const { return w.contains(key) ? &w.at(key) : nullptr; }
-  // Into `out`: the positive integer `key` (at most half `Int`'s maximum), if present or `required`.
-  template <class Int>
-  void integer(const char* key, Int& out, bool required) const {
-    const auto* v = field(key);
-    if (v == nullptr) {
-      if (required) throw InputError(where + ": missing field '" + key + "' (a positive integer)");
-      return;
-    }
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 1 ||
-        v->get<std::int64_t>() > static_cast<std::int64_t>(std::numeric_limits<Int>::max() / 2))
-      throw InputError(where + ": field '" + key + "' must be a positive integer");
-    out = static_cast<Int>(v->get<std::uint64_t>());
-  }
-  // Into `out`: the string `key`, if present.
-  void text(const char* key, std::string& out) const {
-    if (const auto* v = field(key)) {
-      if (!v->is_string()) throw InputError(where + ": field '" + std::string(key) + "' must be a string");
-      out = v->get<std::string>();
-    }
-  }
-};
-
 // Into `c`: the expert load, if the file gives one: a file name (JSON or CSV), or an array of numbers
 // >= 0 (its source then named after `file`).
-void moe_json_expert_load(const MoeFieldReader& read, const std::string& file, MoeConfig& c) {
+void moe_json_expert_load(const FieldReader& read, const std::string& file, MoeConfig& c) {
   const auto* v = read.field("expert_load");
   if (v == nullptr) return;
   if (v->is_string()) {
@@ -492,7 +463,7 @@ void moe_json_expert_load(const MoeFieldReader& read, const std::string& file, M
 }
 
 // Into `c`: how tokens are routed (router, zipf, expert_load, capacity_factor, dedup), those present.
-void moe_json_routing(const MoeFieldReader& read, const std::string& file, MoeConfig& c) {
+void moe_json_routing(const FieldReader& read, const std::string& file, MoeConfig& c) {
   read.text("router", c.router);
   if (const auto* v = read.field("zipf")) {
     if (!v->is_number() || v->get<double>() < 0)
@@ -517,7 +488,7 @@ void moe_json_routing(const MoeFieldReader& read, const std::string& file, MoeCo
 
 // Into `c`: how the layer runs (dtypes, micro_chunks, batches, replicas, replicate_hot, seed), those
 // present.
-void moe_json_execution(const MoeFieldReader& read, MoeConfig& c) {
+void moe_json_execution(const FieldReader& read, MoeConfig& c) {
   read.text("dispatch_dtype", c.dispatch_dtype);
   read.text("combine_dtype", c.combine_dtype);
   read.text("weight_dtype", c.weight_dtype);
@@ -548,7 +519,7 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
       "weight_dtype",    "micro_chunks",    "batches",  "seed",           "set",
       "replicate_hot",   "replicas"};
   check_known_fields(w, kKnown, where);
-  const MoeFieldReader read{w, where};
+  const FieldReader read{w, where};
   read.text("topology", c.topology);
   read.integer("experts", c.experts, true);
   read.integer("top_k", c.top_k, true);

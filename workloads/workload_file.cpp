@@ -30,4 +30,26 @@ std::vector<std::pair<std::string, std::string>> set_overrides(const nlohmann::j
   return out;
 }
 
+void FieldReader::bytes(const char* key, std::uint64_t& out, bool required) const {
+  const auto* v = field(key);
+  if (v == nullptr) {
+    if (required)
+      throw InputError(where + ": missing field '" + key +
+                       "' (a size: bytes, or a string such as \"64MiB\")");
+    return;
+  }
+  if (v->is_number_unsigned()) {
+    out = v->get<std::uint64_t>();
+  } else if (v->is_string()) {
+    try {
+      out = parse_bytes(v->get<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(where + ": field '" + key + "': " + e.what());
+    }
+  } else {
+    throw InputError(where + ": field '" + key +
+                     "' must be a whole number of bytes or a string such as \"64MiB\"");
+  }
+}
+
 }  // namespace ultrasim
