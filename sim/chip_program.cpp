@@ -6,8 +6,6 @@
 #include <tuple>
 #include <utility>
 
-#include "collectives/chip.hpp"
-#include "collectives/group_transport.hpp"
 #include "topology/base/errors.hpp"
 
 namespace ultrasim {
@@ -38,42 +36,28 @@ class SlowTransport : public Transport {
 
 }  // namespace
 
-void run_chip(const PreparedJob& job, Transport& engine_transport, ChipOutcomes& out) {
-  const int r = engine_transport.rank(), p = job.group_size();
+void run_chip(const Machine& machine, Program& program, Transport& engine_transport, ChipOutcomes& out) {
+  const int r = engine_transport.rank();
   try {
-    // With groups, a chip outside every group has nothing to do; one inside runs as its local rank.
-    const bool grouped_run = !job.groups.members.empty();
-    const int group = grouped_run ? job.groups.group_of[r] : -1;
-    if (grouped_run && group < 0) {
+    if (!program.takes_part(r)) {
       out.finish[r] = engine_transport.now();
       return;
     }
     // Stragglers (workloads/faults.hpp): a late chip idles until its start; a slow one computes slower.
-    if (job.faults.start[r] > 0) engine_transport.compute(job.faults.start[r], "late start");
+    if (machine.faults.start[r] > 0) engine_transport.compute(machine.faults.start[r], "late start");
     std::optional<SlowTransport> slow;
-    if (job.faults.compute_scale[r] != 1) slow.emplace(engine_transport, job.faults.compute_scale[r]);
-    std::optional<GroupTransport> grouped;
-    if (group >= 0)
-      grouped.emplace(slow ? static_cast<Transport&>(*slow) : engine_transport, job.groups.members[group],
-                      job.groups.position[r]);
-    Transport& transport = grouped ? static_cast<Transport&>(*grouped)
-                           : slow  ? static_cast<Transport&>(*slow)
-                                   : engine_transport;
-    Layout layout = make_layout(job.collective->kind, job.job.bytes, p, job.algorithm->chunks(p),
-                                transport.rank(), job.traffic.get());
-    Chip chip(transport, std::move(layout.slot_bytes), std::move(layout.initial),
-              job.topology->params().optional_rate("reduce_bandwidth"));
-    job.algorithm->run(chip);
-    out.finals[r] = chip.slots();
+    if (machine.faults.compute_scale[r] != 1) slow.emplace(engine_transport, machine.faults.compute_scale[r]);
+    Transport& transport = slow ? static_cast<Transport&>(*slow) : engine_transport;
+    program.run(transport);
     out.finish[r] = transport.now();
   } catch (const std::exception& e) {
     out.failures.push_back("chip" + std::to_string(r) + ": " + e.what());
   }
 }
 
-SimResult conclude(const PreparedJob& job, const ChipOutcomes& out,
+SimResult conclude(const Machine& machine, const Program& program, const ChipOutcomes& out,
                    const std::vector<std::string>& unmatched_receives, SimResult result) {
-  const int p = job.p();
+  const int p = machine.p();
   if (!out.failures.empty()) throw SimulationError("simulation failed: " + out.failures.front());
   std::vector<std::string> stuck;
   for (int r = 0; r < p; ++r)
@@ -84,19 +68,7 @@ SimResult conclude(const PreparedJob& job, const ChipOutcomes& out,
                           (unmatched_receives.empty() ? "" : "; " + unmatched_receives.front()));
   result.time_s = p > 0 ? *std::max_element(out.finish.begin(), out.finish.end()) : 0.0;
   result.chip_finish = out.finish;
-  const int g = job.group_size();
-  if (job.groups.members.empty()) {
-    result.verdict = verify(job.collective->kind, p, job.algorithm->chunks(p), out.finals, job.traffic.get());
-  } else {  // each group holds what its collective promises
-    for (std::size_t k = 0; k < job.groups.members.size(); ++k) {
-      std::vector<std::vector<Contribution>> finals;
-      for (int r : job.groups.members[k]) finals.push_back(out.finals[r]);
-      const Verdict v = verify(job.collective->kind, g, job.algorithm->chunks(g), finals, job.traffic.get());
-      if (v.wrong > 0 && result.verdict.wrong == 0)
-        result.verdict.first_error = "group " + std::to_string(k) + ": " + v.first_error;
-      result.verdict.wrong += v.wrong;
-    }
-  }
+  result.verdict = program.verdict();
   std::sort(result.transfer_records.begin(), result.transfer_records.end(), [](const auto& a, const auto& b) {
     return std::tie(a.start, a.src, a.dst, a.step, a.path) < std::tie(b.start, b.src, b.dst, b.step, b.path);
   });

@@ -87,11 +87,11 @@ int run_collective(const RunArgs& args, const std::string& command) {
   if (args.format == "csv") std::cout << run_csv(report);
   if (args.format == "table") std::cout << run_table(report);
   if (trace) {
-    write_chrome_trace(*trace, prepared, result, links ? &*links : nullptr, json, trace_options);
+    write_chrome_trace(*trace, *prepared.topology, result, links ? &*links : nullptr, json, trace_options);
     trace->close();
   }
   if (flows) {
-    write_flow_records(*flows, prepared, result, paths, links ? &*links : nullptr, trace_options);
+    write_flow_records(*flows, *prepared.topology, result, paths, links ? &*links : nullptr, trace_options);
     flows->close();
   }
   if (link_stats_file) *link_stats_file << link_stats_csv(*prepared.topology, *links);

@@ -16,31 +16,32 @@
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
-#include "workloads/collective_job.hpp"
 #include "workloads/moe_layer.hpp"
 
 namespace ultrasim {
 namespace {
 
-// Routes batch `batch` and makes `prepared` run it: the dispatch matrix as its traffic, the MoeLayer
-// program as its algorithm.
-MoeRouting install_batch(PreparedJob& prepared, const MoeConfig& config, const ParamSet& moe, int batch) {
-  const int p = prepared.p(), m = config.micro_chunks;
-  MoeRouting routing = route_tokens(config, p, batch);
+// Batch `batch`: the router's choices, and the layer the chips run on them.
+struct MoeBatch {
+  MoeRouting routing;
+  std::unique_ptr<MoeLayer> layer;
+};
+
+MoeBatch route_batch(const Machine& machine, const MoeConfig& config, const ParamSet& moe, int batch) {
+  const int p = machine.p(), m = config.micro_chunks;
+  MoeBatch out{route_tokens(config, p, batch), nullptr};
   const MoeSizes sizes = moe_sizes(config);
   std::vector<std::vector<double>> compute(p, std::vector<double>(m));
   for (int c = 0; c < p; ++c)
-    std::fill(compute[c].begin(), compute[c].end(), expert_compute(routing, c, config, moe, m).seconds);
-  TrafficMatrix dispatch = dispatch_matrix(routing, config.hidden, sizes.dispatch);
-  prepared.traffic = std::make_unique<TrafficMatrix>(dispatch);
-  prepared.job.bytes = dispatch.busiest_load();
-  prepared.algorithm = std::make_unique<MoeLayer>(std::move(compute), std::move(dispatch),
-                                                  combine_matrix(routing, config.hidden, sizes.combine));
-  return routing;
+    std::fill(compute[c].begin(), compute[c].end(), expert_compute(out.routing, c, config, moe, m).seconds);
+  out.layer = std::make_unique<MoeLayer>(std::move(compute),
+                                         dispatch_matrix(out.routing, config.hidden, sizes.dispatch),
+                                         combine_matrix(out.routing, config.hidden, sizes.combine));
+  return out;
 }
 
 // Batches 1..n-1, as many at once as there are cores, in batch order.
-std::vector<double> batch_times(PreparedJob& prepared, const MoeConfig& config, const ParamSet& moe, int n,
+std::vector<double> batch_times(Machine& machine, const MoeConfig& config, const ParamSet& moe, int n,
                                 Engine engine) {
   const std::size_t jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<double> times;
@@ -58,10 +59,10 @@ std::vector<double> batch_times(PreparedJob& prepared, const MoeConfig& config, 
   for (int b = 1; b < n; ++b) {
     if (running.size() >= jobs) collect();
     running.emplace_back(b, ChildRun::start([&, b] {  // its layer time; -1 if it did not verify
-                           install_batch(prepared, config, moe, b);
+                           MoeBatch batch = route_batch(machine, config, moe, b);
                            RunOptions options;
                            options.engine = engine;
-                           const SimResult result = simulate(prepared, options);
+                           const SimResult result = simulate(machine, *batch.layer, options);
                            return result.verdict.wrong == 0 ? result.time_s : -1.0;
                          }));
   }
@@ -93,16 +94,11 @@ std::uint64_t check_traffic(const SimResult& result, const TrafficMatrix& dispat
   return wrong;
 }
 
-// The job the layer runs as: an all-to-allv of the dispatch type. The overrides the topology and the
-// model do not declare are the chip's, energy's and price's.
-CollectiveJob moe_job(const MoeConfig& config) {
-  return CollectiveJob{config.topology,
-                       "alltoallv",
-                       "direct",
-                       1,
-                       config.dispatch_dtype,
-                       config.seed,
-                       ParamSet(chip_params()).apply_known(config.overrides)};
+// The machine the layer runs on: the overrides the chip's, energy's and price's parameters do not declare
+// are the topology's and the model's. A chip may send to every other at once (the dispatch).
+Machine moe_machine(const MoeConfig& config) {
+  ParamSet chip(chip_params());
+  return build_machine(config.topology, chip.apply_known(config.overrides), chip.names(), true);
 }
 
 // Writes the p-chip dispatch matrix to `path` (--traffic-out): JSON bytes, row = sender.
@@ -190,17 +186,19 @@ void moe_config_json(nlohmann::ordered_json& out, const MoeConfig& config, const
 }
 
 // The layer's times, load, bytes, energy and cost, as the result's fields after its configuration.
-void moe_measures_json(nlohmann::ordered_json& out, const PreparedJob& prepared, const MoeConfig& config,
-                       const MoeRouting& routing, const MoeMeasures& m, const std::vector<double>& times,
-                       const TrafficMatrix& dispatch, const ParamSet& moe) {
-  const int p = prepared.p();
+void moe_measures_json(nlohmann::ordered_json& out, const Machine& machine, const MoeConfig& config,
+                       const MoeBatch& batch, const MoeMeasures& m, const std::vector<double>& times,
+                       const ParamSet& moe) {
+  const MoeRouting& routing = batch.routing;
+  const TrafficMatrix& dispatch = batch.layer->dispatch();
+  const int p = machine.p();
   const double time = m.time;
   const double tokens = static_cast<double>(config.tokens_per_chip) * p;
-  const int switches = static_cast<int>(prepared.topology->switches().size());
+  const int switches = static_cast<int>(machine.topology->switches().size());
   const double energy = workload_energy_j(moe, p, switches, time, m.carried);
   const double cost = workload_cost_usd(moe, p, time);
   out["layer_time_s"] = time;
-  out["model_s"] = prepared.algorithm->model_s(prepared.cost_input());
+  out["model_s"] = batch.layer->model_s(machine.cost_input_of(dispatch.busiest_load(), &dispatch));
   out["dispatch_s"] = m.dispatch_end;
   out["expert_s"] = m.expert_s;
   out["combine_s"] = m.combine_end > 0 ? m.combine_end - m.combine_start : 0.0;
@@ -235,22 +233,21 @@ void moe_measures_json(nlohmann::ordered_json& out, const PreparedJob& prepared,
 nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   const MoeConfig& config = request.config;
   config.validate();
-  const CollectiveJob job = moe_job(config);
   const Engine engine = parse_engine(request.engine);
-  PreparedJob prepared = prepare(job);
-  const int p = prepared.p();
-  const Topology& topology = *prepared.topology;
+  Machine machine = moe_machine(config);
+  const int p = machine.p();
+  const Topology& topology = *machine.topology;
   const ParamSet moe = with_params(topology.params(), chip_params(), config.overrides);
 
   // Further batches first, each in a child (before this process runs its own simulation). The uniform
   // router routes every batch alike: one simulation stands for all.
   std::vector<double> times;
-  if (config.router == "random") times = batch_times(prepared, config, moe, config.batches, engine);
+  if (config.router == "random") times = batch_times(machine, config, moe, config.batches, engine);
 
-  const MoeRouting routing = install_batch(prepared, config, moe, 0);
-  const TrafficMatrix dispatch = *prepared.traffic;
-  const MoeSizes sizes = moe_sizes(config);
-  const TrafficMatrix combine = combine_matrix(routing, config.hidden, sizes.combine);
+  const MoeBatch batch = route_batch(machine, config, moe, 0);
+  const MoeRouting& routing = batch.routing;
+  const TrafficMatrix& dispatch = batch.layer->dispatch();
+  const TrafficMatrix& combine = batch.layer->combine();
   if (!request.traffic.empty()) write_moe_traffic(request.traffic, dispatch, p);
   std::unique_ptr<OutputFile> trace;
   if (!request.trace.empty()) trace = std::make_unique<OutputFile>(request.trace, "trace");
@@ -258,7 +255,7 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   RunOptions options;
   options.engine = engine;
   options.record = true;  // the traffic check and the phases read the records
-  const SimResult result = simulate(prepared, options);
+  const SimResult result = simulate(machine, *batch.layer, options);
   MoeMeasures m;
   m.time = result.time_s;
   if (config.router != "random") times.assign(config.batches - 1, m.time);
@@ -268,7 +265,7 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   m.wrong = result.verdict.wrong + check_traffic(result, dispatch, combine, m.first_error);
   moe_phase_times(result, m);
   moe_chip_load(routing, config, moe, p, m);
-  const RecordPaths paths(*prepared.routes, prepared.faults);
+  const RecordPaths paths(*machine.routes, machine.faults);
   m.carried = static_cast<double>(link_bytes(paths, result.transfer_records));
   for (int s = 0; s < p; ++s)
     for (int d = 0; d < p; ++d)
@@ -276,12 +273,12 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
 
   nlohmann::ordered_json out = workload_result(request.command, "moe", config.topology, p);
   moe_config_json(out, config, routing);
-  moe_measures_json(out, prepared, config, routing, m, times, dispatch, moe);
+  moe_measures_json(out, machine, config, batch, m, times, moe);
   close_workload_result(out, m.wrong, m.first_error, result, moe);
   if (trace) {  // its utilisation counters need the rates: the statistics only here
     const LinkStats links =
-        compute_link_stats(topology, paths, prepared.faults, result.transfer_records, m.time);
-    write_chrome_trace(*trace, prepared, result, &links, nlohmann::json::parse(json_text(out)),
+        compute_link_stats(topology, paths, machine.faults, result.transfer_records, m.time);
+    write_chrome_trace(*trace, topology, result, &links, nlohmann::json::parse(json_text(out)),
                        TraceOptions{});
     trace->close();
   }

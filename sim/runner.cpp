@@ -13,6 +13,7 @@
 #include "sim/uncontended.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/units.hpp"
+#include "workloads/collective_program.hpp"
 
 namespace sg = simgrid::s4u;
 
@@ -76,8 +77,8 @@ struct FaultRouting {
   std::vector<std::string> cut_off;
 };
 
-FaultRouting plan_fault_routing(const PreparedJob& job, PlatformPlan& plan) {
-  const auto& epochs = job.faults.epochs;
+FaultRouting plan_fault_routing(const Machine& machine, PlatformPlan& plan) {
+  const auto& epochs = machine.faults.epochs;
   FaultRouting out;
   out.routes.resize(epochs.size());
   out.first_endpoint.assign(epochs.size(), 0);
@@ -85,10 +86,10 @@ FaultRouting plan_fault_routing(const PreparedJob& job, PlatformPlan& plan) {
   int next = 1;  // endpoints per chip so far: the chip host and chip<r>#k of the plan's path sets
   for (const auto& [rank_k, host] : plan.endpoints) next = std::max(next, rank_k.second + 1);
   for (std::size_t e = 1; e < epochs.size(); ++e) {
-    out.routes[e] = std::make_unique<Routes>(*job.topology, epochs[e].down);
-    out.cut_off[e] = cut_off_message(*job.topology, *out.routes[e], epochs[e]);
+    out.routes[e] = std::make_unique<Routes>(*machine.topology, epochs[e].down);
+    out.cut_off[e] = cut_off_message(*machine.topology, *out.routes[e], epochs[e]);
     out.first_endpoint[e] = next;
-    next += add_epoch_paths(plan, *job.topology, *out.routes[e], next);
+    next += add_epoch_paths(plan, *machine.topology, *out.routes[e], next);
   }
   return out;
 }
@@ -113,16 +114,16 @@ void apply_simgrid_config(const std::vector<std::string>& settings) {
   }
 }
 
-// The platform the run takes place on: the --platform file, or one built for the job's routes with the
-// paths of every fault epoch (planned into `fault_routing`).
-Platform simgrid_platform(const PreparedJob& job, const RunOptions& options, FaultRouting& fault_routing) {
-  const Topology& topology = *job.topology;
-  if (job.faults.fails_links() && !options.platform_file.empty())
+// The platform the run takes place on: the --platform file, or one built for the machine's routes with
+// the paths of every fault epoch (planned into `fault_routing`).
+Platform simgrid_platform(const Machine& machine, const RunOptions& options, FaultRouting& fault_routing) {
+  const Topology& topology = *machine.topology;
+  if (machine.faults.fails_links() && !options.platform_file.empty())
     throw InputError(
         "link-down and switch-down faults cannot run on a --platform file (its routes are fixed)");
   if (!options.platform_file.empty()) return Platform::load(options.platform_file, topology);
-  PlatformPlan plan = make_platform_plan(topology, *job.routes, PlanPaths::kTaken);
-  if (job.faults.fails_links()) fault_routing = plan_fault_routing(job, plan);
+  PlatformPlan plan = make_platform_plan(topology, *machine.routes, PlanPaths::kTaken);
+  if (machine.faults.fails_links()) fault_routing = plan_fault_routing(machine, plan);
   return Platform::build(plan, topology);
 }
 
@@ -189,15 +190,15 @@ class FaultSchedule {
 };
 
 // One actor per chip running its program, then one agent per switch.
-void start_simgrid_actors(const PreparedJob& job, const Platform& platform, Fabric& fabric,
+void start_simgrid_actors(const Machine& machine, Program& program, const Platform& platform, Fabric& fabric,
                           ChipOutcomes& outcomes) {
-  const Topology& topology = *job.topology;
-  const int p = job.p();
+  const Topology& topology = *machine.topology;
+  const int p = machine.p();
   for (int r = 0; r < p; ++r) {
     sg::Actor::create(topology.node(topology.chip(r)).name, platform.chip(r),
-                      [&job, &fabric, &outcomes, r, p] {
+                      [&machine, &program, &fabric, &outcomes, r, p] {
                         SimTransport transport(fabric, r, p);
-                        run_chip(job, transport, outcomes);
+                        run_chip(machine, program, transport, outcomes);
                       });
   }
   for (std::size_t k = 0; k < topology.switches().size(); ++k) {
@@ -220,8 +221,8 @@ SimResult simgrid_result(const Fabric& fabric) {
   return result;
 }
 
-SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
-  const int p = job.p();
+SimResult simulate_simgrid(const Machine& machine, Program& program, const RunOptions& options) {
+  const int p = machine.p();
   // SimGrid parses its own options from argv; give it only ours.
   // SimGrid's own log lines (a deadlock notice, say) would break the one-line error contract: ultrasim
   // reports every failure itself, so they go to /dev/null.
@@ -232,27 +233,28 @@ SimResult simulate_simgrid(const PreparedJob& job, const RunOptions& options) {
   configure_engine();
   apply_simgrid_config(options.simgrid_config);
 
-  const Topology& topology = *job.topology;
+  const Topology& topology = *machine.topology;
   FaultRouting fault_routing;
-  Platform platform = simgrid_platform(job, options, fault_routing);
-  if (!options.platform_file.empty()) check_paths(platform, *job.routes, options.platform_file);
-  Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record, job.routes.get());
-  for (std::size_t e = 1; e < job.faults.epochs.size(); ++e)
+  Platform platform = simgrid_platform(machine, options, fault_routing);
+  if (!options.platform_file.empty()) check_paths(platform, *machine.routes, options.platform_file);
+  Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record,
+                machine.routes.get());
+  for (std::size_t e = 1; e < machine.faults.epochs.size(); ++e)
     fabric.add_epoch(fault_routing.routes[e].get(), fault_routing.first_endpoint[e]);
   fabric.start_sinks();
   // Faults in effect from time 0 apply now; a daemon actor applies the others when their time comes.
-  FaultSchedule faults(topology, job.faults, fault_routing, fabric);
+  FaultSchedule faults(topology, machine.faults, fault_routing, fabric);
   if (std::string failure = faults.apply_due(0); !failure.empty()) throw SimulationError(failure);
   faults.start(platform);
   if (topology.params().has("switch_reduce_bandwidth"))
     fabric.set_switch_reduce_bandwidth(topology.params().optional_rate("switch_reduce_bandwidth"));
 
   ChipOutcomes outcomes(p);
-  start_simgrid_actors(job, platform, fabric, outcomes);
+  start_simgrid_actors(machine, program, platform, fabric, outcomes);
   engine.run();
   if (!faults.failure().empty()) throw SimulationError(faults.failure());
   SimResult result = simgrid_result(fabric);
-  return conclude(job, outcomes, fabric.unmatched_receives(), std::move(result));
+  return conclude(machine, program, outcomes, fabric.unmatched_receives(), std::move(result));
 }
 
 }  // namespace
@@ -274,14 +276,12 @@ const char* engine_name(Engine engine) {
   return "?";
 }
 
-SimResult simulate(const PreparedJob& job, const RunOptions& options) {
-  if (job.faults.fails_links() && job.entry->name == std::string("switch-reduce"))
-    throw InputError(
-        "link-down and switch-down faults cannot run with switch-reduce (its chip-switch "
-        "routes are fixed); use degrade, or another algorithm");
+SimResult simulate(const Machine& machine, Program& program, const RunOptions& options) {
+  if (machine.faults.fails_links())
+    if (std::string refusal = program.link_fault_refusal(); !refusal.empty()) throw InputError(refusal);
   // A platform file, SimGrid settings and link faults are SimGrid's to interpret.
   const bool simgrid_input = !options.platform_file.empty() || !options.simgrid_config.empty();
-  const bool simgrid_only = simgrid_input || job.faults.touches_links();
+  const bool simgrid_only = simgrid_input || machine.faults.touches_links();
   if (options.engine == Engine::kContentionFree && simgrid_input)
     throw InputError(
         "--engine contention-free cannot use --platform or --simgrid-cfg (SimGrid's); use auto or simgrid");
@@ -289,16 +289,21 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
     throw InputError(
         "--engine contention-free cannot model link faults (link-down, switch-down, degrade); use auto or "
         "simgrid");
-  if (options.engine == Engine::kSimGrid || simgrid_only) return simulate_simgrid(job, options);
-  UncontendedOutcome outcome = simulate_uncontended(job, options.record);
+  if (options.engine == Engine::kSimGrid || simgrid_only) return simulate_simgrid(machine, program, options);
+  UncontendedOutcome outcome = simulate_uncontended(machine, program, options.record);
   if (outcome.result) return std::move(*outcome.result);
   if (options.engine == Engine::kContentionFree) {
     if (outcome.declined.failed) throw SimulationError(outcome.declined.reason);
     throw SimulationError("the contention-free engine cannot run this exactly: " + outcome.declined.reason +
                           "; use --engine simgrid or auto");
   }
-  // auto: SimGrid runs it, and reports a failure in its own words.
-  return simulate_simgrid(job, options);
+  // auto: SimGrid runs it, and reports a failure in its own words. The program starts afresh there.
+  return simulate_simgrid(machine, program, options);
+}
+
+SimResult simulate(const PreparedJob& job, const RunOptions& options) {
+  CollectiveProgram program(job);
+  return simulate(job, program, options);
 }
 
 ChildRun ChildRun::start(const std::function<double()>& work) {
@@ -339,14 +344,19 @@ std::optional<double> ChildRun::finish() {
   return value;
 }
 
-std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options) {
+std::optional<double> fault_free_time(Machine& machine, Program& program, const RunOptions& options) {
   return ChildRun::start([&] {
-           job.faults = plan_faults({}, *job.topology);
+           machine.faults = plan_faults({}, *machine.topology);
            RunOptions quiet = options;
            quiet.record = false;
-           return simulate(job, quiet).time_s;
+           return simulate(machine, program, quiet).time_s;
          })
       .finish();
+}
+
+std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options) {
+  CollectiveProgram program(job);
+  return fault_free_time(job, program, options);
 }
 
 }  // namespace ultrasim

@@ -292,9 +292,8 @@ void parse_trace_window(const std::string& text, TraceOptions& options) {
     throw InputError("--trace-window '" + text + "': its end is before its start");
 }
 
-void write_chrome_trace(OutputFile& out, const PreparedJob& job, const SimResult& result,
-                        const LinkStats* links, const nlohmann::json& run, const TraceOptions& o) {
-  const Topology& t = *job.topology;
+void write_chrome_trace(OutputFile& out, const Topology& t, const SimResult& result, const LinkStats* links,
+                        const nlohmann::json& run, const TraceOptions& o) {
   const int fabric = t.chip_count() + static_cast<int>(t.switches().size());
   const std::vector<bool> shown = trace_shown_chips(t, o);
   const auto& records = result.transfer_records;
@@ -308,9 +307,8 @@ void write_chrome_trace(OutputFile& out, const PreparedJob& job, const SimResult
   write.finish(trace_other_data(run, o, records.size()));
 }
 
-void write_flow_records(OutputFile& out, const PreparedJob& job, const SimResult& result,
-                        const RecordPaths& paths, const LinkStats* links, const TraceOptions& o) {
-  const Topology& t = *job.topology;
+void write_flow_records(OutputFile& out, const Topology& t, const SimResult& result, const RecordPaths& paths,
+                        const LinkStats* links, const TraceOptions& o) {
   const std::vector<bool> shown = trace_shown_chips(t, o);
   const auto& records = result.transfer_records;
   for (std::size_t i = 0; i < records.size(); ++i) {

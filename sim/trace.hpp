@@ -41,14 +41,14 @@ void parse_trace_window(const std::string& text, TraceOptions& options);
 
 // Writes the trace of a run recorded with RunOptions::record. `links`: the run's link statistics (their
 // counters), or nullptr for none.
-void write_chrome_trace(OutputFile& out, const PreparedJob& job, const SimResult& result,
-                        const LinkStats* links, const nlohmann::json& run, const TraceOptions& options);
+void write_chrome_trace(OutputFile& out, const Topology& t, const SimResult& result, const LinkStats* links,
+                        const nlohmann::json& run, const TraceOptions& options);
 
 // One JSON object per line and flow record, in record order (start time): src, dst (-1: a switch, for
 // in-switch reduction legs, named by "switch"), bytes, step, path, start_s, wire_end_s, end_s, epoch,
 // cancelled, links (the link directions crossed, in order, "chip0->server0_switch"), and bottleneck (the
 // direction that bounded its rate the longest; null without statistics or when none did).
-void write_flow_records(OutputFile& out, const PreparedJob& job, const SimResult& result,
-                        const RecordPaths& paths, const LinkStats* links, const TraceOptions& options);
+void write_flow_records(OutputFile& out, const Topology& t, const SimResult& result, const RecordPaths& paths,
+                        const LinkStats* links, const TraceOptions& options);
 
 }  // namespace ultrasim

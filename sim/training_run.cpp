@@ -18,36 +18,24 @@ namespace ultrasim {
 
 namespace {
 
-// The parameters of a training step beyond the topology's and the model's (prepare): the chip, energy
-// and price ones (chip_params) and those of every algorithm the stages name.
-ParamSet training_extra_params(const TrainingConfig& config) {
-  std::vector<const AlgorithmEntry*> stage_algorithms;
+// The algorithms the stages name.
+std::vector<const AlgorithmEntry*> stage_algorithms(const TrainingConfig& config) {
+  std::vector<const AlgorithmEntry*> algorithms;
   for (const TrainingStage& stage : config.stages)
     for (const StageCollective& c : stage.collectives)
-      stage_algorithms.push_back(&find_algorithm(c.collective, c.algorithm));
-  ParamSet extra(chip_params());
-  extra.declare(algorithm_params(stage_algorithms));
-  return extra;
+      algorithms.push_back(&find_algorithm(c.collective, c.algorithm));
+  return algorithms;
 }
 
-// Every group of every collective holds what its collective promises: `wrong` plus the results that do
-// not; the first of those, if `wrong` was 0, goes to first_error.
-std::uint64_t verify_training(const TrainingConfig& config, const TrainingStep& program,
-                              const TrainingRecord& rec, std::uint64_t wrong, std::string& first_error) {
-  for (std::size_t k = 0; k < program.collectives().size(); ++k) {
-    const ResolvedCollective& c = program.collectives()[k];
-    if (c.p2p) continue;
-    for (const auto& members : c.groups.members) {
-      std::vector<std::vector<Contribution>> finals;
-      for (int r : members) finals.push_back(rec.finals[k][r]);
-      const int g = static_cast<int>(members.size());
-      const Verdict v = verify(c.info->kind, g, c.algorithm->chunks(g), finals);
-      if (v.wrong > 0 && wrong == 0)
-        first_error = "stage '" + config.stages[c.stage].name + "': " + v.first_error;
-      wrong += v.wrong;
-    }
-  }
-  return wrong;
+// The machine the step runs on. The parameters beyond the topology's and the model's, `extra`: the chip,
+// energy and price ones (chip_params) and those of every algorithm the stages name.
+Machine training_machine(const TrainingConfig& config, ParamSet& extra) {
+  const std::vector<const AlgorithmEntry*> algorithms = stage_algorithms(config);
+  extra = ParamSet(chip_params());
+  extra.declare(algorithm_params(algorithms));
+  const bool posts_to_all = std::any_of(algorithms.begin(), algorithms.end(),
+                                        [](const AlgorithmEntry* e) { return e->posts_to_all; });
+  return build_machine(config.topology, extra.apply_known(config.overrides), extra.names(), posts_to_all);
 }
 
 // Each stage of the p-chip step: its compute, its longest span on a chip, the communication that span
@@ -87,20 +75,20 @@ struct TrainingMeasures {
 
 // The result: the step's configuration, times, MFU, stages, energy, cost and verdict.
 nlohmann::ordered_json training_json(const TrainingConfig& config, const std::string& command,
-                                     const PreparedJob& prepared, const TrainingStep& program,
+                                     const Machine& machine, const TrainingStep& program,
                                      const ParamSet& params, const TrainingMeasures& m,
                                      const SimResult& result) {
-  const int p = prepared.p();
+  const int p = machine.p();
   nlohmann::ordered_json out = workload_result(command, "training", config.topology, p);
   out["layout"] = config.layout;
   out["iterations"] = config.iterations;
   out["step_time_s"] = m.step_time;
-  out["model_s"] = prepared.algorithm->model_s(prepared.cost_input()) / config.iterations;
+  out["model_s"] = program.model_s(machine.cost_input_of(0)) / config.iterations;
   out["compute_s"] = m.compute;
   out["exposed_comm_s"] = std::max(0.0, m.step_time - m.compute);
   out["model_flops"] = m.model_flops;
   out["mfu"] = m.step_time > 0 ? m.model_flops / (m.step_time * p * params.number("chip_flops")) : 0.0;
-  out["stages"] = training_stages_json(config, program, *program.record(), p);
+  out["stages"] = training_stages_json(config, program, program.record(), p);
   out["link_bytes"] = m.carried / config.iterations;
   out["energy_j"] = m.energy;
   out["cost_usd"] = m.cost;
@@ -118,40 +106,36 @@ nlohmann::ordered_json training_json(const TrainingConfig& config, const std::st
 
 nlohmann::ordered_json run_training(const TrainingConfig& config, const std::string& command,
                                     const std::string& trace_path) {
-  ParamSet extra = training_extra_params(config);
-  CollectiveJob job{
-      config.topology, "alltoallv", "direct", 0, "bfloat16", 0, extra.apply_known(config.overrides)};
-  PreparedJob prepared = prepare(job);  // an empty all-to-allv: the layout the step's program runs on
-  const ParamSet params = with_params(prepared.topology->params(), extra.specs(), config.overrides);
-  auto step = std::make_unique<TrainingStep>(config, *prepared.topology, params);
-  const TrainingStep& program = *step;
-  prepared.algorithm = std::move(step);
+  ParamSet extra;
+  const Machine machine = training_machine(config, extra);
+  const ParamSet params = with_params(machine.topology->params(), extra.specs(), config.overrides);
+  TrainingStep program(config, *machine.topology, params);
   std::unique_ptr<OutputFile> trace;
   if (!trace_path.empty()) trace = std::make_unique<OutputFile>(trace_path, "trace");
 
   RunOptions options;
   options.record = true;
-  const SimResult result = simulate(prepared, options);
-  const int p = prepared.p();
+  const SimResult result = simulate(machine, program, options);
+  const int p = machine.p();
 
   TrainingMeasures m;
   m.first_error = result.verdict.first_error;
-  m.wrong = verify_training(config, program, *program.record(), result.verdict.wrong, m.first_error);
+  m.wrong = result.verdict.wrong;
   m.step_time = result.time_s / config.iterations;
   m.compute = program.compute_s();
   double stage_flops = 0;
   for (const TrainingStage& stage : config.stages) stage_flops += stage.compute_flops;
   m.model_flops = config.model_flops.value_or(stage_flops * p);
-  const RecordPaths paths(*prepared.routes, prepared.faults);
+  const RecordPaths paths(*machine.routes, machine.faults);
   m.carried = static_cast<double>(link_bytes(paths, result.transfer_records));
-  m.energy = workload_energy_j(params, p, static_cast<int>(prepared.topology->switches().size()),
+  m.energy = workload_energy_j(params, p, static_cast<int>(machine.topology->switches().size()),
                                result.time_s, m.carried) /
              config.iterations;
   m.cost = workload_cost_usd(params, p, m.step_time);
 
-  const nlohmann::ordered_json out = training_json(config, command, prepared, program, params, m, result);
+  const nlohmann::ordered_json out = training_json(config, command, machine, program, params, m, result);
   if (trace) {
-    write_chrome_trace(*trace, prepared, result, nullptr, nlohmann::json::parse(json_text(out)),
+    write_chrome_trace(*trace, *machine.topology, result, nullptr, nlohmann::json::parse(json_text(out)),
                        TraceOptions{});
     trace->close();
   }

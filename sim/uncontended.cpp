@@ -44,13 +44,14 @@ struct RecvRequest : FiberRequest {
 
 class FiberEngine {
  public:
-  FiberEngine(const PreparedJob& job, bool record)
-      : job_(job),
-        routes_(*job.routes),
-        p_(job.p()),
+  FiberEngine(const Machine& machine, Program& program, bool record)
+      : machine_(machine),
+        program_(program),
+        routes_(*machine.routes),
+        p_(machine.p()),
         record_(record),
-        overhead_(job.topology->params().number("transfer_overhead")),
-        ledger_(job.topology->links().size()),
+        overhead_(machine.topology->params().number("transfer_overhead")),
+        ledger_(machine.topology->links().size()),
         clock_(p_, 0.0),
         waiting_(p_, nullptr),
         matcher_(p_),
@@ -84,7 +85,8 @@ class FiberEngine {
   void deliver(RecvRequest& receive);
   std::string clash_text() const;
 
-  const PreparedJob& job_;
+  const Machine& machine_;
+  Program& program_;
   const Routes& routes_;
   const int p_;
   const bool record_;
@@ -167,7 +169,7 @@ void FiberEngine::deliver(RecvRequest& receive) {
 
 std::string FiberEngine::clash_text() const {
   const auto& clash = ledger_.clash();
-  const Link& link = job_.topology->links()[clash.direction / 2];
+  const Link& link = machine_.topology->links()[clash.direction / 2];
   const bool up = clash.direction % 2 == 0;
   auto flow = [&](std::uint32_t f) {
     const FlowSpan& span = ledger_.flow(f);
@@ -175,7 +177,7 @@ std::string FiberEngine::clash_text() const {
     out << "chip" << span.src << "->chip" << span.dst << " [" << span.start << ", " << span.end << ") s";
     return out.str();
   };
-  return "link " + link.name + " (from " + job_.topology->node(up ? link.a : link.b).name + ") carries " +
+  return "link " + link.name + " (from " + machine_.topology->node(up ? link.a : link.b).name + ") carries " +
          flow(clash.first) + " and " + flow(clash.second) + " at once";
 }
 
@@ -186,7 +188,7 @@ UncontendedOutcome FiberEngine::run() {
     fibers_.emplace_back(std::allocator_arg, stack, [this, r](ctx::fiber&& scheduler) {
       main_[r] = std::move(scheduler);
       FiberTransport transport(*this, r, p_);
-      run_chip(job_, transport, outcomes_);
+      run_chip(machine_, program_, transport, outcomes_);
       return std::move(main_[r]);
     });
     ready_.push_back(r);
@@ -201,7 +203,7 @@ UncontendedOutcome FiberEngine::run() {
   if (!declined_.reason.empty()) return {std::nullopt, declined_};
   result_.engine = Engine::kContentionFree;
   try {
-    return {conclude(job_, outcomes_, matcher_.unmatched_receives(), std::move(result_)), {}};
+    return {conclude(machine_, program_, outcomes_, matcher_.unmatched_receives(), std::move(result_)), {}};
   } catch (const SimulationError& e) {
     return {std::nullopt, Declined{e.what(), true}};
   }
@@ -209,8 +211,8 @@ UncontendedOutcome FiberEngine::run() {
 
 }  // namespace
 
-UncontendedOutcome simulate_uncontended(const PreparedJob& job, bool record) {
-  FiberEngine engine(job, record);
+UncontendedOutcome simulate_uncontended(const Machine& machine, Program& program, bool record) {
+  FiberEngine engine(machine, program, record);
   return engine.run();
 }
 

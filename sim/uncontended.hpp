@@ -1,7 +1,8 @@
-// The contention-free engine: runs a job without SimGrid, as exact as SimGrid wherever no link direction
-// ever carries two flows at once, and says so when it cannot prove that.
+// The contention-free engine: runs a program on a machine (workloads/program.hpp) without SimGrid, as exact
+// as SimGrid wherever no link direction ever carries two flows at once, and says so when it cannot prove
+// that.
 //
-// Each chip runs the algorithm on its own fiber (Boost.Context) with its own clock. A send posted at the
+// Each chip runs its program on its own fiber (Boost.Context) with its own clock. A send posted at the
 // chip's clock t starts one flow per path part at t, which ends at t + bytes / (the path's bottleneck
 // bandwidth) and is delivered at that end + the path latency + transfer_overhead, exactly the cost of a
 // flow alone on its path in the SimGrid engine (sim/DESIGN.md). wait_all advances the clock to the latest
@@ -17,7 +18,7 @@
 #include <string>
 
 #include "sim/records.hpp"
-#include "workloads/collective_job.hpp"
+#include "workloads/program.hpp"
 
 namespace ultrasim {
 
@@ -34,6 +35,6 @@ struct UncontendedOutcome {
   std::optional<SimResult> result;
   Declined declined;
 };
-UncontendedOutcome simulate_uncontended(const PreparedJob& job, bool record);
+UncontendedOutcome simulate_uncontended(const Machine& machine, Program& program, bool record);
 
 }  // namespace ultrasim

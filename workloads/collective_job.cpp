@@ -7,7 +7,6 @@
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
 #include "workloads/groups.hpp"
-#include "workloads/memory_guard.hpp"
 #include "workloads/traffic_matrix_file.hpp"
 
 namespace ultrasim {
@@ -46,14 +45,10 @@ int dtype_size(const std::string& dtype) {
 }
 
 CostInput PreparedJob::cost_input(int group) const {
-  const ParamSet& params = topology->params();
-  return CostInput{*routes,
-                   group_size(),
-                   job.bytes,
-                   params.number("transfer_overhead"),
-                   params.optional_rate("reduce_bandwidth"),
-                   traffic.get(),
-                   groups.members.empty() ? std::vector<int>{} : groups.members.at(group)};
+  CostInput in = cost_input_of(job.bytes, traffic.get());
+  in.p = group_size();
+  if (!groups.members.empty()) in.members = groups.members.at(group);
+  return in;
 }
 
 namespace {
@@ -78,19 +73,6 @@ std::vector<const AlgorithmEntry*> job_candidates(const CollectiveJob& job, Prep
   schedule = std::make_shared<const Schedule>(load_job_schedule(job));
   prepared.schedule_entry = std::make_unique<AlgorithmEntry>(schedule_entry(schedule));
   return {prepared.schedule_entry.get()};
-}
-
-// The topology with the model's parameters, then (after the memory check: the routes of every chip pair
-// are what outgrows memory first) its routes. `algorithm_names` only feed "did you mean".
-void build_fabric(PreparedJob& prepared, const std::vector<const AlgorithmEntry*>& candidates,
-                  const std::vector<std::pair<std::string, std::string>>& hardware_overrides,
-                  const std::vector<std::string>& algorithm_names) {
-  const CollectiveJob& job = prepared.job;
-  prepared.topology = std::make_unique<Topology>(
-      make_topology(job.topology, model_params(), hardware_overrides, algorithm_names));
-  check_memory(run_memory(*prepared.topology, flows_in_flight_per_chip(candidates, prepared.p())),
-               "this run on " + job.topology);
-  prepared.routes = std::make_unique<Routes>(*prepared.topology);
 }
 
 // alltoallv's matrix: the file's, or the uniform one of job.bytes; job.bytes becomes its busiest load.
@@ -175,7 +157,9 @@ PreparedJob prepare(const CollectiveJob& job) {
   }
   // The algorithms' parameters are theirs; the rest of --set is the topology's and the model's.
   ParamSet own(algorithm_params(candidates));
-  build_fabric(prepared, candidates, own.apply_known(job.overrides), own.names());
+  static_cast<Machine&>(prepared) = build_machine(
+      job.topology, own.apply_known(job.overrides), own.names(),
+      std::any_of(candidates.begin(), candidates.end(), [](const auto* e) { return e->posts_to_all; }));
   if (!job.layout.empty() && !is_layout_axis(job.groups))
     throw InputError(job.groups.empty() ? "--layout needs --groups tp|ep|dp|pp to say which axis groups"
                                         : "--layout applies to --groups tp|ep|dp|pp, not " + job.groups);

@@ -13,6 +13,7 @@
 #include "collectives/groups.hpp"
 #include "topology/registry.hpp"
 #include "workloads/faults.hpp"
+#include "workloads/program.hpp"
 
 namespace ultrasim {
 
@@ -52,13 +53,12 @@ std::vector<ParamSpec> declared_params(const std::vector<const AlgorithmEntry*>&
 // Bytes per element of a dtype name (float32, bfloat16, float8, ...); throws InputError if unknown.
 int dtype_size(const std::string& dtype);
 
-// A validated job: the built topology with its routes, the chosen algorithm, the parameters in effect.
-// The parameters have two owners: the topology holds the hardware's and the model's (Topology::params()),
-// algorithm_params the algorithm's own (with "auto", every candidate's, the picked one's first).
-struct PreparedJob {
+// A validated job: the machine it runs on (its topology, routes and faults; model_s and bound_s stay those
+// of the fault-free fabric), the chosen algorithm, the parameters in effect. The parameters have two
+// owners: the topology holds the hardware's and the model's (Topology::params()), algorithm_params the
+// algorithm's own (with "auto", every candidate's, the picked one's first).
+struct PreparedJob : Machine {
   CollectiveJob job;
-  std::unique_ptr<Topology> topology;
-  std::unique_ptr<Routes> routes;
   const CollectiveInfo* collective = nullptr;
   const AlgorithmEntry* entry = nullptr;
   // With "file:PATH": the entry built from the schedule file (entry points to it); null otherwise.
@@ -69,14 +69,10 @@ struct PreparedJob {
   std::unique_ptr<TrafficMatrix> traffic;
   // With "auto": every candidate's model_s, smallest first (ties in registry order); empty otherwise.
   std::vector<std::pair<std::string, double>> auto_ranking;
-  // job.faults resolved against the topology (empty plan without faults). model_s and bound_s stay
-  // those of the fault-free fabric.
-  FaultPlan faults;
   // The groups the collective runs on (workloads/groups.hpp), all of one size; empty: one, every chip.
   Groups groups;
   // The cost input of group `group` (its chips as members), or of every chip without groups.
   CostInput cost_input(int group = 0) const;
-  int p() const { return topology->chip_count(); }
   // Every parameter in effect, the topology's and the algorithm's: {"name": value in base units} by name.
   nlohmann::json parameters() const;
   // The collective's chip count: a group's size, or p().

@@ -79,10 +79,14 @@ MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip) {
 }
 
 double flows_in_flight_per_chip(const std::vector<const AlgorithmEntry*>& algorithms, int p) {
+  return flows_in_flight_per_chip(std::any_of(algorithms.begin(), algorithms.end(),
+                                              [](const AlgorithmEntry* e) { return e->posts_to_all; }),
+                                  p);
+}
+
+double flows_in_flight_per_chip(bool posts_to_all, int p) {
   constexpr double kNarrow = 4;  // a ring or tree step: a send and a receive, double-buffered
-  for (const AlgorithmEntry* entry : algorithms)
-    if (entry->posts_to_all) return std::max<double>(kNarrow, p - 1);
-  return kNarrow;
+  return posts_to_all ? std::max<double>(kNarrow, p - 1) : kNarrow;
 }
 
 std::optional<double> memory_available(std::string* source) {

@@ -32,6 +32,8 @@ MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip);
 // posts to every peer at once (AlgorithmEntry::posts_to_all), a few otherwise (rings, trees, pairwise
 // and recursive exchanges).
 double flows_in_flight_per_chip(const std::vector<const AlgorithmEntry*>& algorithms, int p);
+// The same for a program that does (`posts_to_all`) or does not post to every peer at once.
+double flows_in_flight_per_chip(bool posts_to_all, int p);
 
 // The memory a run may use: ULTRASIM_MEMORY_LIMIT (a size such as 64GiB, or "off": no check) if set,
 // else MemAvailable from /proc/meminfo, lowered to the cgroup's memory.max - memory.current where one

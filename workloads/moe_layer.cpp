@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "collectives/chip.hpp"
 #include "collectives/collective.hpp"
 #include "collectives/cost.hpp"
 
@@ -11,10 +12,14 @@ MoeLayer::MoeLayer(std::vector<std::vector<double>> compute_s, TrafficMatrix dis
     : compute_s_(std::move(compute_s)),
       dispatch_(std::move(dispatch)),
       combine_(std::move(combine)),
-      chunks_(compute_s_.empty() ? 1 : static_cast<int>(compute_s_.front().size())) {}
+      chunks_(compute_s_.empty() ? 1 : static_cast<int>(compute_s_.front().size())),
+      finals_(dispatch_.p()) {}
 
-void MoeLayer::run(Chip& me) const {
-  const int p = me.size(), r = me.rank(), m = chunks_;
+void MoeLayer::run(Transport& transport) {
+  const int p = transport.size(), r = transport.rank(), m = chunks_;
+  Layout layout = make_layout(CollectiveKind::kAlltoallv, dispatch_.busiest_load(), p, p, r, &dispatch_);
+  // The layer only moves and copies tokens: it never reduces, so no reduction rate.
+  Chip me(transport, std::move(layout.slot_bytes), std::move(layout.initial), std::nullopt);
   auto part = [m](std::uint64_t bytes, int c) { return even_chunks(bytes, m)[c]; };
   // receives[c]: chunk c of the dispatch from every sender; results: the combine coming back.
   std::vector<std::vector<RequestPtr>> receives(m);
@@ -45,6 +50,12 @@ void MoeLayer::run(Chip& me) const {
   sent.insert(sent.end(), results.begin(), results.end());
   me.wait(sent);
   for (const auto& in : results) me.copy(in);
+  finals_[r] = me.slots();
+}
+
+Verdict MoeLayer::verdict() const {
+  const int p = dispatch_.p();
+  return verify(CollectiveKind::kAlltoallv, p, p, finals_, &dispatch_);
 }
 
 double MoeLayer::model_s(const CostInput& in) const {

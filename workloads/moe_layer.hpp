@@ -1,9 +1,10 @@
-// The MoE layer as a per-chip program: dispatch (an all-to-allv of the router's token matrix), expert
-// compute, combine (the outputs back to where the tokens came from), optionally pipelined in m
-// micro-chunks so that one chunk's compute overlaps the next chunk's dispatch and the previous one's
-// combine. It runs on an alltoallv layout of the dispatch matrix D (slot j: what chip r sends chip j,
-// slot p + s: what it receives from chip s), so the fabric simulation, records and traces are a
-// collective's; the dispatch ends verified as an all-to-allv.
+// The MoE layer as the program its chips run (workloads/program.hpp): dispatch (an all-to-allv of the
+// router's token matrix), expert compute, combine (the outputs back to where the tokens came from),
+// optionally pipelined in m micro-chunks so that one chunk's compute overlaps the next chunk's dispatch and
+// the previous one's combine. Each chip holds an alltoallv layout of the dispatch matrix D (slot j: what chip
+// r sends chip j, slot p + s: what it receives from chip s); the verdict checks that layout as an all-to-allv
+// (every chip holds the tokens every other sent it). The bytes each phase moved are checked from the flow
+// records by the runner (sim/moe_run.cpp).
 //
 //   post the receives of every dispatch chunk (step 2c) and every combine chunk (step 2c + 1)
 //   for each chunk c: send chunk c of slot j to every chip j (lands in its slot p + r)
@@ -20,21 +21,27 @@
 
 #include "collectives/algorithm.hpp"
 #include "collectives/traffic_matrix.hpp"
+#include "workloads/program.hpp"
 
 namespace ultrasim {
 
-class MoeLayer : public Algorithm {
+class MoeLayer : public Program {
  public:
   // `compute_s[chip][c]`: chip's expert time for chunk c; `dispatch`, `combine`: bytes per pair.
   MoeLayer(std::vector<std::vector<double>> compute_s, TrafficMatrix dispatch, TrafficMatrix combine);
-  void run(Chip& me) const override;
-  double model_s(const CostInput& in) const override;
+  void run(Transport& transport) override;
+  Verdict verdict() const override;
+  // On the machine's α and β (`in`: its routes, p = the chip count; its bytes and traffic unused).
+  double model_s(const CostInput& in) const;
   int micro_chunks() const { return chunks_; }
+  const TrafficMatrix& dispatch() const { return dispatch_; }
+  const TrafficMatrix& combine() const { return combine_; }
 
  private:
   std::vector<std::vector<double>> compute_s_;
   TrafficMatrix dispatch_, combine_;
   int chunks_ = 1;
+  std::vector<std::vector<Contribution>> finals_;  // per chip: its alltoallv layout at the end
 };
 
 // Step labels: dispatch chunk c is step 2c, its combine step 2c + 1.

@@ -111,10 +111,7 @@ TrainingConfig training_config_from_json(const nlohmann::json& w, const std::str
 }
 
 TrainingStep::TrainingStep(const TrainingConfig& config, const Topology& topology, const ParamSet& params)
-    : config_(config),
-      record_(std::make_shared<TrainingRecord>()),
-      chips_(topology.chip_count()),
-      reduce_rate_(params.optional_rate("reduce_bandwidth")) {
+    : config_(config), chips_(topology.chip_count()), reduce_rate_(params.optional_rate("reduce_bandwidth")) {
   const double rate = params.number("chip_flops") * params.number("compute_efficiency");
   stage_collectives_.resize(config.stages.size());
   for (std::size_t s = 0; s < config.stages.size(); ++s) {
@@ -145,19 +142,18 @@ TrainingStep::TrainingStep(const TrainingConfig& config, const Topology& topolog
     for (const StageCollective& c : stage.collectives) add(c, false);
     if (stage.p2p) add(*stage.p2p, true);
   }
-  record_->stage_start.assign(config.stages.size(), std::vector<double>(chips_, 0));
-  record_->stage_end.assign(config.stages.size(), std::vector<double>(chips_, 0));
-  record_->finals.assign(collectives_.size(), std::vector<std::vector<Contribution>>(chips_));
+  record_.stage_start.assign(config.stages.size(), std::vector<double>(chips_, 0));
+  record_.stage_end.assign(config.stages.size(), std::vector<double>(chips_, 0));
+  record_.finals.assign(collectives_.size(), std::vector<std::vector<Contribution>>(chips_));
 }
 
-void TrainingStep::run(Chip& me) const {
-  Transport& fabric = me.transport();
+void TrainingStep::run(Transport& fabric) {
   const int r = fabric.rank();
   const int per_iteration = static_cast<int>(collectives_.size());
   for (int it = 0; it < config_.iterations; ++it)
     for (std::size_t s = 0; s < config_.stages.size(); ++s) {
       const double start = fabric.now();
-      if (it == 0) record_->stage_start[s][r] = start;
+      if (it == 0) record_.stage_start[s][r] = start;
       for (int k : stage_collectives_[s]) {
         const ResolvedCollective& c = collectives_[k];
         const int group = c.groups.group_of[r], local = c.groups.position[r];
@@ -177,13 +173,31 @@ void TrainingStep::run(Chip& me) const {
         Layout layout = make_layout(c.info->kind, c.bytes, g, chunks, local);
         Chip chip(transport, std::move(layout.slot_bytes), std::move(layout.initial), reduce_rate_);
         c.algorithm->run(chip);
-        record_->finals[k][r] = chip.slots();
+        record_.finals[k][r] = chip.slots();
       }
       // The compute the communication did not cover.
       const double left = compute_s_[s] - (fabric.now() - start);
       if (left > 0) fabric.compute(left, config_.stages[s].name);
-      if (it == 0) record_->stage_end[s][r] = fabric.now();
+      if (it == 0) record_.stage_end[s][r] = fabric.now();
     }
+}
+
+Verdict TrainingStep::verdict() const {
+  Verdict verdict;
+  for (std::size_t k = 0; k < collectives_.size(); ++k) {
+    const ResolvedCollective& c = collectives_[k];
+    if (c.p2p) continue;
+    for (const auto& members : c.groups.members) {
+      std::vector<std::vector<Contribution>> finals;
+      for (int r : members) finals.push_back(record_.finals[k][r]);
+      const int g = static_cast<int>(members.size());
+      const Verdict v = verify(c.info->kind, g, c.algorithm->chunks(g), finals);
+      if (v.wrong > 0 && verdict.wrong == 0)
+        verdict.first_error = "stage '" + config_.stages[c.stage].name + "': " + v.first_error;
+      verdict.wrong += v.wrong;
+    }
+  }
+  return verdict;
 }
 
 double TrainingStep::compute_s() const {

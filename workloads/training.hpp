@@ -25,6 +25,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/groups.hpp"
 #include "topology/topology.hpp"
+#include "workloads/program.hpp"
 
 namespace ultrasim {
 
@@ -70,16 +71,19 @@ struct ResolvedCollective {
   bool p2p = false;  // a send to the next chip of each group, not a collective
 };
 
-// The step as a per-chip program: every iteration runs the stages in order (see above). Collective k of
-// the run labels its messages from k x 2^20 on.
-class TrainingStep : public Algorithm {
+// The step as the program its chips run (workloads/program.hpp): every iteration runs the stages in order
+// (see above). Collective k of the run labels its messages from k x 2^20 on. The verdict: every group of
+// every collective holds what its collective promises (the first error names the stage).
+class TrainingStep : public Program {
  public:
   TrainingStep(const TrainingConfig& config, const Topology& topology, const ParamSet& params);
-  void run(Chip& me) const override;
-  // Each chip's stages back to back: compute or the collectives' model_s, whichever is longer, summed.
-  double model_s(const CostInput& in) const override;
+  void run(Transport& transport) override;
+  Verdict verdict() const override;
+  // Each chip's stages back to back: compute or the collectives' model_s, whichever is longer, summed
+  // (`in`: the machine's α and β, every chip).
+  double model_s(const CostInput& in) const;
   const std::vector<ResolvedCollective>& collectives() const { return collectives_; }
-  std::shared_ptr<TrainingRecord> record() const { return record_; }
+  const TrainingRecord& record() const { return record_; }
   double stage_compute_s(int stage) const { return compute_s_.at(stage); }
   // One iteration's compute on a chip (every chip computes every stage's): the stages' sum.
   double compute_s() const;
@@ -89,7 +93,7 @@ class TrainingStep : public Algorithm {
   std::vector<double> compute_s_;  // per stage: each chip's compute, s
   std::vector<ResolvedCollective> collectives_;
   std::vector<std::vector<int>> stage_collectives_;  // stage -> its collectives (indices)
-  std::shared_ptr<TrainingRecord> record_;
+  TrainingRecord record_;
   int chips_ = 0;
   std::optional<double> reduce_rate_;  // reduce_bandwidth of the run
 };

@@ -1,0 +1,65 @@
+// What every engine runs, whatever the workload: a machine (the built topology, its routes, the faults
+// planned on it) and a program that each chip runs over the engine's Transport, then checks what the
+// chips did. A collective (workloads/collective_program.hpp), an MoE layer (workloads/moe_layer.hpp) and a
+// training step (workloads/training.hpp) are programs; the engines (sim/runner.hpp: SimGrid and the
+// contention-free one) know nothing else of them. A new workload is a Program plus its reader and result
+// (sim/workloads.hpp): no engine changes.
+//
+// The engine calls run() once per chip, on that chip's actor or fiber, one chip at a time (never
+// concurrently), wrapping the transport for stragglers first (a late chip idles until its start; a slow
+// one's computations take longer: workloads/faults.hpp). Once every chip has finished, it calls
+// verdict(). A chip's run() may be called again (`--engine auto` reruns on SimGrid a program the
+// contention-free engine declined): it overwrites what an earlier call kept.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collectives/algorithm.hpp"
+#include "collectives/collective.hpp"
+#include "collectives/transport.hpp"
+#include "topology/base/params.hpp"
+#include "topology/routing.hpp"
+#include "workloads/faults.hpp"
+
+namespace ultrasim {
+
+// The fabric a workload runs on: the topology with the hardware's and the model's parameters, the
+// routes of every chip pair, the faults resolved against the topology (an empty plan: a fault-free run).
+struct Machine {
+  std::unique_ptr<Topology> topology;
+  std::unique_ptr<Routes> routes;
+  FaultPlan faults;
+  int p() const { return topology->chip_count(); }
+  // What a closed-form cost of `bytes` (alltoallv: of `traffic`) on every chip needs: the routes' α and β,
+  // the model's transfer_overhead and reduce_bandwidth.
+  CostInput cost_input_of(std::uint64_t bytes, const TrafficMatrix* traffic = nullptr) const;
+};
+
+// Builds topology `spec` with the model's parameters (model_params) and `overrides` (--set; a name neither
+// declares is an InputError with "did you mean" over those and `other_names`, the names other owners
+// declare), checks that the run fits in memory (workloads/memory_guard.hpp; `posts_to_all`: a chip may
+// have a message to every other in flight at once), then builds the routes. Its fault plan is empty.
+Machine build_machine(const std::string& spec,
+                      const std::vector<std::pair<std::string, std::string>>& overrides,
+                      const std::vector<std::string>& other_names, bool posts_to_all);
+
+class Program {
+ public:
+  virtual ~Program() = default;
+  // Whether chip `rank` takes part; one that does not finishes at time 0, its stragglers' faults unused.
+  virtual bool takes_part(int rank) const { return true; }
+  // Chip transport.rank()'s part, over `transport`; keeps what verdict() checks. Throws (any exception) to
+  // fail the chip: the engine reports it as the run's failure.
+  virtual void run(Transport& transport) = 0;
+  // Once every chip has finished: whether the chips hold what the workload promises.
+  virtual Verdict verdict() const = 0;
+  // Why the program cannot run while links fail (link-down, switch-down), as the error says it; empty if
+  // it can.
+  virtual std::string link_fault_refusal() const { return {}; }
+};
+
+}  // namespace ultrasim
