@@ -14,7 +14,8 @@ namespace ultrasim {
 #define ULTRASIM_WORKLOADS(X) \
   X(collective_workload) \
   X(moe_workload) \
-  X(training_workload)
+  X(training_workload) \
+  X(pingpong_workload)
 // clang-format on
 
 #define ULTRASIM_DECLARE(f) WorkloadKind f();
