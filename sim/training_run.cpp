@@ -12,6 +12,7 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"
+#include "workloads/memory_guard.hpp"
 #include "workloads/moe.hpp"
 
 namespace ultrasim {
@@ -33,9 +34,8 @@ Machine training_machine(const TrainingConfig& config, ParamSet& extra) {
   const std::vector<const AlgorithmEntry*> algorithms = stage_algorithms(config);
   extra = ParamSet(chip_params());
   extra.declare(algorithm_params(algorithms));
-  const bool posts_to_all = std::any_of(algorithms.begin(), algorithms.end(),
-                                        [](const AlgorithmEntry* e) { return e->posts_to_all; });
-  return build_machine(config.topology, extra.apply_known(config.overrides), extra.names(), posts_to_all);
+  return build_machine(config.topology, extra.apply_known(config.overrides), extra.names(),
+                       any_posts_to_all(algorithms));
 }
 
 // Each stage of the p-chip step: its compute, its longest span on a chip, the communication that span

@@ -7,6 +7,7 @@
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
 #include "workloads/groups.hpp"
+#include "workloads/memory_guard.hpp"
 #include "workloads/traffic_matrix_file.hpp"
 
 namespace ultrasim {
@@ -157,9 +158,8 @@ PreparedJob prepare(const CollectiveJob& job) {
   }
   // The algorithms' parameters are theirs; the rest of --set is the topology's and the model's.
   ParamSet own(algorithm_params(candidates));
-  static_cast<Machine&>(prepared) = build_machine(
-      job.topology, own.apply_known(job.overrides), own.names(),
-      std::any_of(candidates.begin(), candidates.end(), [](const auto* e) { return e->posts_to_all; }));
+  static_cast<Machine&>(prepared) =
+      build_machine(job.topology, own.apply_known(job.overrides), own.names(), any_posts_to_all(candidates));
   if (!job.layout.empty() && !is_layout_axis(job.groups))
     throw InputError(job.groups.empty() ? "--layout needs --groups tp|ep|dp|pp to say which axis groups"
                                         : "--layout applies to --groups tp|ep|dp|pp, not " + job.groups);

@@ -78,10 +78,9 @@ MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip) {
   return e;
 }
 
-double flows_in_flight_per_chip(const std::vector<const AlgorithmEntry*>& algorithms, int p) {
-  return flows_in_flight_per_chip(std::any_of(algorithms.begin(), algorithms.end(),
-                                              [](const AlgorithmEntry* e) { return e->posts_to_all; }),
-                                  p);
+bool any_posts_to_all(const std::vector<const AlgorithmEntry*>& algorithms) {
+  return std::any_of(algorithms.begin(), algorithms.end(),
+                     [](const AlgorithmEntry* e) { return e->posts_to_all; });
 }
 
 double flows_in_flight_per_chip(bool posts_to_all, int p) {

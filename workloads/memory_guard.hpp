@@ -28,12 +28,11 @@ MemoryEstimate topology_memory(const Topology& topology);
 // `in_flight_per_chip`: what one chip has outstanding at worst (see flows_in_flight_per_chip).
 MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip);
 
-// Messages one chip has in flight at worst under the given algorithms of a collective: p - 1 if any
-// posts to every peer at once (AlgorithmEntry::posts_to_all), a few otherwise (rings, trees, pairwise
-// and recursive exchanges).
-double flows_in_flight_per_chip(const std::vector<const AlgorithmEntry*>& algorithms, int p);
-// The same for a program that does (`posts_to_all`) or does not post to every peer at once.
+// Messages one chip has in flight at worst: p - 1 if it posts to every peer at once (`posts_to_all`), a
+// few otherwise (rings, trees, pairwise and recursive exchanges).
 double flows_in_flight_per_chip(bool posts_to_all, int p);
+// Whether any of `algorithms` posts to every peer at once (AlgorithmEntry::posts_to_all).
+bool any_posts_to_all(const std::vector<const AlgorithmEntry*>& algorithms);
 
 // The memory a run may use: ULTRASIM_MEMORY_LIMIT (a size such as 64GiB, or "off": no check) if set,
 // else MemAvailable from /proc/meminfo, lowered to the cgroup's memory.max - memory.current where one
