@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/commands/command.hpp"
-#include "sim/report.hpp"
+#include "sim/analysis/report.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
 

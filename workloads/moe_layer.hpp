@@ -4,7 +4,7 @@
 // the previous one's combine. Each chip holds an alltoallv layout of the dispatch matrix D (slot j: what chip
 // r sends chip j, slot p + s: what it receives from chip s); the verdict checks that layout as an all-to-allv
 // (every chip holds the tokens every other sent it). The bytes each phase moved are checked from the flow
-// records by the runner (sim/moe_run.cpp).
+// records by the runner (sim/runs/moe_run.cpp).
 //
 //   post the receives of every dispatch chunk (step 2c) and every combine chunk (step 2c + 1)
 //   for each chunk c: send chunk c of slot j to every chip j (lands in its slot p + r)

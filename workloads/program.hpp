@@ -3,7 +3,7 @@
 // chips did. A collective (workloads/collective_program.hpp), an MoE layer (workloads/moe_layer.hpp) and a
 // training step (workloads/training.hpp) are programs; the engines (sim/runner.hpp: SimGrid and the
 // contention-free one) know nothing else of them. A new workload is a Program plus its reader and result
-// (sim/workloads.hpp): no engine changes.
+// (sim/runs/workloads.hpp): no engine changes.
 //
 // The engine calls run() once per chip, on that chip's actor or fiber, one chip at a time (never
 // concurrently), wrapping the transport for stragglers first (a late chip idles until its start; a slow

@@ -5,7 +5,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "sim/commands/command.hpp"
-#include "sim/workloads.hpp"
+#include "sim/runs/workloads.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/registry.hpp"

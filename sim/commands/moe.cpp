@@ -1,7 +1,7 @@
-// `ultrasim moe`: an MoE layer from flags (sim/moe_run.hpp runs it; workload files give the same).
+// `ultrasim moe`: an MoE layer from flags (sim/runs/moe_run.hpp runs it; workload files give the same).
 #include "sim/commands/command.hpp"
-#include "sim/moe_run.hpp"
-#include "sim/workloads.hpp"
+#include "sim/runs/moe_run.hpp"
+#include "sim/runs/workloads.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/experiments/sweep.hpp"

@@ -1,5 +1,5 @@
-// `ultrasim run`: one collective at one size (sim/collective_run.hpp runs it).
-#include "sim/collective_run.hpp"
+// `ultrasim run`: one collective at one size (sim/runs/collective_run.hpp runs it).
+#include "sim/runs/collective_run.hpp"
 #include "sim/commands/command.hpp"
 
 namespace ultrasim {

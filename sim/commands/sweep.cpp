@@ -7,7 +7,7 @@
 
 #include "sim/commands/command.hpp"
 #include "sim/records.hpp"
-#include "sim/workloads.hpp"
+#include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "sim/commands/command.hpp"
-#include "sim/report.hpp"
+#include "sim/analysis/report.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"

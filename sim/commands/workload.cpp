@@ -1,11 +1,11 @@
-// `ultrasim workload FILE`: a JSON workload file of any kind the registry has (sim/workloads.hpp); its
+// `ultrasim workload FILE`: a JSON workload file of any kind the registry has (sim/runs/workloads.hpp); its
 // "workload" field names the kind. FILE "-" reads the standard input (as sweep points do).
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "sim/commands/command.hpp"
-#include "sim/workloads.hpp"
+#include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/suggest.hpp"

@@ -12,13 +12,13 @@ using namespace ultrasim::test;
 
 namespace {
 
-struct Case {
+struct EngineCase {
   std::string topology, collective, algorithm, size;
   std::vector<std::string> sets;
   std::string engine;  // what auto picks
 };
 
-std::vector<std::string> args_of(const Case& c, const std::string& engine, const std::string& trace) {
+std::vector<std::string> args_of(const EngineCase& c, const std::string& engine, const std::string& trace) {
   std::vector<std::string> args{"run",         "--topology", c.topology, "--collective", c.collective,
                                 "--algorithm", c.algorithm,  "--size",   c.size,         "--engine",
                                 engine,        "--format",   "json",     "--trace",      trace};
@@ -43,7 +43,7 @@ std::vector<Event> transfers_of(const std::string& trace_file) {
 }  // namespace
 
 TEST_CASE("where no link carries two flows at once, the contention-free engine gives SimGrid's results") {
-  const std::vector<Case> cases{
+  const std::vector<EngineCase> cases{
       {"switch:8", "allreduce", "ring", "1GiB", {}, "contention-free"},
       {"switch:8",
        "allreduce",
@@ -66,7 +66,7 @@ TEST_CASE("where no link carries two flows at once, the contention-free engine g
       {"switch:6", "alltoall", "direct", "6MB", {}, "simgrid"},        // six flows leave each chip at once
       {"switch:8", "allreduce", "switch-reduce", "1MiB", {"switch_reduction=true"}, "simgrid"},
   };
-  for (const Case& c : cases) {
+  for (const EngineCase& c : cases) {
     INFO(c.topology << " " << c.collective << " " << c.algorithm << " " << c.size);
     const std::string trace_a = temp_path("engines-auto.json"), trace_s = temp_path("engines-simgrid.json");
     CliResult a = run_cli(args_of(c, "auto", trace_a)), s = run_cli(args_of(c, "simgrid", trace_s));

@@ -53,7 +53,7 @@ struct SweepPoint {
 // otherwise make a billion points).
 constexpr std::size_t kMaxSweepValues = 100000;
 
-// Checks a workload object without running it (sim/workloads.hpp: the kind's check); throws InputError.
+// Checks a workload object without running it (sim/runs/workloads.hpp: the kind's check); throws InputError.
 using WorkloadCheck = std::function<void(const nlohmann::json& workload, const std::string& file)>;
 
 // "1KiB:4GiB:x2" (geometric), "0:1MiB:+64KiB" (arithmetic) or "1KiB,1MiB" (a list); throws InputError.

@@ -1,13 +1,13 @@
-#include "sim/training_run.hpp"
+#include "sim/runs/training_run.hpp"
 
 #include <algorithm>
 #include <sstream>
 
-#include "sim/link_stats.hpp"
-#include "sim/report.hpp"
+#include "sim/analysis/link_stats.hpp"
+#include "sim/analysis/report.hpp"
 #include "sim/runner.hpp"
-#include "sim/trace.hpp"
-#include "sim/workloads.hpp"
+#include "sim/analysis/trace.hpp"
+#include "sim/runs/workloads.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"

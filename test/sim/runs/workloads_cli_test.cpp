@@ -1,4 +1,4 @@
-// The workload registry (sim/workloads.hpp): every kind runs from a workload file, is listed, and is a
+// The workload registry (sim/runs/workloads.hpp): every kind runs from a workload file, is listed, and is a
 // sweep's points; a workload sweep's row holds what `ultrasim workload` prints for that point.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// The ping-pong workload (sim/pingpong_run.cpp), the worked example of a workload added as its file plus
+// The ping-pong workload (sim/runs/pingpong_run.cpp), the worked example of a workload added as its file plus
 // one registry row: one message there and back between two chips, timed as α + n/β each way.
 #include <catch2/catch.hpp>
 

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/link_stats.hpp"
+#include "sim/analysis/link_stats.hpp"
 #include "sim/records.hpp"
 
 namespace ultrasim {

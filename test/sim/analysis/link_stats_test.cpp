@@ -3,7 +3,7 @@
 // records on switch:4 (100 GB/s per direction, chip - switch0 - chip); SimGrid-free.
 #include <catch2/catch.hpp>
 
-#include "sim/link_stats.hpp"
+#include "sim/analysis/link_stats.hpp"
 #include "topology/registry.hpp"
 
 using namespace ultrasim;

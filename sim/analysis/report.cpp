@@ -1,4 +1,4 @@
-#include "sim/report.hpp"
+#include "sim/analysis/report.hpp"
 
 #include <cstdio>
 #include <sstream>

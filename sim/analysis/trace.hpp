@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/link_stats.hpp"
+#include "sim/analysis/link_stats.hpp"
 #include "sim/runner.hpp"
 #include "topology/base/output_file.hpp"
 

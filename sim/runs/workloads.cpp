@@ -1,4 +1,4 @@
-#include "sim/workloads.hpp"
+#include "sim/runs/workloads.hpp"
 
 #include <iostream>
 

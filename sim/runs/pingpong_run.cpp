@@ -9,9 +9,9 @@
 // The verdict: each message arrived whole, with its sender's content.
 #include <sstream>
 
-#include "sim/report.hpp"
-#include "sim/trace.hpp"
-#include "sim/workloads.hpp"
+#include "sim/analysis/report.hpp"
+#include "sim/analysis/trace.hpp"
+#include "sim/runs/workloads.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"

@@ -1,4 +1,4 @@
-#include "sim/link_stats.hpp"
+#include "sim/analysis/link_stats.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "sim/trace.hpp"
+#include "sim/analysis/trace.hpp"
 
 #include <algorithm>
 #include <map>

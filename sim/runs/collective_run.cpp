@@ -1,16 +1,16 @@
-#include "sim/collective_run.hpp"
+#include "sim/runs/collective_run.hpp"
 
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 
-#include "sim/explain.hpp"
-#include "sim/link_stats.hpp"
-#include "sim/report.hpp"
+#include "sim/analysis/explain.hpp"
+#include "sim/analysis/link_stats.hpp"
+#include "sim/analysis/report.hpp"
 #include "sim/runner.hpp"
-#include "sim/trace.hpp"
-#include "sim/workloads.hpp"
+#include "sim/analysis/trace.hpp"
+#include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"

@@ -1,4 +1,4 @@
-#include "sim/explain.hpp"
+#include "sim/analysis/explain.hpp"
 
 #include <algorithm>
 #include <cstdio>

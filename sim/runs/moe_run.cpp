@@ -1,4 +1,4 @@
-#include "sim/moe_run.hpp"
+#include "sim/runs/moe_run.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,11 @@
 #include <sstream>
 #include <thread>
 
-#include "sim/link_stats.hpp"
-#include "sim/report.hpp"
+#include "sim/analysis/link_stats.hpp"
+#include "sim/analysis/report.hpp"
 #include "sim/runner.hpp"
-#include "sim/trace.hpp"
-#include "sim/workloads.hpp"
+#include "sim/analysis/trace.hpp"
+#include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/explain.hpp"
-#include "sim/link_stats.hpp"
+#include "sim/analysis/explain.hpp"
+#include "sim/analysis/link_stats.hpp"
 #include "sim/runner.hpp"
 
 namespace ultrasim {
