@@ -59,6 +59,23 @@ TEST_CASE("α-β clock: a ring on one switch costs the textbook (p-1)(α + c/β)
   }
 }
 
+TEST_CASE(
+    "ring model_s: the textbook closed form on a homogeneous ring is the clock's time, to the last bit") {
+  for (const char* spec : {"switch:2", "switch:7", "ring:8", "switch:17", "torus:3x5", "switch:144"}) {
+    Fabric f(spec);
+    const int p = f.topology.chip_count();
+    for (std::uint64_t n :
+         {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{1000003}, std::uint64_t{64} << 20})
+      for (std::optional<double> reduce : {std::optional<double>{}, std::optional<double>{50e9}})
+        for (const char* collective : {"allreduce", "allgather", "reducescatter"}) {
+          INFO(spec << " n=" << n << " " << collective << (reduce ? " reducing" : ""));
+          CostInput in{f.routes, p, n, 0.0, reduce};
+          auto algorithm = ring(collective);
+          CHECK(algorithm->model_s(in) == alpha_beta_time(*algorithm, find_collective(collective).kind, in));
+        }
+  }
+}
+
 TEST_CASE("α-β clock: sends are one-sided and alone on the fabric, waits take the latest, compute adds") {
   // Three chips of trn3 in different servers and racks: every pair has its own α and β.
   Fabric f("trn3");
