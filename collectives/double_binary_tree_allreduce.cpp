@@ -26,6 +26,23 @@
 namespace ultrasim {
 namespace {
 
+// The schedule and, per chip, the transfers it sends and receives (indices into it, in schedule order),
+// so that a chip's program visits only its own.
+struct TreePlan {
+  std::vector<TreeTransfer> transfers;
+  std::vector<std::vector<int>> sends, receives;
+};
+
+TreePlan make_plan(int p, int chunks) {
+  TreePlan plan{two_tree_schedule(p, chunks), std::vector<std::vector<int>>(p),
+                std::vector<std::vector<int>>(p)};
+  for (std::size_t i = 0; i < plan.transfers.size(); ++i) {
+    plan.sends[plan.transfers[i].src].push_back(static_cast<int>(i));
+    plan.receives[plan.transfers[i].dst].push_back(static_cast<int>(i));
+  }
+  return plan;
+}
+
 class DoubleBinaryTreeAllreduce : public Algorithm {
  public:
   explicit DoubleBinaryTreeAllreduce(int chunks) : chunks_(chunks) {}
@@ -33,18 +50,16 @@ class DoubleBinaryTreeAllreduce : public Algorithm {
   // Each send waits only for what it carries and for the chip's previous send to have left (one flow
   // at a time on the chip's uplink); the chip adds or keeps each chunk when it first needs it.
   void run(Chip& me) const override {
-    const auto shared = schedule(me.size());
-    const auto& transfers = *shared;
-    TreeInbox inbox(me, transfers);
+    const auto plan = schedule(me.size());
+    TreeInbox inbox(me, plan->transfers);
     RequestPtr previous;
-    for (const TreeTransfer& t : transfers) {
-      if (t.src != me.rank()) continue;
-      for (int i : t.needs) inbox.take(i);
+    for (int i : plan->sends[me.rank()]) {
+      const TreeTransfer& t = plan->transfers[i];
+      for (int n : t.needs) inbox.take(n);
       if (previous) me.wait({previous});
       previous = me.send(t.dst, t.round, {t.slot});
     }
-    for (std::size_t i = 0; i < transfers.size(); ++i)
-      if (transfers[i].dst == me.rank()) inbox.take(static_cast<int>(i));
+    for (int i : plan->receives[me.rank()]) inbox.take(i);
     if (previous) me.wait({previous});
   }
   // This program on the α-β clock.
@@ -55,15 +70,15 @@ class DoubleBinaryTreeAllreduce : public Algorithm {
  private:
   // The schedule for p chips, computed once and shared by every chip's program (a copy per chip would
   // hold 144 x 147k transfers at 256 chunks per tree).
-  std::shared_ptr<const std::vector<TreeTransfer>> schedule(int p) const {
+  std::shared_ptr<const TreePlan> schedule(int p) const {
     std::lock_guard lock(mutex_);
     auto& cached = schedules_[p];
-    if (!cached) cached = std::make_shared<const std::vector<TreeTransfer>>(two_tree_schedule(p, chunks_));
+    if (!cached) cached = std::make_shared<const TreePlan>(make_plan(p, chunks_));
     return cached;
   }
   int chunks_;
   mutable std::mutex mutex_;  // the recording fake runs chips on threads
-  mutable std::map<int, std::shared_ptr<const std::vector<TreeTransfer>>> schedules_;
+  mutable std::map<int, std::shared_ptr<const TreePlan>> schedules_;
 };
 
 }  // namespace
