@@ -118,6 +118,7 @@ class AlphaBetaClock {
   std::deque<int> ready_;                        // chips whose fiber can run, in the order they became so
   std::vector<ctx::fiber> fibers_, scheduler_;   // each chip's fiber, and the scheduler's side of it
   std::exception_ptr failure_;                   // the first exception a chip's program threw
+  bool abandoned_ = false;                       // the run is over: the fibers are being destroyed
 };
 
 // The Transport a chip's program sees: every call forwarded to the clock with the chip's rank.
@@ -203,7 +204,7 @@ double AlphaBetaClock::run() {
   for (int r = 0; r < in_.p; ++r) {
     fibers_.emplace_back(std::allocator_arg, stack, [this, r](ctx::fiber&& scheduler) {
       scheduler_[r] = std::move(scheduler);
-      run_chip(r);
+      if (!abandoned_) run_chip(r);  // a ucontext fiber destroyed before it ran is started, to end at once
       return std::move(scheduler_[r]);
     });
     ready_.push_back(r);
@@ -213,6 +214,7 @@ double AlphaBetaClock::run() {
     ready_.pop_front();
     fibers_[r] = std::move(fibers_[r]).resume();
   }
+  abandoned_ = true;
   fibers_.clear();  // unwinds the stacks of chips still suspended
   if (failure_) std::rethrow_exception(failure_);
   const auto stuck = std::find(finish_.begin(), finish_.end(), -1.0);
