@@ -6,8 +6,9 @@
 //   2. broadcast: from the roots back down, each chip keeping what arrives and passing it on.
 //   A chip makes its sends in the schedule's round order, each as soon as it holds what it carries and
 //   its previous send has left: one flow at a time on its uplink, no barrier between rounds.
-// model_s: that program on per-chip clocks (a send takes bytes/β and arrives α later; adding a chunk
-// costs bytes/R). Textbook (Sanders et al.: 2⌈log2 p⌉ + 2C rounds per phase, each α + n/(2Cβ)):
+// model_s: that program on the α-β clock (alpha_beta_clock.hpp: a send takes bytes/β and arrives α
+// later; adding a chunk costs bytes/R). Textbook (Sanders et al.: 2⌈log2 p⌉ + 2C rounds per phase, each
+// α + n/(2Cβ)):
 //   T ≈ 2n/β + 2⌈log2 p⌉ n/(Cβ) + 4(C + ⌈log2 p⌉)α,
 // twice a ring's bandwidth term n/β (each chip sends the buffer up and down once) in exchange for
 // logarithmic depth. model_s is lower than the textbook at small sizes (a chip does not wait a round's α
@@ -19,11 +20,28 @@
 #include <memory>
 #include <mutex>
 
-#include "collectives/cost.hpp"
+#include "collectives/alpha_beta_clock.hpp"
 #include "collectives/double_binary_tree.hpp"
 
 namespace ultrasim {
 namespace {
+
+// The schedule and, per chip, the transfers it sends and receives (indices into it, in schedule order),
+// so that a chip's program visits only its own.
+struct TreePlan {
+  std::vector<TreeTransfer> transfers;
+  std::vector<std::vector<int>> sends, receives;
+};
+
+TreePlan make_plan(int p, int chunks) {
+  TreePlan plan{two_tree_schedule(p, chunks), std::vector<std::vector<int>>(p),
+                std::vector<std::vector<int>>(p)};
+  for (std::size_t i = 0; i < plan.transfers.size(); ++i) {
+    plan.sends[plan.transfers[i].src].push_back(static_cast<int>(i));
+    plan.receives[plan.transfers[i].dst].push_back(static_cast<int>(i));
+  }
+  return plan;
+}
 
 class DoubleBinaryTreeAllreduce : public Algorithm {
  public:
@@ -32,59 +50,35 @@ class DoubleBinaryTreeAllreduce : public Algorithm {
   // Each send waits only for what it carries and for the chip's previous send to have left (one flow
   // at a time on the chip's uplink); the chip adds or keeps each chunk when it first needs it.
   void run(Chip& me) const override {
-    const auto shared = schedule(me.size());
-    const auto& transfers = *shared;
-    TreeInbox inbox(me, transfers);
+    const auto plan = schedule(me.size());
+    TreeInbox inbox(me, plan->transfers);
     RequestPtr previous;
-    for (const TreeTransfer& t : transfers) {
-      if (t.src != me.rank()) continue;
-      for (int i : t.needs) inbox.take(i);
+    for (int i : plan->sends[me.rank()]) {
+      const TreeTransfer& t = plan->transfers[i];
+      for (int n : t.needs) inbox.take(n);
       if (previous) me.wait({previous});
       previous = me.send(t.dst, t.round, {t.slot});
     }
-    for (std::size_t i = 0; i < transfers.size(); ++i)
-      if (transfers[i].dst == me.rank()) inbox.take(static_cast<int>(i));
+    for (int i : plan->receives[me.rank()]) inbox.take(i);
     if (previous) me.wait({previous});
   }
-  // The same program on per-chip clocks: a send starts when the chip has taken what it needs and its
-  // previous send has left, takes bytes/β, and arrives α later; taking a chunk waits for its arrival and
-  // adds its reduction time.
+  // This program on the α-β clock.
   double model_s(const CostInput& in) const override {
-    const auto shared = schedule(in.p);
-    const auto& transfers = *shared;
-    const auto bytes = even_chunks(in.bytes, 2 * chunks_);
-    std::vector<double> clock(in.p, 0.0), uplink_free(in.p, 0.0), arrival(transfers.size());
-    std::vector<char> taken(transfers.size(), 0);
-    auto take = [&](int i) {
-      if (taken[i]++) return;
-      const TreeTransfer& t = transfers[i];
-      clock[t.dst] = std::max(clock[t.dst], arrival[i]) + (t.reduce ? in.reduce_time(bytes[t.slot]) : 0.0);
-    };
-    for (std::size_t i = 0; i < transfers.size(); ++i) {
-      const TreeTransfer& t = transfers[i];
-      for (int n : t.needs) take(n);
-      clock[t.src] = std::max(clock[t.src], uplink_free[t.src]);
-      uplink_free[t.src] = clock[t.src] + static_cast<double>(bytes[t.slot]) / in.bandwidth(t.src, t.dst);
-      arrival[i] = uplink_free[t.src] + in.alpha(t.src, t.dst);
-    }
-    for (std::size_t i = 0; i < transfers.size(); ++i) take(static_cast<int>(i));
-    double end = 0;
-    for (int x = 0; x < in.p; ++x) end = std::max({end, clock[x], uplink_free[x]});
-    return end;
+    return alpha_beta_time(*this, CollectiveKind::kAllreduce, in);
   }
 
  private:
   // The schedule for p chips, computed once and shared by every chip's program (a copy per chip would
   // hold 144 x 147k transfers at 256 chunks per tree).
-  std::shared_ptr<const std::vector<TreeTransfer>> schedule(int p) const {
+  std::shared_ptr<const TreePlan> schedule(int p) const {
     std::lock_guard lock(mutex_);
     auto& cached = schedules_[p];
-    if (!cached) cached = std::make_shared<const std::vector<TreeTransfer>>(two_tree_schedule(p, chunks_));
+    if (!cached) cached = std::make_shared<const TreePlan>(make_plan(p, chunks_));
     return cached;
   }
   int chunks_;
   mutable std::mutex mutex_;  // the recording fake runs chips on threads
-  mutable std::map<int, std::shared_ptr<const std::vector<TreeTransfer>>> schedules_;
+  mutable std::map<int, std::shared_ptr<const TreePlan>> schedules_;
 };
 
 }  // namespace

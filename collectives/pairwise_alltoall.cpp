@@ -1,8 +1,9 @@
 // Pairwise-exchange all-to-all (Thakur, Rabenseifner & Gropp 2005; MPICH's long-message all-to-all):
 //   copy the own part; then for k = 1 .. p-1: send part r+k to chip r+k, receive from chip r-k.
 // One send and one receive per chip per round, so no link direction carries two flows on a switch.
-// model_s = the rounds on per-chip clocks (rounds_time); on switch:N (p-1)(α + ceil(n/p)/β), exact.
-#include "collectives/cost.hpp"
+// model_s = this program on the α-β clock (alpha_beta_clock.hpp); on switch:N (p-1)(α + ceil(n/p)/β),
+// exact.
+#include "collectives/alpha_beta_clock.hpp"
 
 namespace ultrasim {
 namespace {
@@ -21,10 +22,7 @@ class PairwiseAlltoall : public Algorithm {
     }
   }
   double model_s(const CostInput& in) const override {
-    auto parts = even_chunks(in.bytes, in.p);
-    return rounds_time(in, in.p - 1, [&](int k, std::vector<RoundTransfer>& out) {
-      for (int r = 0; r < in.p; ++r) out.push_back({r, (r + k + 1) % in.p, parts[(r + k + 1) % in.p], false});
-    });
+    return alpha_beta_time(*this, CollectiveKind::kAlltoall, in);
   }
 };
 

@@ -3,14 +3,16 @@
 // k = 1 .. p-1: send bytes(r, r+k) to chip r+k and receive bytes(r-k, r) from chip r-k, skipping
 // either where it is zero.
 // One send and one receive per chip per round. model_s = the larger of two lower bounds of this
-// schedule: its rounds on per-chip clocks without contention (rounds_time, with the matrix's bytes), and
-// the busiest link over the whole matrix (concurrent_flows_time). Uniform on switch:N: (p-1)(α + n/(pβ)).
-// Exact on switch:N while the chips stay in step: uniform and circulant matrices (bytes(r, r+k) the same
-// for every r, so every round's transfers are equal). With uneven rounds a chip with light rounds runs
-// ahead (sends are one-sided) and its next flow shares a receiver's downlink with a late one; per-chip
-// clocks alone would then let a hot receiver take all its rounds at once, hence the busiest link.
+// schedule: this program on the α-β clock (alpha_beta_clock.hpp: per-chip clocks without contention,
+// with the matrix's bytes), and the busiest link over the whole matrix (concurrent_flows_time). Uniform on
+// switch:N: (p-1)(α + n/(pβ)). Exact on switch:N while the chips stay in step: uniform and circulant matrices
+// (bytes(r, r+k) the same for every r, so every round's transfers are equal). With uneven rounds a chip with
+// light rounds runs ahead (sends are one-sided) and its next flow shares a receiver's downlink with a late
+// one; per-chip clocks alone would then let a hot receiver take all its rounds at once, hence the busiest
+// link.
 #include <algorithm>
 
+#include "collectives/alpha_beta_clock.hpp"
 #include "collectives/cost.hpp"
 
 namespace ultrasim {
@@ -34,13 +36,7 @@ class PairwiseAlltoallv : public Algorithm {
   double model_s(const CostInput& in) const override {
     if (in.p < 2) return 0;
     const TrafficMatrix traffic = in.traffic_matrix();
-    double rounds = rounds_time(in, in.p - 1, [&](int k, std::vector<RoundTransfer>& out) {
-      for (int r = 0; r < in.p; ++r) {
-        int dst = (r + k + 1) % in.p;
-        if (traffic.bytes(r, dst) > 0) out.push_back({r, dst, traffic.bytes(r, dst), false});
-      }
-    });
-    return std::max(rounds,
+    return std::max(alpha_beta_time(*this, CollectiveKind::kAlltoallv, in),
                     concurrent_flows_time(in, [&](int src, int dst) { return traffic.bytes(src, dst); }));
   }
 };

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "collectives/cost.hpp"
+#include "collectives/alpha_beta_clock.hpp"
 
 namespace ultrasim {
 namespace {
@@ -12,6 +12,15 @@ int piece_slot(int p, int r, const std::vector<RingPass>& passes, int pieces, in
   const int step = q / pieces, s = step % (p - 1);
   const int chunk = ((r + passes[step / (p - 1)].offset - s) % p + p) % p;
   return chunk * pieces + q % pieces;
+}
+
+// Whether every hop r -> r+1 of the ring has the α and β of the first.
+bool homogeneous_ring(const CostInput& in) {
+  for (int r = 1; r < in.p; ++r)
+    if (in.alpha(r, (r + 1) % in.p) != in.alpha(0, 1) ||
+        in.bandwidth(r, (r + 1) % in.p) != in.bandwidth(0, 1))
+      return false;
+  return true;
 }
 
 }  // namespace
@@ -46,39 +55,22 @@ void ring_passes(Chip& me, int first_step, const std::vector<RingPass>& passes, 
   }
 }
 
-double ring_passes_time(const CostInput& in, const std::vector<RingPass>& passes, int pieces,
-                        const std::vector<std::uint64_t>& slot_bytes) {
+double ring_model_s(const Algorithm& ring, CollectiveKind kind, const CostInput& in,
+                    const std::vector<RingPass>& passes, int pieces) {
   const int p = in.p;
   if (p < 2) return 0;
-  const int total = static_cast<int>(passes.size()) * (p - 1) * pieces;
-  std::vector<double> clock(p, 0.0);
-  // left[r][q % pieces]: when chip r's piece q finished leaving it (the last `pieces` of them).
-  std::vector<std::vector<double>> left(p, std::vector<double>(pieces, 0.0));
-  auto bytes = [&](int r, int q) { return slot_bytes[piece_slot(p, r, passes, pieces, q)]; };
-  for (int q = 0; q < total + pieces - 1; ++q) {
-    if (q < total)
-      for (int r = 0; r < p; ++r)
-        left[r][q % pieces] = clock[r] + static_cast<double>(bytes(r, q)) / in.bandwidth(r, (r + 1) % p);
-    for (int r = 0; r < p; ++r) {
-      const double sent = q < total ? left[r][q % pieces] : clock[r];
-      const int j = q - pieces + 1, from = (r + p - 1) % p;
-      if (j < 0) {
-        clock[r] = sent;
-        continue;
-      }
-      const double arrival = left[from][j % pieces] + in.alpha(from, r);
-      const double reduce = passes[j / pieces / (p - 1)].on_arrival == OnArrival::kReduce
-                                ? in.reduce_time(bytes(from, j))
-                                : 0.0;
-      clock[r] = pieces == 1 ? std::max(sent, arrival) + reduce
-                             : std::max(sent, std::max(clock[r], arrival) + reduce);
+  if (pieces > 1 || !homogeneous_ring(in)) return alpha_beta_time(ring, kind, in);
+  // The textbook sum, added step by step as the clock adds it, so that the two agree to the last bit (a
+  // ring schedule read from a file, costed by rounds_time, then has the built-in's model_s exactly).
+  const std::uint64_t c = (in.bytes + p - 1) / p;
+  const double send = static_cast<double>(c) / in.bandwidth(0, 1), alpha = in.alpha(0, 1);
+  double t = 0;
+  for (const RingPass& pass : passes)
+    for (int step = 1; step < p; ++step) {
+      t = t + send + alpha;
+      if (pass.on_arrival == OnArrival::kReduce) t += in.reduce_time(c);
     }
-  }
-  return *std::max_element(clock.begin(), clock.end());
-}
-
-double ring_passes_time(const CostInput& in, const std::vector<RingPass>& passes) {
-  return ring_passes_time(in, passes, 1, even_chunks(in.bytes, in.p));
+  return t;
 }
 
 }  // namespace ultrasim

@@ -32,16 +32,15 @@ inline void ring_pass(Chip& me, int first_step, int offset, OnArrival on_arrival
   ring_passes(me, first_step, {{offset, on_arrival}}, 1);
 }
 
-// model_s of ring_passes from time 0, on per-chip clocks: chip r's send of a piece starts when its
-// previous one has left and its previous receive was done, and takes bytes / β(r, r+1); a piece from
-// r-1 arrives α(r-1, r) after it left r-1; reducing it costs bytes / R after it arrived (after the step,
-// with pieces = 1). `slot_bytes` are the real, possibly uneven slot sizes (one layout for every chip).
-// On a homogeneous ring with pieces = 1 every step costs α + c/β (+ c/R), c = ceil(n/p): the textbook
-// (p-1)(α + n/(pβ)) per pass. With k pieces and b = c/k a step costs about max(c/β, c/R, α + b/β + b/R)
-// once the pipeline is full: α is hidden behind the other pieces, and so are reductions.
-double ring_passes_time(const CostInput& in, const std::vector<RingPass>& passes, int pieces,
-                        const std::vector<std::uint64_t>& slot_bytes);
-// The same with one piece per chunk and chunks of even_chunks(n, p).
-double ring_passes_time(const CostInput& in, const std::vector<RingPass>& passes);
+// model_s of `ring`, a collective `kind` whose run is ring_passes(me, _, passes, pieces). On a
+// homogeneous ring (every hop r -> r+1 with the same α and β) with whole chunks (pieces = 1), the
+// textbook closed form: every step costs α + c/β (+ c/R where it reduces), c = ceil(n/p), so a pass
+// costs (p-1)(α + c/β) (+ (p-1)c/R). Exact, and equal to the clock's time to the last bit: no step costs
+// more, and in every pass one chunk of c bytes is forwarded along the whole ring, each hop waiting for
+// the last. Otherwise ring_passes itself on the α-β clock (alpha_beta_clock.hpp); with k pieces and b = c/k a
+// step then costs about max(c/β, c/R, α + b/β + b/R) once the pipeline is full: α is hidden behind the other
+// pieces, and so are reductions.
+double ring_model_s(const Algorithm& ring, CollectiveKind kind, const CostInput& in,
+                    const std::vector<RingPass>& passes, int pieces);
 
 }  // namespace ultrasim
