@@ -1,8 +1,6 @@
 #include "sim/fabric.hpp"
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 
 namespace sg = simgrid::s4u;
 
@@ -26,23 +24,10 @@ struct Fabric::RecvRequest : FabricRequest {
   bool delivered = false;             // its message (and record) taken from the send, once
 };
 
-// One in-switch reduction: the members' uploads, then (started by an actor on the switch once all have
-// contributed) the multicast of the sums back to each member.
-struct Fabric::Reduction {
-  int sw = 0, step = 0;
-  std::vector<int> members;
-  std::vector<Message> contributions;  // in members order, filled as members call
-  std::vector<std::vector<int>> wants;
-  std::vector<Flow> uploads;
-  int count = 0;                // members that have contributed
-  std::vector<Flow> downloads;  // per member, published all at once
-  std::vector<Message> results;
-};
-
 // A member's side of an in-switch reduction: its upload (`sent`) or its result.
 struct Fabric::ReductionRequest : FabricRequest {
   ReductionRequest() : FabricRequest(Kind::kReduction) {}
-  std::shared_ptr<Reduction> reduction;
+  std::shared_ptr<SwitchActors::Reduction> reduction;
   int index = 0;  // of this chip in members
   bool result = false;
   bool delivered = false;
@@ -53,8 +38,8 @@ Fabric::Fabric(Platform& platform, int chips, double transfer_overhead, bool rec
       flows_(platform, chips, transfer_overhead),
       epochs_(flows_, recorder_, routes),
       waits_(chips),
-      matcher_(chips),
-      switch_busy_until_(platform.switch_count(), 0.0) {}
+      switches_(flows_, waits_, recorder_),
+      matcher_(chips) {}
 
 void Fabric::start_sinks() {
   flows_.start_sinks();
@@ -115,12 +100,12 @@ void Fabric::gather_flows(int self, const std::vector<RequestPtr>& requests, Wai
 }
 
 void Fabric::gather_reduction(int self, ReductionRequest& request, WaitSet& set) {
-  Reduction& r = *request.reduction;
+  SwitchActors::Reduction& r = *request.reduction;
   if (!request.result) {
     set.flows.push_back(r.uploads[request.index].comm);
     return;
   }
-  waits_.until(self, [&r] { return !r.downloads.empty(); });
+  waits_.until(self, [&r] { return r.published(); });
   set.flows.push_back(r.downloads[request.index].comm);
   set.results.push_back(&request);
 }
@@ -152,7 +137,7 @@ void Fabric::deliver(RecvRequest& receive) {
 
 void Fabric::deliver_result(int self, ReductionRequest& result) {
   if (result.delivered) return;
-  const Reduction& r = *result.reduction;
+  const SwitchActors::Reduction& r = *result.reduction;
   result.message = r.results[result.index], result.delivered = true;
   if (recorder_.recording())  // the download: from the switch to this chip
     recorder_.transfer(delivered_record(r.downloads[result.index], -1, self, r.step, r.sw));
@@ -160,67 +145,14 @@ void Fabric::deliver_result(int self, ReductionRequest& result) {
 
 Transport::SwitchRequests Fabric::switch_reduce(int self, int sw, const std::vector<int>& members,
                                                 Message message, const std::vector<int>& wants, int step) {
-  auto& reduction = reductions_[{sw, step}];
-  if (!reduction) {
-    reduction = std::make_shared<Reduction>();
-    reduction->sw = sw, reduction->step = step, reduction->members = members;
-    reduction->contributions.resize(members.size());
-    reduction->wants.resize(members.size());
-    reduction->uploads.resize(members.size());
-  }
-  auto at = std::find(members.begin(), members.end(), self);
-  if (at == members.end() || reduction->members != members)
-    throw std::logic_error("switch_reduce: chip " + std::to_string(self) + " is not a member");
-  const int index = static_cast<int>(at - members.begin());
   const std::uint64_t bytes = message.bytes();
-  reduction->uploads[index] =
-      flows_.start_between(flows_.platform().chip(self), flows_.platform().switch_host(sw), bytes);
-  reduction->contributions[index] = std::move(message);
-  reduction->wants[index] = wants;
+  auto [reduction, index] = switches_.contribute(self, sw, members, std::move(message), wants, step);
   recorder_.count_message(bytes);
-  if (++reduction->count == static_cast<int>(members.size()))
-    sg::Actor::create("reduction", flows_.platform().switch_host(sw),
-                      [this, reduction] { finish_reduction(*reduction); });
   auto sent = std::make_shared<ReductionRequest>();
-  sent->reduction = reduction, sent->index = index;
+  sent->reduction = std::move(reduction), sent->index = index;
   auto result = std::make_shared<ReductionRequest>(*sent);
   result->result = true;
-  if (reduction->count == static_cast<int>(members.size())) reductions_.erase({sw, step});
   return {sent, result};
-}
-
-void Fabric::finish_reduction(Reduction& r) {
-  double ready = 0;
-  for (const Flow& up : r.uploads) {
-    if (up.comm->get_state() != sg::Activity::State::FINISHED) up.comm->wait();
-    ready = std::max(ready, up.comm->get_finish_time() + up.latency);
-  }
-  if (recorder_.recording())  // the uploads: from each member to the switch
-    for (std::size_t i = 0; i < r.members.size(); ++i)
-      recorder_.transfer(delivered_record(r.uploads[i], r.members[i], -1, r.step, r.sw));
-  std::map<int, std::uint64_t> slots;  // the engine adds every slot some member sent
-  for (const Message& contribution : r.contributions)
-    for (const Piece& piece : contribution.pieces) slots[piece.slot] = piece.bytes;
-  std::uint64_t reduced = 0;
-  for (const auto& [slot, bytes] : slots) reduced += bytes;
-  double start = std::max(ready, switch_busy_until_[r.sw]);
-  double done =
-      start + (switch_reduce_bandwidth_ ? static_cast<double>(reduced) / *switch_reduce_bandwidth_ : 0.0);
-  switch_busy_until_[r.sw] = done;
-  if (done > sg::Engine::get_clock()) sg::this_actor::sleep_until(done);
-  // Built aside and published at once: starting a flow may let other members run, and they take the
-  // multicast as started when `downloads` is not empty.
-  sg::Host* from = flows_.platform().switch_host(r.sw);
-  std::vector<Message> results;
-  std::vector<Flow> downloads;
-  for (std::size_t i = 0; i < r.members.size(); ++i) {
-    results.push_back(switch_result(r.members, r.contributions, r.members[i], r.wants[i]));
-    downloads.push_back(
-        flows_.start_between(from, flows_.platform().chip(r.members[i]), results.back().bytes()));
-  }
-  r.results = std::move(results);
-  r.downloads = std::move(downloads);
-  for (int m : r.members) waits_.wake(m);
 }
 
 void Fabric::compute(int self, double seconds, const std::string& what) {

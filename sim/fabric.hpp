@@ -1,15 +1,14 @@
 // The fabric during a SimGrid run: the Transport of every chip (SimTransport), composed of pieces with
 // one job each: flows started on their paths (sim/flows.hpp), which paths a message takes and what link
-// faults change (sim/routing_epochs.hpp), how a chip waits (sim/chip_waits.hpp), and the records and
-// counters (sim/recorder.hpp). The Fabric itself pairs sends with receives (sim/matching.hpp), runs the
-// in-switch reductions (an actor on the switch host per reduction) and delivers what a chip waited for: a
-// receive when the last flow of its send has arrived (flow end + path latency), a reduction's result
-// when its download has. All methods are called from actors of one simulation (one
+// faults change (sim/routing_epochs.hpp), how a chip waits (sim/chip_waits.hpp), the switches' actors
+// and their in-switch reductions (sim/switch_actors.hpp), and the records and counters
+// (sim/recorder.hpp). The Fabric itself pairs sends with receives (sim/matching.hpp) and delivers what
+// a chip waited for: a receive when the last flow of its send has arrived (flow end + path latency), a
+// reduction's result when its download has. All methods are called from actors of one simulation (one
 // at a time; no locking needed), or before run().
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +25,7 @@
 #include "sim/recorder.hpp"
 #include "sim/records.hpp"
 #include "sim/routing_epochs.hpp"
+#include "sim/switch_actors.hpp"
 
 namespace ultrasim {
 
@@ -40,6 +40,8 @@ class Fabric {
   // The chips' helper actors: every endpoint's sink (FlowStarter::start_sinks) and every chip's waiter
   // (ChipWaits::start_waiters). Call once, before run().
   void start_sinks();
+  // The switches' actors (SwitchActors::start). Call once, before run().
+  void start_switch_actors() { switches_.start(); }
 
   // Link faults: see RoutingEpochs (add, begin).
   void add_epoch(const Routes* routes, int first_endpoint) { epochs_.add(routes, first_endpoint); }
@@ -58,7 +60,7 @@ class Fabric {
   Transport::SwitchRequests switch_reduce(int self, int sw, const std::vector<int>& members, Message message,
                                           const std::vector<int>& wants, int step);
   // The rate of every switch's reduction engine (B/s; nullopt: free). Set before run().
-  void set_switch_reduce_bandwidth(std::optional<double> rate) { switch_reduce_bandwidth_ = rate; }
+  void set_switch_reduce_bandwidth(std::optional<double> rate) { switches_.set_reduce_bandwidth(rate); }
 
   // After the run: what never completed, for a deadlock report ("chip3 waits for chip2 step 5").
   std::vector<std::string> unmatched_receives() const { return matcher_.unmatched_receives(); }
@@ -71,11 +73,7 @@ class Fabric {
   struct FabricRequest;
   struct SendRequest;
   struct RecvRequest;
-  struct Reduction;
   struct ReductionRequest;
-  // Runs on the switch, in an actor of its own, once every member contributed: waits for the uploads to
-  // arrive, charges the switch's reduction engine (one reduction at a time) and starts the multicast back.
-  void finish_reduction(Reduction& reduction);
   // What one round of wait_all waits for: the flows of its receives and of its reductions' uploads and
   // downloads, the chip's own sends (in its activity list), and the receives and results to deliver.
   struct WaitSet {
@@ -96,10 +94,8 @@ class Fabric {
   FlowStarter flows_;
   RoutingEpochs epochs_;
   ChipWaits waits_;
+  SwitchActors switches_;
   Matcher<std::shared_ptr<SendRequest>, std::shared_ptr<RecvRequest>> matcher_;
-  std::map<std::pair<int, int>, std::shared_ptr<Reduction>> reductions_;  // (switch, step)
-  std::vector<double> switch_busy_until_;          // per switch: when its reduction engine is free
-  std::optional<double> switch_reduce_bandwidth_;  // nullopt: reductions at the switch are free
 };
 
 using SimTransport = EngineTransport<Fabric>;

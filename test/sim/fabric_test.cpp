@@ -12,7 +12,7 @@ namespace sg = simgrid::s4u;
 namespace {
 
 // Runs program(rank, fabric, out) on every chip's own actor of switch:`chips`, with the fabric's helper
-// actors and `transfer_overhead`; returns each chip's `out` in rank order, then the fabric's
+// and switch actors and `transfer_overhead`; returns each chip's `out` in rank order, then the fabric's
 // transfer count, bytes sent, transfer records and compute records.
 std::vector<double> run_chips(int chips, double transfer_overhead,
                               const std::function<void(int, Fabric&, std::vector<double>&)>& program) {
@@ -25,6 +25,7 @@ std::vector<double> run_chips(int chips, double transfer_overhead,
     std::vector<std::vector<double>> out(chips);
     for (int r = 0; r < chips; ++r)
       sg::Actor::create("chip" + std::to_string(r), platform.chip(r), [&, r] { program(r, fabric, out[r]); });
+    fabric.start_switch_actors();
     engine.run();
     std::vector<double> all;
     for (const auto& chip : out) all.insert(all.end(), chip.begin(), chip.end());
