@@ -20,18 +20,6 @@ namespace sg = simgrid::s4u;
 namespace ultrasim {
 namespace {
 
-// The switch's agent: will serve switch-side requests (port counters, faults in later issues); in-switch
-// reductions run in their own actors on the switch host (Fabric::switch_reduce). It only waits;
-// daemonized so that it never keeps the simulation alive.
-void switch_agent(const std::string& mailbox) {
-  sg::Actor::self()->daemonize();
-  sg::Mailbox* inbox = sg::Mailbox::by_name(mailbox);
-  for (;;) {
-    auto* request = inbox->get<int>();
-    delete request;
-  }
-}
-
 // A loaded platform must hold every path the policy sends on (exported with the same `multipath`).
 void check_paths(const Platform& platform, const Routes& routes, const std::string& file) {
   if (routes.policy() == Multipath::kSingle) return;
@@ -201,11 +189,7 @@ void start_simgrid_actors(const Machine& machine, Program& program, const Platfo
                         run_chip(machine, program, transport, outcomes);
                       });
   }
-  for (std::size_t k = 0; k < topology.switches().size(); ++k) {
-    std::string name = topology.node(topology.switches()[k]).name;
-    sg::Actor::create(name + "_agent", platform.switch_host(static_cast<int>(k)),
-                      [name] { switch_agent(name + "_agent"); });
-  }
+  fabric.start_switch_actors();
 }
 
 // The fabric's counters and records after the run.

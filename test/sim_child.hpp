@@ -1,6 +1,6 @@
 // Runs a SimGrid simulation in a forked child and returns the numbers it produced. SimGrid's engine
 // cannot be reset, and Catch2 re-enters a TEST_CASE per SECTION in one process: forking keeps every
-// in-process simulation in a fresh process.
+// in-process simulation in a fresh process. in_engine() also makes the child's engine.
 #pragma once
 
 #include <sys/wait.h>
@@ -8,7 +8,12 @@
 
 #include <catch2/catch.hpp>
 #include <functional>
+#include <string>
 #include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "sim/platform.hpp"
 
 namespace ultrasim::test {
 
@@ -44,6 +49,20 @@ inline std::vector<double> in_child(const std::function<std::vector<double>()>& 
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
   return values;
+}
+
+// in_child(), on a fresh SimGrid engine made first in the child and configured as the runner's
+// (configure_engine), with SimGrid's own log lines silenced.
+inline std::vector<double> in_engine(
+    const std::function<std::vector<double>(simgrid::s4u::Engine&)>& simulation) {
+  return in_child([&] {
+    std::string arg0 = "ultrasim_tests", arg1 = "--log=root.thres:critical";
+    std::vector<char*> argv{arg0.data(), arg1.data(), nullptr};
+    int argc = 2;
+    simgrid::s4u::Engine engine(&argc, argv.data());
+    configure_engine();
+    return simulation(engine);
+  });
 }
 
 }  // namespace ultrasim::test

@@ -1,4 +1,5 @@
-// The mapping of sim/DESIGN.md, checked in SimGrid itself: each case runs one simulation in a child.
+// sim/fabric.hpp: the Transport of every chip over SimGrid, checked in SimGrid (each case in a child).
+// switch:N: 100 GB/s, 500 ns links, so a chip-to-chip route has 1 us of latency.
 #include <catch2/catch.hpp>
 
 #include "sim/fabric.hpp"
@@ -10,94 +11,85 @@ namespace sg = simgrid::s4u;
 
 namespace {
 
-constexpr double kBytes = 1e9;  // 10 ms at 100 GB/s: latencies are visible against it, not lost in it
-
-// Runs `body` as the only actor of a fresh engine on `plan`; returns what it recorded.
-std::vector<double> simulate(const Topology& t, const PlatformPlan& plan,
-                             const std::function<std::vector<double>(Fabric&)>& body) {
-  return test::in_child([&] {
-    std::string a0 = "fabric_test", a1 = "--log=root.thres:critical";
-    std::vector<char*> argv{a0.data(), a1.data(), nullptr};
-    int argc = 2;
-    sg::Engine engine(&argc, argv.data());
-    configure_engine();
-    Platform platform = Platform::build(plan, t);
-    Fabric fabric(platform, t.chip_count(), 0.0, false);
-    std::vector<double> out;
-    sg::Actor::create("driver", platform.chip(0), [&] { out = body(fabric); });
+// Runs program(rank, fabric, out) on every chip's own actor of switch:`chips`, with the fabric's helper
+// and switch actors and `transfer_overhead`; returns each chip's `out` in rank order, then the fabric's
+// transfer count, bytes sent, transfer records and compute records.
+std::vector<double> run_chips(int chips, double transfer_overhead,
+                              const std::function<void(int, Fabric&, std::vector<double>&)>& program) {
+  Topology t = make_topology("switch:" + std::to_string(chips), {}, {});
+  Routes routes(t);
+  return test::in_engine([&](sg::Engine& engine) {
+    Platform platform = Platform::build(make_platform_plan(t, routes), t);
+    Fabric fabric(platform, chips, transfer_overhead, /*record=*/true, &routes);
+    fabric.start_sinks();
+    std::vector<std::vector<double>> out(chips);
+    for (int r = 0; r < chips; ++r)
+      sg::Actor::create("chip" + std::to_string(r), platform.chip(r), [&, r] { program(r, fabric, out[r]); });
+    fabric.start_switch_actors();
     engine.run();
-    return out;
+    std::vector<double> all;
+    for (const auto& chip : out) all.insert(all.end(), chip.begin(), chip.end());
+    for (double n :
+         {fabric.transfer_count(), fabric.bytes_sent(), fabric.transfers().size(), fabric.computes().size()})
+      all.push_back(n);
+    return all;
   });
 }
 
-// Starts every flow at once and returns, for each, its flow end and its delivery time.
-std::vector<double> run_flows(Fabric& fabric, const std::vector<std::array<int, 3>>& flows) {
-  std::vector<Fabric::Flow> started;
-  for (auto [src, dst, path] : flows) started.push_back(fabric.start_flow(src, dst, kBytes, path));
-  std::vector<double> out;
-  for (auto& f : started) {
-    f.comm->wait();
-    out.push_back(f.comm->get_finish_time());
-    out.push_back(f.comm->get_finish_time() + f.latency);
-  }
-  return out;
+Message bytes_in_slot(int slot, std::uint64_t bytes, int rank) {
+  return Message{{Piece{slot, bytes, contribution_of(rank, slot)}}};
 }
 
 }  // namespace
 
-TEST_CASE("two transfers between one pair of chips over two different paths do not share bandwidth") {
-  Topology t = make_topology("ring:4", {}, {});
-  Routes routes(t);
-  PlatformPlan plan = make_platform_plan(t, routes);
-  const int via1 = 1, via3 = 2;
-  add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(1), t.chip(2)}), via1);
-  add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(3), t.chip(2)}), via3);
-  auto times = simulate(t, plan, [&](Fabric& f) { return run_flows(f, {{0, 2, via1}, {0, 2, via3}}); });
-  REQUIRE(times.size() == 4);
-  const double alone = kBytes / 100e9, latency = 2 * 500e-9;
-  CHECK(times[0] == Approx(alone).epsilon(1e-12));
-  CHECK(times[2] == Approx(alone).epsilon(1e-12));
-  CHECK(times[1] == Approx(alone + latency).epsilon(1e-12));
-  CHECK(times[3] == Approx(alone + latency).epsilon(1e-12));
-}
-
-TEST_CASE("two transfers on the same path share its bandwidth") {
-  Topology t = make_topology("ring:4", {}, {});
-  Routes routes(t);
-  PlatformPlan plan = make_platform_plan(t, routes);
-  const int via1 = 1;
-  add_path(plan, t, 0, 2, path_through(t, {t.chip(0), t.chip(1), t.chip(2)}), via1);
-  auto times = simulate(t, plan, [&](Fabric& f) { return run_flows(f, {{0, 2, via1}, {0, 2, via1}}); });
-  CHECK(times[0] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
-  CHECK(times[2] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
-}
-
-TEST_CASE("an uncontended transfer costs exactly latency + bytes / bottleneck") {
-  Topology t = make_topology("trn3", {}, {});
-  Routes routes(t);
-  auto times = simulate(t, make_platform_plan(t, routes), [&](Fabric& f) {
-    return run_flows(f, {{0, 73, 0}});
+TEST_CASE(
+    "a receive is delivered at its send's flow end plus path latency and overhead; a send at flow end") {
+  // Chip 1 posts its receive first and waits; chip 0 computes 1 ms, then sends 1 GB (10 ms).
+  auto out = run_chips(2, 1e-7, [](int r, Fabric& fabric, std::vector<double>& got) {
+    if (r == 0) {
+      fabric.compute(0, 1e-3, "work");
+      fabric.wait_all(0, {fabric.send(0, 1, bytes_in_slot(3, 1'000'000'000, 0), 7)});
+    } else {
+      RequestPtr receive = fabric.recv(1, 0, 7);
+      fabric.wait_all(1, {receive});
+      got.push_back(static_cast<double>(receive->message.bytes()));
+      got.push_back(receive->message.pieces.at(0).slot);
+    }
+    got.push_back(fabric.now(r));
   });
-  // chip0 -> server0_switch -> chip1 -> chip73: three 500 ns links, one 500 ns switch, 120 GB/s bottleneck
-  CHECK(times[1] == Approx(2e-6 + kBytes / 120e9).epsilon(1e-12));
+  REQUIRE(out.size() == 1 + 3 + 4);
+  CHECK(out[0] == Approx(1e-3 + 10e-3).epsilon(1e-12));
+  CHECK(out[1] == 1e9);
+  CHECK(out[2] == 3);
+  CHECK(out[3] == Approx(1e-3 + 10e-3 + 1e-6 + 1e-7).epsilon(1e-12));
+  CHECK(out[4] == 1);    // one message
+  CHECK(out[5] == 1e9);  // of 1 GB
+  CHECK(out[6] == 1);    // one flow recorded
+  CHECK(out[7] == 1);    // one computation
 }
 
-TEST_CASE("flows sharing a link get equal max-min shares whatever their path latency") {
-  // chip0 and chip1 both send to chip2 through one switch; chip1's link is 3x slower to cross.
-  //   chip0 --1us-- switch0 --1us-- chip2
-  //   chip1 --3us--/
-  Topology t("unequal", ParamSet(), {"link"});
-  Vertex hub = t.add_switch("switch0", 0);
-  t.add_link(t.add_chip(), hub, "link", 100e9, 1e-6);
-  t.add_link(t.add_chip(), hub, "link", 100e9, 3e-6);
-  t.add_link(t.add_chip(), hub, "link", 100e9, 1e-6);
-  Routes routes(t);
-  auto times = simulate(t, make_platform_plan(t, routes), [&](Fabric& f) {
-    return run_flows(f, {{0, 2, 0}, {1, 2, 0}});
+TEST_CASE("an in-switch reduction gives each member the sums of the slots it wants") {
+  // Three chips: each contributes its own slot; chip 0 wants every slot, the others only slot 0.
+  auto out = run_chips(3, 0.0, [](int r, Fabric& fabric, std::vector<double>& got) {
+    const std::vector<int> wants = r == 0 ? std::vector<int>{0, 1, 2} : std::vector<int>{0};
+    auto requests = fabric.switch_reduce(r, 0, {0, 1, 2}, bytes_in_slot(r, 1000, r), wants, 4);
+    fabric.wait_all(r, {requests.sent});
+    fabric.wait_all(r, {requests.result});
+    const Message& sums = requests.result->message;
+    got.push_back(static_cast<double>(sums.pieces.size()));
+    for (const Piece& piece : sums.pieces) got.push_back(static_cast<double>(piece.content.count));
   });
-  // Half of chip2's link each, for the whole transfer: both flows end together; latency only delays delivery.
-  CHECK(times[0] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
-  CHECK(times[2] == Approx(2 * kBytes / 100e9).epsilon(1e-12));
-  CHECK(times[1] == Approx(2 * kBytes / 100e9 + 2e-6).epsilon(1e-12));
-  CHECK(times[3] == Approx(2 * kBytes / 100e9 + 4e-6).epsilon(1e-12));
+  // Chip 0: slots 1 and 2 (slot 0 only it sent), one contribution each; chips 1, 2: slot 0.
+  REQUIRE(out.size() == 3 + 2 + 2 + 4);
+  CHECK(out[0] == 2);
+  CHECK(out[1] == 1);
+  CHECK(out[2] == 1);
+  CHECK(out[3] == 1);
+  CHECK(out[4] == 1);
+  CHECK(out[5] == 1);
+  CHECK(out[6] == 1);
+  CHECK(out[7] == 3);      // three contributions
+  CHECK(out[8] == 3000);   // of 1000 bytes
+  CHECK(out[9] == 3 + 3);  // three uploads and three downloads recorded
+  CHECK(out[10] == 0);
 }

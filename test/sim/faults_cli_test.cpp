@@ -17,19 +17,20 @@ namespace {
 
 const double kBandwidth = 100e9, kLinkLatency = 500e-9;  // generators' defaults
 
-struct Flow {
+struct TracedFlow {
   int src, dst, step;
   double start, end;  // s
 };
 
 // The transfers of a --trace file (complete events of category "transfer").
-std::vector<Flow> traced_flows(const std::string& path) {
-  std::vector<Flow> out;
+std::vector<TracedFlow> traced_flows(const std::string& path) {
+  std::vector<TracedFlow> out;
   const nlohmann::json trace = nlohmann::json::parse(read_file(path));
   for (const auto& e : trace["traceEvents"])
     if (e.value("cat", "") == "transfer")
-      out.push_back(Flow{e["args"]["src"], e["args"]["dst"], e["args"]["step"], e["ts"].get<double>() * 1e-6,
-                         (e["ts"].get<double>() + e["dur"].get<double>()) * 1e-6});
+      out.push_back(TracedFlow{e["args"]["src"], e["args"]["dst"], e["args"]["step"],
+                               e["ts"].get<double>() * 1e-6,
+                               (e["ts"].get<double>() + e["dur"].get<double>()) * 1e-6});
   return out;
 }
 
@@ -86,7 +87,7 @@ TEST_CASE(
   CHECK(j["restarted_flows"] == 1);
   CHECK(j["resent_bytes"] == (16 << 20) / 16);
   int after = 0;
-  for (const Flow& f : traced_flows(trace))
+  for (const TracedFlow& f : traced_flows(trace))
     if (f.src == 1 && f.dst == 2 && f.start >= 100e-6 - 1e-12) {
       CHECK(f.end - f.start == Approx(n_over_b + 3 * kLinkLatency).epsilon(1e-9));  // on the detour
       ++after;
@@ -124,7 +125,7 @@ TEST_CASE("after a link comes back up, new flows take the direct route again") {
   CHECK(j["restarted_flows"] == 0);
   const double n_over_b = (16 << 20) / 16 / kBandwidth;
   int detours = 0, direct = 0;
-  for (const Flow& f : traced_flows(trace))
+  for (const TracedFlow& f : traced_flows(trace))
     if (f.src == 1 && f.dst == 2) {
       const bool on_detour = std::abs(f.end - f.start - (n_over_b + 3 * kLinkLatency)) < 1e-12;
       CHECK(on_detour == (f.start < 50e-6));
@@ -159,7 +160,7 @@ TEST_CASE("a degraded link slows exactly the flows crossing it, by max-min shari
                      "--traffic-matrix", m, "--fault", "degrade:chip1-switch0=0.5", "--trace", trace});
   const double alpha = 2 * kLinkLatency, t = n / kBandwidth;
   std::map<std::pair<int, int>, double> end;
-  for (const Flow& f : traced_flows(trace)) end[{f.src, f.dst}] = f.end;
+  for (const TracedFlow& f : traced_flows(trace)) end[{f.src, f.dst}] = f.end;
   CHECK(end[{0, 1}] == Approx(4 * t + alpha).epsilon(1e-12));
   CHECK(end[{2, 1}] == Approx(4 * t + alpha).epsilon(1e-12));
   CHECK(end[{2, 3}] == Approx(t / 0.75 + alpha).epsilon(1e-12));
