@@ -36,4 +36,17 @@ std::string read_file(const std::string& path);
 std::vector<nlohmann::json> read_json_lines(const std::string& path);
 std::string temp_path(const std::string& name);  // a fresh path under a per-process temp directory
 
+// The sizes a grid of runs checks: every one of `all` in the normal suite; under the sanitizers
+// (scripts/test --sanitize, which defines ULTRASIM_SANITIZE) only `sanitized`, one of them. The size
+// changes the numbers a run computes, not the code it runs, and every instrumented run is 3-4x slower, so
+// the sanitizer suite keeps each grid's topologies, chip counts, collectives and algorithms and drops
+// its repeated sizes.
+inline std::vector<std::string> grid_sizes(std::vector<std::string> all, std::vector<std::string> sanitized) {
+#ifdef ULTRASIM_SANITIZE
+  return sanitized;
+#else
+  return all;
+#endif
+}
+
 }  // namespace ultrasim::test
