@@ -1,7 +1,7 @@
 // What every engine runs, whatever the workload: a machine (the built topology, its routes, the faults
 // planned on it) and a program that each chip runs over the engine's Transport, then checks what the
 // chips did. A collective (workloads/collective_program.hpp), an MoE layer (workloads/moe_layer.hpp) and a
-// training step (workloads/training.hpp) are programs; the engines (sim/runner.hpp: SimGrid and the
+// training step (workloads/training.hpp) are programs; the engines (sim/engine/runner.hpp: SimGrid and the
 // contention-free one) know nothing else of them. A new workload is a Program plus its reader and result
 // (sim/runs/workloads.hpp): no engine changes.
 //

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/analysis/link_stats.hpp"
-#include "sim/records.hpp"
+#include "sim/engine/records.hpp"
 
 namespace ultrasim {
 

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/records.hpp"
+#include "sim/engine/records.hpp"
 #include "topology/routing.hpp"
 #include "workloads/faults.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "sim/analysis/explain.hpp"
 #include "sim/analysis/link_stats.hpp"
-#include "sim/runner.hpp"
+#include "sim/engine/runner.hpp"
 
 namespace ultrasim {
 

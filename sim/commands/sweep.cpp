@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "sim/commands/command.hpp"
-#include "sim/records.hpp"
+#include "sim/engine/records.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"

@@ -9,8 +9,8 @@
 
 #include "sim/analysis/link_stats.hpp"
 #include "sim/analysis/report.hpp"
-#include "sim/runner.hpp"
 #include "sim/analysis/trace.hpp"
+#include "sim/engine/runner.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"

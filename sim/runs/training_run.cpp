@@ -5,8 +5,8 @@
 
 #include "sim/analysis/link_stats.hpp"
 #include "sim/analysis/report.hpp"
-#include "sim/runner.hpp"
 #include "sim/analysis/trace.hpp"
+#include "sim/engine/runner.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"

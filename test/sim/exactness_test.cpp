@@ -13,7 +13,8 @@ using ultrasim::test::run_json;
 
 TEST_CASE("ring collectives match 2(p-1)(a + n/pB) and (p-1)(a + n/pB) on switch:N and ring:N") {
   auto p = GENERATE(2, 3, 5, 8, 16, 144);
-  auto size = GENERATE(from_range(grid_sizes({"1KiB", "1048579", "64MiB", "1GiB"}, {"1048579"})));  // 1048579: not divisible
+  auto size = GENERATE(
+      from_range(grid_sizes({"1KiB", "1048579", "64MiB", "1GiB"}, {"1048579"})));  // 1048579: not divisible
   auto collective = GENERATE(as<std::string>{}, "allreduce", "allgather", "reducescatter");
   for (const char* shape : {"switch:", "ring:"})
     run_exact(shape + std::to_string(p), collective, "ring", size);

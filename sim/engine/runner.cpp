@@ -1,0 +1,115 @@
+#include "sim/engine/runner.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "sim/engine/uncontended.hpp"
+#include "sim/simgrid/simgrid_engine.hpp"
+#include "topology/base/errors.hpp"
+#include "workloads/collective_program.hpp"
+
+namespace ultrasim {
+
+namespace {
+constexpr std::pair<Engine, const char*> kEngineNames[] = {
+    {Engine::kAuto, "auto"}, {Engine::kSimGrid, "simgrid"}, {Engine::kContentionFree, "contention-free"}};
+}
+
+Engine parse_engine(const std::string& name) {
+  for (const auto& [engine, text] : kEngineNames)
+    if (name == text) return engine;
+  throw InputError("unknown engine '" + name + "'; expected auto, simgrid or contention-free");
+}
+
+const char* engine_name(Engine engine) {
+  for (const auto& [e, text] : kEngineNames)
+    if (e == engine) return text;
+  return "?";
+}
+
+SimResult simulate(const Machine& machine, Program& program, const RunOptions& options) {
+  if (machine.faults.fails_links())
+    if (std::string refusal = program.link_fault_refusal(); !refusal.empty()) throw InputError(refusal);
+  // A platform file, SimGrid settings and link faults are SimGrid's to interpret.
+  const bool simgrid_input = !options.platform_file.empty() || !options.simgrid_config.empty();
+  const bool simgrid_only = simgrid_input || machine.faults.touches_links();
+  if (options.engine == Engine::kContentionFree && simgrid_input)
+    throw InputError(
+        "--engine contention-free cannot use --platform or --simgrid-cfg (SimGrid's); use auto or simgrid");
+  if (options.engine == Engine::kContentionFree && simgrid_only)
+    throw InputError(
+        "--engine contention-free cannot model link faults (link-down, switch-down, degrade); use auto or "
+        "simgrid");
+  if (options.engine == Engine::kSimGrid || simgrid_only) return simulate_simgrid(machine, program, options);
+  UncontendedOutcome outcome = simulate_uncontended(machine, program, options.record);
+  if (outcome.result) return std::move(*outcome.result);
+  if (options.engine == Engine::kContentionFree) {
+    if (outcome.declined.failed) throw SimulationError(outcome.declined.reason);
+    throw SimulationError("the contention-free engine cannot run this exactly: " + outcome.declined.reason +
+                          "; use --engine simgrid or auto");
+  }
+  // auto: SimGrid runs it, and reports a failure in its own words. The program starts afresh there.
+  return simulate_simgrid(machine, program, options);
+}
+
+SimResult simulate(const PreparedJob& job, const RunOptions& options) {
+  CollectiveProgram program(job);
+  return simulate(job, program, options);
+}
+
+ChildRun ChildRun::start(const std::function<double()>& work) {
+  ChildRun run;
+  int fds[2];
+  if (pipe(fds) != 0) return run;
+  const pid_t child = fork();
+  if (child < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return run;
+  }
+  if (child == 0) {  // the child: the value in the pipe, then out without unwinding the parent's state
+    close(fds[0]);
+    int status = 1;
+    try {
+      const double value = work();
+      status = write(fds[1], &value, sizeof value) == sizeof value ? 0 : 1;
+    } catch (...) {
+    }
+    _exit(status);
+  }
+  close(fds[1]);
+  run.pid_ = child;
+  run.fd_ = fds[0];
+  return run;
+}
+
+std::optional<double> ChildRun::finish() {
+  if (pid_ < 0) return std::nullopt;
+  double value = 0;
+  const bool got = read(fd_, &value, sizeof value) == sizeof value;
+  close(fd_);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = fd_ = -1;
+  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return value;
+}
+
+std::optional<double> fault_free_time(Machine& machine, Program& program, const RunOptions& options) {
+  return ChildRun::start([&] {
+           machine.faults = plan_faults({}, *machine.topology);
+           RunOptions quiet = options;
+           quiet.record = false;
+           return simulate(machine, program, quiet).time_s;
+         })
+      .finish();
+}
+
+std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options) {
+  CollectiveProgram program(job);
+  return fault_free_time(job, program, options);
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,43 @@
+// Runs a program on a machine (workloads/program.hpp) with the engine RunOptions::engine chooses: the
+// contention-free one (sim/engine/uncontended.hpp) where it proves exact, or SimGrid, which builds the
+// platform, starts one actor per chip (running the program) and one per switch, and runs. Ends with the
+// program's verdict. One SimGrid run per process: SimGrid's engine cannot be reset (ChildRun runs more).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "sim/engine/records.hpp"
+#include "workloads/collective_job.hpp"
+
+namespace ultrasim {
+
+// Throws SimulationError when a chip is unreachable (from the start, or cut off by link faults: naming
+// the chips and the failed elements), an actor fails, or the run deadlocks (naming the chips still
+// waiting); InputError for a bad platform file or faults the chosen engine cannot model.
+SimResult simulate(const Machine& machine, Program& program, const RunOptions& options);
+// A prepared collective job, as its CollectiveProgram (workloads/collective_program.hpp).
+SimResult simulate(const PreparedJob& job, const RunOptions& options);
+
+// A number computed in a child process (SimGrid runs once per process, so further simulations fork):
+// start() forks and runs `work` there; finish() waits and returns its value, nullopt if the child failed
+// (threw, or could not start).
+class ChildRun {
+ public:
+  static ChildRun start(const std::function<double()>& work);
+  std::optional<double> finish();
+
+ private:
+  int pid_ = -1, fd_ = -1;
+};
+
+// The time of the same run without its faults (job.faults ignored), for the slowdown they cause.
+// Simulates in a child process (one simulation per process), so call it before simulate(); nullopt if
+// that run failed.
+std::optional<double> fault_free_time(Machine& machine, Program& program, const RunOptions& options);
+std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options);
+
+}  // namespace ultrasim
