@@ -1,0 +1,57 @@
+// Flows of bytes over resources in time, at the max-min fair rates of sim/flow/max_min.hpp: the event
+// core of the flow engine. Between two events (a flow starting or ending) every rate is constant; at an
+// event only the flows coupled to what changed are re-solved, their progress brought up to date and their
+// end re-dated. A flow ends when its bytes have gone at its successive rates; the latency of its path is
+// the caller's to add (as the SimGrid fabric adds it after the flow, sim/DESIGN.md).
+// Free of SimGrid; unit-tested on its own (test/sim/flow/fluid_flows_test.cpp).
+#pragma once
+
+#include <limits>
+#include <queue>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "sim/flow/max_min.hpp"
+
+namespace ultrasim {
+
+class FluidFlows {
+ public:
+  explicit FluidFlows(std::vector<double> capacity) : share_(std::move(capacity)) {}
+
+  // Starts, at `now` (not before the last event), `multiplicity` identical flows of `bytes` each over
+  // `resources`. Returns the flow's id (ids of ended flows are reused).
+  int start(double now, std::span<const int> resources, double bytes, int multiplicity = 1);
+
+  // When the next flow ends (infinity if none is in flight).
+  double next_end();
+  // Ends every flow that ends at next_end() (flows whose ends agree to a few ulps end together, as in
+  // SimGrid, whose precision is far finer than any simulated time), advances the clock there, and
+  // returns their ids.
+  std::vector<int> end_next();
+
+  double now() const { return now_; }
+  std::size_t in_flight() const { return share_.flows_in_use(); }
+  const MaxMinShare& share() const { return share_; }
+
+ private:
+  struct Progress {
+    double left = 0;  // bytes still to send, as of `since`
+    double since = 0;
+    double rate = 0;  // bytes per second since `since`
+    double end = std::numeric_limits<double>::infinity();
+    unsigned version = 0;  // bumped whenever `end` is re-dated: older heap entries are stale
+  };
+  void advance_to(double now);
+  void resolve();
+
+  MaxMinShare share_;
+  std::vector<Progress> progress_;
+  using Entry = std::tuple<double, int, unsigned>;  // (end, flow, version)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ends_;
+  double now_ = 0;
+  bool dirty_ = false;  // flows started or ended at now_ since the last solve
+};
+
+}  // namespace ultrasim

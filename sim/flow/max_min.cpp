@@ -1,0 +1,132 @@
+#include "sim/flow/max_min.hpp"
+
+#include <queue>
+#include <stdexcept>
+#include <utility>
+
+namespace ultrasim {
+
+MaxMinShare::MaxMinShare(std::vector<double> capacity) : resources_(capacity.size()) {
+  for (std::size_t r = 0; r < capacity.size(); ++r) {
+    if (!(capacity[r] > 0)) throw std::invalid_argument("MaxMinShare: a capacity must be positive");
+    resources_[r].capacity = capacity[r];
+  }
+}
+
+int MaxMinShare::add(std::span<const int> resources, int multiplicity) {
+  if (multiplicity < 1) throw std::invalid_argument("MaxMinShare: multiplicity must be at least 1");
+  int id;
+  if (!free_.empty()) {
+    id = free_.back();
+    free_.pop_back();
+  } else {
+    id = static_cast<int>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& f = flows_[id];
+  f.resources.assign(resources.begin(), resources.end());
+  f.multiplicity = multiplicity;
+  f.rate = 0;
+  for (int r : f.resources) {
+    resources_[r].flows.push_back(id);
+    if (!resources_[r].changed) {
+      resources_[r].changed = true;
+      changed_.push_back(r);
+    }
+  }
+  return id;
+}
+
+void MaxMinShare::remove(int flow) {
+  Flow& f = flows_[flow];
+  for (int r : f.resources) {
+    auto& on = resources_[r].flows;
+    for (std::size_t i = 0; i < on.size(); ++i)
+      if (on[i] == flow) {
+        on[i] = on.back();
+        on.pop_back();
+        break;
+      }
+    if (!resources_[r].changed) {
+      resources_[r].changed = true;
+      changed_.push_back(r);
+    }
+  }
+  f.resources.clear();
+  f.multiplicity = 0;
+  f.rate = 0;
+  free_.push_back(flow);
+}
+
+// Gathers into component_flows_ / component_resources_ every flow and resource reachable from
+// `resource` through shared flows (breadth first), each once per solve().
+void MaxMinShare::collect_component(int resource) {
+  if (resources_[resource].mark == solve_mark_) return;
+  std::size_t next = component_resources_.size();
+  resources_[resource].mark = solve_mark_;
+  component_resources_.push_back(resource);
+  for (; next < component_resources_.size(); ++next) {
+    for (int id : resources_[component_resources_[next]].flows) {
+      Flow& f = flows_[id];
+      if (f.mark == solve_mark_) continue;
+      f.mark = solve_mark_;
+      component_flows_.push_back(id);
+      for (int q : f.resources)
+        if (resources_[q].mark != solve_mark_) {
+          resources_[q].mark = solve_mark_;
+          component_resources_.push_back(q);
+        }
+    }
+  }
+}
+
+// Progressive filling of the collected component: the resource with the smallest fair share
+// (capacity left / flows still growing) is the next bottleneck; its growing flows get that share.
+void MaxMinShare::fill_component() {
+  using Entry = std::pair<double, int>;  // (share when pushed, resource); a share only ever grows
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  for (int r : component_resources_) {
+    Resource& res = resources_[r];
+    res.left = res.capacity;
+    res.unfixed = 0;
+    for (int id : res.flows) res.unfixed += flows_[id].multiplicity;
+    if (res.unfixed > 0) queue.emplace(res.left / static_cast<double>(res.unfixed), r);
+  }
+  for (int id : component_flows_) flows_[id].rate = -1;  // still growing
+  while (!queue.empty()) {
+    auto [share, r] = queue.top();
+    queue.pop();
+    Resource& res = resources_[r];
+    if (res.unfixed == 0) continue;
+    const double now = res.left > 0 ? res.left / static_cast<double>(res.unfixed) : 0.0;
+    if (now > share) {  // flows elsewhere were fixed since this entry: its share grew
+      queue.emplace(now, r);
+      continue;
+    }
+    for (int id : res.flows) {
+      Flow& f = flows_[id];
+      if (f.rate >= 0) continue;
+      f.rate = now;
+      for (int q : f.resources) {
+        resources_[q].left -= now * f.multiplicity;
+        resources_[q].unfixed -= f.multiplicity;
+      }
+    }
+  }
+}
+
+const std::vector<int>& MaxMinShare::solve() {
+  ++solve_mark_;
+  component_flows_.clear();
+  component_resources_.clear();
+  for (int r : changed_) {
+    resources_[r].changed = false;
+    collect_component(r);
+  }
+  changed_.clear();
+  fill_component();
+  flows_solved_ += component_flows_.size();
+  return component_flows_;
+}
+
+}  // namespace ultrasim

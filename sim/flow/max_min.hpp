@@ -1,0 +1,74 @@
+// Max-min fair sharing of resources (link directions) among flows, re-solved incrementally: the rates
+// our SimGrid configuration gives (sim/simgrid/platform.cpp: CM02 with every SimGrid link at zero
+// latency, so every flow has weight 1, TCP-gamma 0, no cross-traffic), computed without SimGrid.
+//
+// The rates are the max-min fair allocation: no flow's rate can grow without lowering the rate of a flow
+// that has no more. Progressive filling computes it: every flow grows at the same pace until a resource
+// is full; the flows on it keep the share they reached, the others grow on. A flow stands for
+// `multiplicity` identical flows (same resources, same rate): it counts that many times on each of its
+// resources, which is exact because identical flows always get the same max-min rate.
+//
+// Incremental: adding or removing a flow marks its resources; solve() re-solves only the flows coupled
+// to a marked resource (its connected component in the flow-resource graph), so the flows of other
+// components keep their rates, and all changes made at one instant are handled in one solve.
+// Free of SimGrid; unit-tested on its own (test/sim/flow/max_min_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace ultrasim {
+
+class MaxMinShare {
+ public:
+  // One resource per entry of `capacity` (bytes per second, > 0).
+  explicit MaxMinShare(std::vector<double> capacity);
+
+  // A flow of `multiplicity` (>= 1) identical flows over `resources` (indices into the capacities,
+  // each at most once); its rate is 0 until the next solve(). Returns its id; ids of removed flows are
+  // reused.
+  int add(std::span<const int> resources, int multiplicity = 1);
+  void remove(int flow);
+
+  // Re-solves the flows coupled to any resource whose flows changed since the last solve. Returns the
+  // flows whose rate was recomputed (the component, whether or not the value moved), in no set order.
+  const std::vector<int>& solve();
+
+  // The rate of one of the `multiplicity` flows of `flow` (bytes per second), as of the last solve().
+  double rate(int flow) const { return flows_[flow].rate; }
+  int multiplicity(int flow) const { return flows_[flow].multiplicity; }
+  const std::vector<int>& resources(int flow) const { return flows_[flow].resources; }
+  std::size_t flows_in_use() const { return flows_.size() - free_.size(); }
+  // Flows re-solved by every solve() so far (what incremental solving saves, for benchmarks).
+  std::uint64_t flows_solved() const { return flows_solved_; }
+
+ private:
+  struct Flow {
+    std::vector<int> resources;
+    int multiplicity = 0;  // 0: a free id
+    double rate = 0;
+    std::uint32_t mark = 0;  // the solve() that last reached it
+  };
+  struct Resource {
+    double capacity = 0;
+    std::vector<int> flows;  // ids using it, unordered
+    bool changed = false;
+    std::uint32_t mark = 0;
+    double left = 0;   // during a solve: capacity not yet given to fixed flows
+    long unfixed = 0;  // during a solve: flows (counting multiplicity) still growing
+  };
+
+  void collect_component(int resource);
+  void fill_component();
+
+  std::vector<Flow> flows_;
+  std::vector<int> free_;
+  std::vector<Resource> resources_;
+  std::vector<int> changed_;
+  std::uint32_t solve_mark_ = 0;
+  std::vector<int> component_flows_, component_resources_;
+  std::uint64_t flows_solved_ = 0;
+};
+
+}  // namespace ultrasim
