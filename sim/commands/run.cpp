@@ -1,6 +1,6 @@
 // `ultrasim run`: one collective at one size (sim/runs/collective_run.hpp runs it).
-#include "sim/runs/collective_run.hpp"
 #include "sim/commands/command.hpp"
+#include "sim/runs/collective_run.hpp"
 
 namespace ultrasim {
 
@@ -48,9 +48,10 @@ Command run_command() {
         app.add_option("--seed", a.seed, "random seed (recorded; these algorithms are deterministic)");
         app.add_option("--dtype", a.dtype, "element type for the count/type columns (default float32)");
         app.add_option("--platform", a.platform, "run on this exported SimGrid XML instead of building one");
-        app.add_option(
-            "--engine", a.engine,
-            "auto (contention-free where it proves exact, else SimGrid), simgrid or contention-free");
+        app.add_option("--engine", a.engine,
+                       "auto (contention-free where it proves exact, else SimGrid), simgrid, contention-free "
+                       "or flow (max-min "
+                       "sharing without SimGrid; no in-switch reduction or link faults yet)");
         app.add_option("--fault", a.faults,
                        "inject a fault (repeatable): link-down:NAME@T[-T], switch-down:NAME@T[-T], "
                        "degrade:NAME=FRACTION[@T[-T]], slow-chip:RANK=FACTOR, late-chip:RANK@T");

@@ -40,8 +40,8 @@ struct ComputeRecord {
 // makes those times exactly SimGrid's max-min ones (sim/DESIGN.md); `auto` tries it and falls back to
 // SimGrid when the proof fails or the run needs what only SimGrid models (in-switch reduction, a
 // platform file, SimGrid settings).
-enum class Engine { kAuto, kSimGrid, kContentionFree };
-// "auto" | "simgrid" | "contention-free"; throws InputError on anything else.
+enum class Engine { kAuto, kSimGrid, kContentionFree, kFlow };
+// "auto" | "simgrid" | "contention-free" | "flow"; throws InputError on anything else.
 Engine parse_engine(const std::string& name);
 const char* engine_name(Engine engine);
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/engine/uncontended.hpp"
+#include "sim/flow/flow_engine.hpp"
 #include "sim/simgrid/simgrid_engine.hpp"
 #include "topology/base/errors.hpp"
 #include "workloads/collective_program.hpp"
@@ -13,14 +14,16 @@
 namespace ultrasim {
 
 namespace {
-constexpr std::pair<Engine, const char*> kEngineNames[] = {
-    {Engine::kAuto, "auto"}, {Engine::kSimGrid, "simgrid"}, {Engine::kContentionFree, "contention-free"}};
+constexpr std::pair<Engine, const char*> kEngineNames[] = {{Engine::kAuto, "auto"},
+                                                           {Engine::kSimGrid, "simgrid"},
+                                                           {Engine::kContentionFree, "contention-free"},
+                                                           {Engine::kFlow, "flow"}};
 }
 
 Engine parse_engine(const std::string& name) {
   for (const auto& [engine, text] : kEngineNames)
     if (name == text) return engine;
-  throw InputError("unknown engine '" + name + "'; expected auto, simgrid or contention-free");
+  throw InputError("unknown engine '" + name + "'; expected auto, simgrid, contention-free or flow");
 }
 
 const char* engine_name(Engine engine) {
@@ -42,6 +45,17 @@ SimResult simulate(const Machine& machine, Program& program, const RunOptions& o
     throw InputError(
         "--engine contention-free cannot model link faults (link-down, switch-down, degrade); use auto or "
         "simgrid");
+  if (options.engine == Engine::kFlow) {
+    if (simgrid_only)
+      throw InputError(
+          "--engine flow cannot use --platform or --simgrid-cfg (SimGrid's) or model link faults (link-down, "
+          "switch-down, degrade) yet; use auto or simgrid");
+    FlowOutcome outcome = simulate_flow(machine, program, options.record);
+    if (outcome.result) return std::move(*outcome.result);
+    if (outcome.failed) throw SimulationError(outcome.declined);
+    throw SimulationError("the flow engine cannot run this: " + outcome.declined +
+                          "; use --engine simgrid or auto");
+  }
   if (options.engine == Engine::kSimGrid || simgrid_only) return simulate_simgrid(machine, program, options);
   UncontendedOutcome outcome = simulate_uncontended(machine, program, options.record);
   if (outcome.result) return std::move(*outcome.result);

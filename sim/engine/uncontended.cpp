@@ -4,30 +4,20 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <boost/container/small_vector.hpp>
-#include <boost/context/fiber.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
 
+#include "sim/engine/chip_fibers.hpp"
 #include "sim/engine/chip_program.hpp"
 #include "sim/engine/engine_transport.hpp"
 #include "sim/engine/link_ledger.hpp"
 #include "sim/engine/matching.hpp"
 #include "topology/base/errors.hpp"
 
-namespace ctx = boost::context;
-
 namespace ultrasim {
 namespace {
-
-// Virtual stack per chip fiber; only the pages touched count towards memory (a few KiB).
-constexpr std::size_t kFiberStack = 512 * 1024;
-
-struct FiberRequest : Request {
-  explicit FiberRequest(bool receive) : is_recv(receive) {}
-  const bool is_recv;
-};
 
 struct SendRequest : FiberRequest {
   SendRequest() : FiberRequest(false) {}
@@ -36,11 +26,7 @@ struct SendRequest : FiberRequest {
   boost::container::small_vector<TransferRecord, 1> parts;  // kept only when recording
 };
 
-struct RecvRequest : FiberRequest {
-  RecvRequest() : FiberRequest(true) {}
-  std::shared_ptr<SendRequest> send;  // set when matched
-  bool delivered = false;
-};
+using RecvRequest = FiberReceive<SendRequest>;
 
 class FiberEngine {
  public:
@@ -81,7 +67,7 @@ class FiberEngine {
 
  private:
   // Back to the scheduler; the fiber runs again when something it waits for is posted.
-  void suspend(int self) { main_[self] = std::move(main_[self]).resume(); }
+  void suspend(int self) { chips_->suspend(self); }
   void deliver(RecvRequest& receive);
   std::string clash_text() const;
 
@@ -94,8 +80,7 @@ class FiberEngine {
   LinkLedger ledger_;
   std::vector<double> clock_;
   std::vector<RecvRequest*> waiting_;  // per chip: the receive it is suspended on
-  std::deque<int> ready_;
-  std::vector<ctx::fiber> fibers_, main_;  // each chip's fiber, and the scheduler's side of it
+  std::optional<ChipFibers> chips_;
   Matcher<std::shared_ptr<SendRequest>, std::shared_ptr<RecvRequest>> matcher_;
   ChipOutcomes outcomes_;
   SimResult result_;
@@ -128,7 +113,7 @@ RequestPtr FiberEngine::send(int self, int dst, Message message, int step) {
   result_.bytes_sent += bytes;
   if (auto receive = matcher_.post_send(self, dst, step, request)) {
     receive->send = request;
-    if (waiting_[dst] == receive.get()) waiting_[dst] = nullptr, ready_.push_back(dst);
+    if (waiting_[dst] == receive.get()) waiting_[dst] = nullptr, chips_->make_ready(dst);
   }
   if (!declined_.reason.empty()) suspend(self);  // abandoned: never resumed
   return request;
@@ -182,24 +167,13 @@ std::string FiberEngine::clash_text() const {
 }
 
 UncontendedOutcome FiberEngine::run() {
-  ctx::protected_fixedsize_stack stack(kFiberStack);
-  main_.resize(p_);
-  for (int r = 0; r < p_; ++r) {
-    fibers_.emplace_back(std::allocator_arg, stack, [this, r](ctx::fiber&& scheduler) {
-      main_[r] = std::move(scheduler);
-      FiberTransport transport(*this, r, p_);
-      run_chip(machine_, program_, transport, outcomes_);
-      return std::move(main_[r]);
-    });
-    ready_.push_back(r);
-  }
-  while (!ready_.empty() && declined_.reason.empty()) {
-    const int r = ready_.front();
-    ready_.pop_front();
-    fibers_[r] = std::move(fibers_[r]).resume();
-  }
+  chips_.emplace(p_, [this](int r) {
+    FiberTransport transport(*this, r, p_);
+    run_chip(machine_, program_, transport, outcomes_);
+  });
+  chips_->run_ready([this] { return !declined_.reason.empty(); });
   if (declined_.reason.empty() && !ledger_.check_unsorted()) declined_.reason = clash_text();
-  fibers_.clear();  // unwinds the stacks of chips still suspended
+  chips_->clear();  // unwinds the stacks of chips still suspended
   if (!declined_.reason.empty()) return {std::nullopt, declined_};
   result_.engine = Engine::kContentionFree;
   try {

@@ -11,12 +11,19 @@ void FluidFlows::resolve() {
   dirty_ = false;
   for (int id : share_.solve()) {
     Progress& p = progress_[id];
+    const double rate = share_.rate(id);
+    if (p.queued && rate == p.rate) continue;  // same rate: same end, nothing re-rounded
     // The flow sent at its previous rate since p.since; from now on at the new one.
     p.left = std::max(0.0, p.left - p.rate * (now_ - p.since));
     p.since = now_;
-    p.rate = share_.rate(id);
-    p.end = p.rate > 0 ? now_ + p.left / p.rate : std::numeric_limits<double>::infinity();
-    ends_.emplace(p.end, id, ++p.version);
+    p.rate = rate;
+    p.end = rate > 0 ? now_ + p.left / rate : std::numeric_limits<double>::infinity();
+    if (p.queued) {
+      ends_.update(p.handle, Entry{p.end, id});
+    } else {
+      p.handle = ends_.push(Entry{p.end, id});
+      p.queued = true;
+    }
   }
 }
 
@@ -30,24 +37,14 @@ int FluidFlows::start(double now, std::span<const int> resources, double bytes, 
   advance_to(now);
   const int id = share_.add(resources, multiplicity);
   if (progress_.size() <= static_cast<std::size_t>(id)) progress_.resize(id + 1);
-  Progress& p = progress_[id];
-  p.left = bytes;
-  p.since = now_;
-  p.rate = 0;
-  p.end = std::numeric_limits<double>::infinity();
-  ++p.version;
+  progress_[id] = Progress{bytes, now_, 0, std::numeric_limits<double>::infinity(), {}, false};
   dirty_ = true;
   return id;
 }
 
 double FluidFlows::next_end() {
   resolve();
-  while (!ends_.empty()) {
-    const auto& [end, id, version] = ends_.top();
-    if (version == progress_[id].version && share_.multiplicity(id) > 0) return end;
-    ends_.pop();
-  }
-  return std::numeric_limits<double>::infinity();
+  return ends_.empty() ? std::numeric_limits<double>::infinity() : ends_.top().first;
 }
 
 std::vector<int> FluidFlows::end_next() {
@@ -56,15 +53,10 @@ std::vector<int> FluidFlows::end_next() {
   if (!std::isfinite(end)) return ended;
   advance_to(end);
   const double tie = end + 4 * std::numeric_limits<double>::epsilon() * std::abs(end);
-  while (!ends_.empty()) {
-    const auto [at, id, version] = ends_.top();
-    if (version != progress_[id].version || share_.multiplicity(id) == 0) {
-      ends_.pop();
-      continue;
-    }
-    if (at > tie) break;
+  while (!ends_.empty() && ends_.top().first <= tie) {
+    const int id = ends_.top().second;
     ends_.pop();
-    ++progress_[id].version;
+    progress_[id].queued = false;
     share_.remove(id);
     ended.push_back(id);
   }

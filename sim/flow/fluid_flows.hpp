@@ -7,10 +7,11 @@
 #pragma once
 
 #include <limits>
-#include <queue>
 #include <span>
-#include <tuple>
+#include <utility>
 #include <vector>
+
+#include <boost/heap/d_ary_heap.hpp>
 
 #include "sim/flow/max_min.hpp"
 
@@ -36,20 +37,24 @@ class FluidFlows {
   const MaxMinShare& share() const { return share_; }
 
  private:
+  // Flows by end time, earliest first (then by id, so that equal ends are taken in a fixed order).
+  using Entry = std::pair<double, int>;
+  using Ends = boost::heap::d_ary_heap<Entry, boost::heap::arity<4>, boost::heap::mutable_<true>,
+                                       boost::heap::compare<std::greater<Entry>>>;
   struct Progress {
     double left = 0;  // bytes still to send, as of `since`
     double since = 0;
     double rate = 0;  // bytes per second since `since`
     double end = std::numeric_limits<double>::infinity();
-    unsigned version = 0;  // bumped whenever `end` is re-dated: older heap entries are stale
+    Ends::handle_type handle;
+    bool queued = false;  // in ends_ (it has a rate)
   };
   void advance_to(double now);
   void resolve();
 
   MaxMinShare share_;
   std::vector<Progress> progress_;
-  using Entry = std::tuple<double, int, unsigned>;  // (end, flow, version)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ends_;
+  Ends ends_;
   double now_ = 0;
   bool dirty_ = false;  // flows started or ended at now_ since the last solve
 };

@@ -114,7 +114,7 @@ TEST_CASE("the engine is chosen by name, and SimGrid's own inputs need SimGrid")
     return args;
   };
   expect_input_error(with({"--engine", "fast"}),
-                     "unknown engine 'fast'; expected auto, simgrid or contention-free");
+                     "unknown engine 'fast'; expected auto, simgrid, contention-free or flow");
   expect_input_error(with({"--engine", "contention-free", "--simgrid-cfg", "surf/precision:1e-9"}),
                      "--engine contention-free cannot use --platform or --simgrid-cfg");
   // With a SimGrid setting, auto runs SimGrid.

@@ -1,0 +1,246 @@
+#include "sim/flow/flow_engine.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <queue>
+
+#include <boost/container/small_vector.hpp>
+
+#include "sim/engine/chip_fibers.hpp"
+#include "sim/engine/chip_program.hpp"
+#include "sim/engine/engine_transport.hpp"
+#include "sim/engine/matching.hpp"
+#include "sim/flow/fluid_flows.hpp"
+#include "topology/base/errors.hpp"
+
+namespace ultrasim {
+namespace {
+
+// A send: done when every part's flow has ended (`left`); its data arrives at `delivered`.
+struct FlowSend : FiberRequest {
+  FlowSend() : FiberRequest(false) {}
+  int src = 0, dst = 0;
+  int parts_in_flight = 0;
+  bool left = false, arrived = false;
+  double delivered = 0;                                     // the latest delivery of the parts ended so far
+  boost::container::small_vector<TransferRecord, 1> parts;  // kept only when recording
+};
+
+using FlowRecv = FiberReceive<FlowSend>;
+
+// What a flow in flight belongs to.
+struct FlowPart {
+  std::shared_ptr<FlowSend> send;
+  double latency = 0;
+  int record = -1;  // index into send->parts, when recording
+};
+
+class FlowEngine {
+ public:
+  FlowEngine(const Machine& machine, Program& program, bool record)
+      : machine_(machine),
+        program_(program),
+        routes_(*machine.routes),
+        p_(machine.p()),
+        record_(record),
+        overhead_(machine.topology->params().number("transfer_overhead")),
+        flows_(capacities(*machine.topology)),
+        blocked_(p_, false),
+        matcher_(p_),
+        outcomes_(p_) {}
+
+  FlowOutcome run();
+
+  RequestPtr send(int self, int dst, Message message, int step);
+  RequestPtr recv(int self, int src, int step) {
+    auto request = std::make_shared<FlowRecv>();
+    request->send = matcher_.post_recv(src, self, step, request);
+    return request;
+  }
+  void wait_all(int self, const std::vector<RequestPtr>& requests);
+  void compute(int self, double seconds, const std::string& what);
+  Transport::SwitchRequests switch_reduce(int self, int, const std::vector<int>&, Message,
+                                          const std::vector<int>&, int) {
+    decline(self, "in-switch reduction is modelled by the SimGrid engine only");
+    return {};  // not reached: a declined run never resumes this fiber
+  }
+  double now(int) const { return now_; }
+
+ private:
+  static std::vector<double> capacities(const Topology& topology) {
+    std::vector<double> c;
+    for (const Link& link : topology.links()) c.insert(c.end(), 2, link.bandwidth());
+    return c;
+  }
+  void decline(int self, std::string reason) {
+    if (declined_.empty()) declined_ = std::move(reason);
+    suspend(self);
+  }
+  void suspend(int self) { chips_->suspend(self); }
+  void block(int self) {
+    blocked_[self] = true;
+    suspend(self);
+  }
+  void wake(int chip) {
+    if (blocked_[chip]) blocked_[chip] = false, chips_->make_ready(chip);
+  }
+  void schedule(double at, std::function<void()> event) {
+    timers_.push(Timer{at, next_timer_++, std::move(event)});
+  }
+  void part_ended(const FlowPart& part);
+  bool step_time();
+
+  struct Timer {
+    double at;
+    std::uint64_t order;  // FIFO among equal times, for determinism
+    std::function<void()> event;
+    bool operator>(const Timer& o) const { return at != o.at ? at > o.at : order > o.order; }
+  };
+
+  const Machine& machine_;
+  Program& program_;
+  const Routes& routes_;
+  const int p_;
+  const bool record_;
+  const double overhead_;
+  FluidFlows flows_;
+  std::vector<FlowPart> parts_;  // by flow id
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  std::uint64_t next_timer_ = 0;
+  double now_ = 0;
+  std::vector<bool> blocked_;
+  std::optional<ChipFibers> chips_;
+  Matcher<std::shared_ptr<FlowSend>, std::shared_ptr<FlowRecv>> matcher_;
+  ChipOutcomes outcomes_;
+  SimResult result_;
+  std::string declined_;
+};
+
+using FlowTransport = EngineTransport<FlowEngine>;
+
+RequestPtr FlowEngine::send(int self, int dst, Message message, int step) {
+  auto request = std::make_shared<FlowSend>();
+  const std::uint64_t bytes = message.bytes();
+  request->message = std::move(message);
+  request->src = self;
+  request->dst = dst;
+  request->delivered = now_;
+  routes_.for_each_flow(self, dst, bytes, [&](const PathShare& share, std::uint64_t part) {
+    FlowPart info{request, share.path.latency + overhead_, -1};
+    if (record_) {
+      info.record = static_cast<int>(request->parts.size());
+      request->parts.push_back(TransferRecord{self, dst, part, step, share.index, now_, now_, now_});
+    }
+    if (part == 0) return part_ended(info);  // holds no link: ends as it starts
+    std::vector<int> resources;
+    for (const Hop& hop : share.path.hops) resources.push_back(2 * hop.link + (hop.up ? 0 : 1));
+    const int id = flows_.start(now_, resources, static_cast<double>(part));
+    if (parts_.size() <= static_cast<std::size_t>(id)) parts_.resize(id + 1);
+    parts_[id] = std::move(info);
+    ++request->parts_in_flight;
+  });
+  if (request->parts_in_flight == 0 && !request->left) part_ended(FlowPart{request, 0, -1});
+  ++result_.transfers;
+  result_.bytes_sent += bytes;
+  if (auto receive = matcher_.post_send(self, dst, step, request)) receive->send = request;
+  return request;
+}
+
+// A part's flow has ended at now_: its data is delivered after its latency; the send is done once its
+// last part has ended, and has arrived at the latest delivery of its parts.
+void FlowEngine::part_ended(const FlowPart& part) {
+  FlowSend& send = *part.send;
+  send.delivered = std::max(send.delivered, now_ + part.latency);
+  if (part.record >= 0) {
+    send.parts[part.record].wire_end = now_;
+    send.parts[part.record].end = now_ + part.latency;
+  }
+  if (send.parts_in_flight > 0 && --send.parts_in_flight > 0) return;
+  if (send.left) return;
+  send.left = true;
+  wake(send.src);
+  schedule(send.delivered, [this, request = part.send] {
+    request->arrived = true;
+    wake(request->dst);
+  });
+}
+
+void FlowEngine::wait_all(int self, const std::vector<RequestPtr>& requests) {
+  for (const auto& request : requests) {
+    if (static_cast<const FiberRequest&>(*request).is_recv) {
+      auto& receive = static_cast<FlowRecv&>(*request);
+      while (!receive.send || !receive.send->arrived) block(self);
+      if (!receive.delivered) {
+        receive.delivered = true;
+        receive.message = std::move(receive.send->message);
+        if (record_)
+          result_.transfer_records.insert(result_.transfer_records.end(), receive.send->parts.begin(),
+                                          receive.send->parts.end());
+      }
+    } else {
+      while (!static_cast<const FlowSend&>(*request).left) block(self);
+    }
+  }
+}
+
+void FlowEngine::compute(int self, double seconds, const std::string& what) {
+  const double start = now_, until = now_ + seconds;
+  if (record_) result_.compute_records.push_back(ComputeRecord{self, what, start, until});
+  if (seconds <= 0) return;
+  schedule(until, [this, self] { wake(self); });
+  while (now_ < until) block(self);
+}
+
+// Moves the clock to the next event (the earliest flow end or timer) and handles every event at that
+// instant; false when nothing is left to happen.
+bool FlowEngine::step_time() {
+  const double flow_end = flows_.next_end();
+  const double timer = timers_.empty() ? std::numeric_limits<double>::infinity() : timers_.top().at;
+  if (flow_end == std::numeric_limits<double>::infinity() && timer == flow_end) return false;
+  if (flow_end <= timer) {
+    std::vector<int> ended = flows_.end_next();
+    now_ = flows_.now();
+    for (int id : ended) part_ended(parts_[id]), parts_[id].send.reset();
+  } else {
+    now_ = timer;
+    while (!timers_.empty() && timers_.top().at == now_) {
+      auto event = timers_.top().event;
+      timers_.pop();
+      event();
+    }
+  }
+  return true;
+}
+
+FlowOutcome FlowEngine::run() {
+  if (machine_.faults.touches_links())
+    return {std::nullopt, "link faults are modelled by the SimGrid engine only"};
+  chips_.emplace(p_, [this](int r) {
+    FlowTransport transport(*this, r, p_);
+    run_chip(machine_, program_, transport, outcomes_);
+  });
+  // Run every ready chip, then move the clock to the next event, until nothing is left to happen.
+  for (bool more = true; more;) {
+    chips_->run_ready([this] { return !declined_.empty(); });
+    more = declined_.empty() && step_time();
+  }
+  chips_->clear();  // unwinds the stacks of chips still suspended
+  if (!declined_.empty()) return {std::nullopt, declined_};
+  result_.engine = Engine::kFlow;
+  try {
+    return {conclude(machine_, program_, outcomes_, matcher_.unmatched_receives(), std::move(result_)), {}};
+  } catch (const SimulationError& e) {
+    return {std::nullopt, e.what(), true};
+  }
+}
+
+}  // namespace
+
+FlowOutcome simulate_flow(const Machine& machine, Program& program, bool record) {
+  FlowEngine engine(machine, program, record);
+  return engine.run();
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,68 @@
+// --engine flow: max-min sharing without SimGrid gives SimGrid's times where flows contend, on small
+// fabrics (<= 64 chips, <= 4 MiB; the trn3-scale comparisons are scripts/bench's).
+#include <catch2/catch.hpp>
+
+#include "cli_runner.hpp"
+
+using namespace ultrasim::test;
+
+namespace {
+
+struct FlowCase {
+  std::string topology, collective, algorithm, size;
+  std::vector<std::string> extra;
+};
+
+nlohmann::json run_with(const FlowCase& c, const std::string& engine) {
+  std::vector<std::string> args{"run",        "--topology",  c.topology,  "--collective",
+                                c.collective, "--algorithm", c.algorithm, "--engine",
+                                engine,       "--format",    "json"};
+  if (!c.size.empty()) args.insert(args.end(), {"--size", c.size});
+  args.insert(args.end(), c.extra.begin(), c.extra.end());
+  CliResult r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("where flows contend, the flow engine gives SimGrid's times to 1e-9") {
+  const std::vector<FlowCase> cases{
+      {"switch:6", "alltoall", "direct", "6MB", {}},  // six flows leave each chip at once
+      {"switch:16", "alltoall", "direct", "1048579", {}},
+      {"torus:4x4", "alltoall", "direct", "4MiB", {}},
+      {"torus:4x4", "allreduce", "ring", "4MiB", {}},
+      {"clos:4x8", "alltoall", "direct", "1MiB", {}},
+      {"clos:4x8", "allreduce", "recursive-doubling", "1MiB", {}},
+      {"hgx-h100", "alltoall", "bruck", "4MiB", {}},
+      {"switch:8", "alltoall", "pairwise", "1000003", {"--set", "planes=3", "--set", "multipath=stripe"}},
+      {"torus:4x4", "allgather", "ring", "1MiB", {"--fault", "late-chip:3@2us", "--fault", "slow-chip:5=2"}},
+      {"switch:16",
+       "alltoallv",
+       "direct",
+       "",
+       {"--traffic-matrix",
+        std::string(ULTRASIM_SOURCE_DIR) + "/workloads/examples/moe_hot_experts_16.json"}},
+  };
+  for (const FlowCase& c : cases) {
+    INFO(c.topology << " " << c.collective << " " << c.algorithm << " " << c.size);
+    auto flow = run_with(c, "flow"), simgrid = run_with(c, "simgrid");
+    CHECK(flow["engine"] == "flow");
+    CHECK(flow["verified"] == true);
+    CHECK(flow["time_s"].get<double>() == Approx(simgrid["time_s"].get<double>()).epsilon(1e-9));
+    for (const char* field : {"model_s", "bound_s", "transfers", "bytes_sent"})
+      CHECK(flow[field] == simgrid[field]);
+  }
+}
+
+TEST_CASE("the flow engine declines what it does not model yet, naming it") {
+  expect_input_error({"run", "--topology", "torus:4x4", "--collective", "allreduce", "--algorithm", "ring",
+                      "--size", "1MiB", "--engine", "flow", "--fault", "link-down:chip1-chip2@10us"},
+                     "--engine flow cannot");
+  CliResult r =
+      run_cli({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm", "switch-reduce",
+               "--size", "1MiB", "--set", "switch_reduction=true", "--engine", "flow"});
+  CHECK(r.status == 3);
+  CHECK(r.err.find("in-switch reduction is modelled by the SimGrid engine only") != std::string::npos);
+}
