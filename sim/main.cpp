@@ -8,8 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "sim/commands/command.hpp"
 #include "sim/analysis/report.hpp"
+#include "sim/commands/command.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
 

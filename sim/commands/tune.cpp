@@ -4,8 +4,8 @@
 #include <iostream>
 #include <memory>
 
-#include "sim/commands/command.hpp"
 #include "sim/analysis/report.hpp"
+#include "sim/commands/command.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
