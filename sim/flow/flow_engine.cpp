@@ -86,8 +86,9 @@ class FlowEngine {
   void wake(int chip) {
     if (blocked_[chip]) blocked_[chip] = false, chips_->make_ready(chip);
   }
-  void schedule(double at, std::function<void()> event) {
-    timers_.push(Timer{at, next_timer_++, std::move(event)});
+  // At `at`: the data of `arrival` arrives (its receiver wakes), or, without one, `chip` wakes.
+  void schedule(double at, std::shared_ptr<FlowSend> arrival, int chip) {
+    timers_.push(Timer{at, next_timer_++, std::move(arrival), chip});
   }
   void part_ended(const FlowPart& part);
   bool step_time();
@@ -95,7 +96,8 @@ class FlowEngine {
   struct Timer {
     double at;
     std::uint64_t order;  // FIFO among equal times, for determinism
-    std::function<void()> event;
+    std::shared_ptr<FlowSend> arrival;
+    int chip;
     bool operator>(const Timer& o) const { return at != o.at ? at > o.at : order > o.order; }
   };
 
@@ -141,7 +143,6 @@ RequestPtr FlowEngine::send(int self, int dst, Message message, int step) {
     parts_[id] = std::move(info);
     ++request->parts_in_flight;
   });
-  if (request->parts_in_flight == 0 && !request->left) part_ended(FlowPart{request, 0, -1});
   ++result_.transfers;
   result_.bytes_sent += bytes;
   if (auto receive = matcher_.post_send(self, dst, step, request)) receive->send = request;
@@ -157,14 +158,10 @@ void FlowEngine::part_ended(const FlowPart& part) {
     send.parts[part.record].wire_end = now_;
     send.parts[part.record].end = now_ + part.latency;
   }
-  if (send.parts_in_flight > 0 && --send.parts_in_flight > 0) return;
-  if (send.left) return;
+  if (send.parts_in_flight > 0 && --send.parts_in_flight > 0) return;  // a zero-byte part holds no flow
   send.left = true;
   wake(send.src);
-  schedule(send.delivered, [this, request = part.send] {
-    request->arrived = true;
-    wake(request->dst);
-  });
+  schedule(send.delivered, part.send, send.dst);
 }
 
 void FlowEngine::wait_all(int self, const std::vector<RequestPtr>& requests) {
@@ -189,7 +186,7 @@ void FlowEngine::compute(int self, double seconds, const std::string& what) {
   const double start = now_, until = now_ + seconds;
   if (record_) result_.compute_records.push_back(ComputeRecord{self, what, start, until});
   if (seconds <= 0) return;
-  schedule(until, [this, self] { wake(self); });
+  schedule(until, nullptr, self);
   while (now_ < until) block(self);
 }
 
@@ -206,9 +203,10 @@ bool FlowEngine::step_time() {
   } else {
     now_ = timer;
     while (!timers_.empty() && timers_.top().at == now_) {
-      auto event = timers_.top().event;
+      const Timer& due = timers_.top();
+      if (due.arrival) due.arrival->arrived = true;
+      wake(due.chip);
       timers_.pop();
-      event();
     }
   }
   return true;
