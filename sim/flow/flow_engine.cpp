@@ -136,9 +136,9 @@ RequestPtr FlowEngine::send(int self, int dst, Message message, int step) {
       request->parts.push_back(TransferRecord{self, dst, part, step, share.index, now_, now_, now_});
     }
     if (part == 0) return part_ended(info);  // holds no link: ends as it starts
-    std::vector<int> resources;
+    MaxMinShare::Path resources;
     for (const Hop& hop : share.path.hops) resources.push_back(2 * hop.link + (hop.up ? 0 : 1));
-    const int id = flows_.start(now_, resources, static_cast<double>(part));
+    const int id = flows_.start(now_, {resources.data(), resources.size()}, static_cast<double>(part));
     if (parts_.size() <= static_cast<std::size_t>(id)) parts_.resize(id + 1);
     parts_[id] = std::move(info);
     ++request->parts_in_flight;

@@ -29,6 +29,7 @@ int MaxMinShare::add(std::span<const int> resources, int multiplicity) {
   f.rate = 0;
   for (int r : f.resources) {
     resources_[r].flows.push_back(id);
+    resources_[r].total += multiplicity;
     if (!resources_[r].changed) {
       resources_[r].changed = true;
       changed_.push_back(r);
@@ -39,37 +40,37 @@ int MaxMinShare::add(std::span<const int> resources, int multiplicity) {
 
 void MaxMinShare::remove(int flow) {
   Flow& f = flows_[flow];
+  if (f.multiplicity == 0) throw std::invalid_argument("MaxMinShare: the flow was removed already");
   for (int r : f.resources) {
-    auto& on = resources_[r].flows;
-    for (std::size_t i = 0; i < on.size(); ++i)
-      if (on[i] == flow) {
-        on[i] = on.back();
-        on.pop_back();
-        break;
-      }
+    resources_[r].total -= f.multiplicity;
     if (!resources_[r].changed) {
       resources_[r].changed = true;
       changed_.push_back(r);
     }
   }
-  f.resources.clear();
   f.multiplicity = 0;
   f.rate = 0;
-  free_.push_back(flow);
+  removed_.push_back(flow);
 }
 
 // Gathers into component_flows_ / component_resources_ every flow and resource reachable from
-// `resource` through shared flows (breadth first), each once per solve().
+// `resource` through shared flows (breadth first), each once per solve(), marking each flow as still
+// growing (rate -1). Removed flows leave the lists walked.
 void MaxMinShare::collect_component(int resource) {
   if (resources_[resource].mark == solve_mark_) return;
   std::size_t next = component_resources_.size();
   resources_[resource].mark = solve_mark_;
   component_resources_.push_back(resource);
   for (; next < component_resources_.size(); ++next) {
-    for (int id : resources_[component_resources_[next]].flows) {
+    std::vector<int>& on = resources_[component_resources_[next]].flows;
+    std::size_t kept = 0;
+    for (int id : on) {
       Flow& f = flows_[id];
+      if (f.multiplicity == 0) continue;  // removed: leaves the list
+      on[kept++] = id;
       if (f.mark == solve_mark_) continue;
       f.mark = solve_mark_;
+      f.rate = -1;
       component_flows_.push_back(id);
       for (int q : f.resources)
         if (resources_[q].mark != solve_mark_) {
@@ -77,6 +78,7 @@ void MaxMinShare::collect_component(int resource) {
           component_resources_.push_back(q);
         }
     }
+    on.resize(kept);
   }
 }
 
@@ -88,11 +90,9 @@ void MaxMinShare::fill_component() {
   for (int r : component_resources_) {
     Resource& res = resources_[r];
     res.left = res.capacity;
-    res.unfixed = 0;
-    for (int id : res.flows) res.unfixed += flows_[id].multiplicity;
+    res.unfixed = res.total;
     if (res.unfixed > 0) queue.emplace(res.left / static_cast<double>(res.unfixed), r);
   }
-  for (int id : component_flows_) flows_[id].rate = -1;  // still growing
   while (!queue.empty()) {
     auto [share, r] = queue.top();
     queue.pop();
@@ -124,6 +124,9 @@ const std::vector<int>& MaxMinShare::solve() {
     collect_component(r);
   }
   changed_.clear();
+  // Every resource of a removed flow was marked, so collecting has purged it from every list.
+  for (int id : removed_) flows_[id].resources.clear(), free_.push_back(id);
+  removed_.clear();
   fill_component();
   flows_solved_ += component_flows_.size();
   return component_flows_;

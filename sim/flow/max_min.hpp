@@ -11,12 +11,17 @@
 // Incremental: adding or removing a flow marks its resources; solve() re-solves only the flows coupled
 // to a marked resource (its connected component in the flow-resource graph), so the flows of other
 // components keep their rates, and all changes made at one instant are handled in one solve.
+// Built for speed on components of 10^4-10^5 flows: a flow's path is stored inline, each resource keeps
+// the total multiplicity of its flows, and a removed flow leaves its resources' lists lazily, when the
+// next solve walks them (which it does: they are marked).
 // Free of SimGrid; unit-tested on its own (test/sim/flow/max_min_test.cpp).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 namespace ultrasim {
 
@@ -38,21 +43,23 @@ class MaxMinShare {
   // The rate of one of the `multiplicity` flows of `flow` (bytes per second), as of the last solve().
   double rate(int flow) const { return flows_[flow].rate; }
   int multiplicity(int flow) const { return flows_[flow].multiplicity; }
-  const std::vector<int>& resources(int flow) const { return flows_[flow].resources; }
+  using Path = boost::container::small_vector<int, 6>;  // inline up to 6 resources (3 hops each way)
+  const Path& resources(int flow) const { return flows_[flow].resources; }
   std::size_t flows_in_use() const { return flows_.size() - free_.size(); }
   // Flows re-solved by every solve() so far (what incremental solving saves, for benchmarks).
   std::uint64_t flows_solved() const { return flows_solved_; }
 
  private:
   struct Flow {
-    std::vector<int> resources;
-    int multiplicity = 0;  // 0: a free id
+    Path resources;
+    int multiplicity = 0;  // 0: removed (its id is free once the next solve has purged it)
     double rate = 0;
     std::uint32_t mark = 0;  // the solve() that last reached it
   };
   struct Resource {
     double capacity = 0;
-    std::vector<int> flows;  // ids using it, unordered
+    std::vector<int> flows;  // ids using it, unordered; removed ones until the next solve walks it
+    long total = 0;          // the multiplicities of its flows, summed
     bool changed = false;
     std::uint32_t mark = 0;
     double left = 0;   // during a solve: capacity not yet given to fixed flows
@@ -63,7 +70,7 @@ class MaxMinShare {
   void fill_component();
 
   std::vector<Flow> flows_;
-  std::vector<int> free_;
+  std::vector<int> free_, removed_;
   std::vector<Resource> resources_;
   std::vector<int> changed_;
   std::uint32_t solve_mark_ = 0;

@@ -64,10 +64,19 @@ TEST_CASE("a flow of multiplicity k counts k times: 3 identical flows and one ot
         std::vector<double>{2.25, 2.25, 2.25, 2.25});
 }
 
-TEST_CASE("bad input: a capacity of 0 and a multiplicity of 0 are refused") {
+TEST_CASE("bad input: a capacity of 0, a multiplicity of 0 and a flow removed twice are refused") {
   CHECK_THROWS_AS(MaxMinShare({1, 0}), std::invalid_argument);
   MaxMinShare share({1});
   CHECK_THROWS_AS(share.add(std::vector<int>{0}, 0), std::invalid_argument);
+  const int f = share.add(std::vector<int>{0});
+  share.remove(f);
+  CHECK_THROWS_AS(share.remove(f), std::invalid_argument);
+  // Its id is free again once a solve has purged it, and the resource is whole for the next flow.
+  share.solve();
+  const int g = share.add(std::vector<int>{0}, 2);
+  share.solve();
+  CHECK(g == f);
+  CHECK(share.rate(g) == 0.5);
 }
 
 TEST_CASE("random fabrics: incremental rates equal a fresh solve and are max-min fair") {
