@@ -19,7 +19,6 @@ constexpr double kPerLinkBytes = 1024;               // graph edge, name, two Si
 constexpr double kPerTreeEntryBytes = 48;            // one vertex of one chip's routing tree
 constexpr double kPerPairIndexBytes = 8;             // Routes' per-pair slot, allocated up front
 constexpr double kPerPairRouteBytes = 400;           // a cached route (path, hops, vertices)
-constexpr double kPerFlowBytes = 2048;               // a flow in flight: SimGrid comm, action, record
 
 std::string count(double n) {
   return std::to_string(static_cast<long long>(n));
@@ -69,12 +68,13 @@ MemoryEstimate topology_memory(const Topology& topology) {
   return e;
 }
 
-MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip) {
+MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip, EngineFlowCost cost) {
   const double p = topology.chip_count();
   MemoryEstimate e = topology_memory(topology);
   const double flows = p * in_flight_per_chip;
-  e.bytes += p * (p - 1) * kPerPairRouteBytes + flows * kPerFlowBytes;
-  e.basis += ", routes of " + count(p * (p - 1)) + " chip pairs, " + count(flows) + " flows in flight";
+  e.bytes += p * (p - 1) * kPerPairRouteBytes + flows * cost.bytes_per_flow;
+  e.basis += ", routes of " + count(p * (p - 1)) + " chip pairs, " + count(flows) + " flows in flight x " +
+             count(cost.bytes_per_flow) + " B in " + cost.engine;
   return e;
 }
 

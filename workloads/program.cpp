@@ -18,7 +18,8 @@ Machine build_machine(const std::string& spec,
   Machine machine;
   machine.topology = std::make_unique<Topology>(make_topology(spec, model_params(), overrides, other_names));
   // The routes of every chip pair are what outgrows memory first: checked before they are built.
-  check_memory(run_memory(*machine.topology, flows_in_flight_per_chip(posts_to_all, machine.p())),
+  machine.in_flight_per_chip = flows_in_flight_per_chip(posts_to_all, machine.p());
+  check_memory(run_memory(*machine.topology, machine.in_flight_per_chip, kFlowEngineFlowCost),
                "this run on " + spec);
   machine.routes = std::make_unique<Routes>(*machine.topology);
   machine.faults = plan_faults({}, *machine.topology);

@@ -8,8 +8,8 @@
 // The engine calls run() once per chip, on that chip's actor or fiber, one chip at a time (never
 // concurrently), wrapping the transport for stragglers first (a late chip idles until its start; a slow
 // one's computations take longer: workloads/faults.hpp). Once every chip has finished, it calls
-// verdict(). A chip's run() may be called again (`--engine auto` reruns on SimGrid a program the
-// contention-free engine declined): it overwrites what an earlier call kept.
+// verdict(). A chip's run() may be called again (`--engine auto` reruns on the flow engine or SimGrid a
+// program the contention-free engine declined): it overwrites what an earlier call kept.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +33,7 @@ struct Machine {
   std::unique_ptr<Topology> topology;
   std::unique_ptr<Routes> routes;
   FaultPlan faults;
+  double in_flight_per_chip = 0;  // messages one chip may have in flight at worst (the memory guard's)
   int p() const { return topology->chip_count(); }
   // What a closed-form cost of `bytes` (alltoallv: of `traffic`) on every chip needs: the routes' α and β,
   // the model's transfer_overhead and reduce_bandwidth.
@@ -41,8 +42,9 @@ struct Machine {
 
 // Builds topology `spec` with the model's parameters (model_params) and `overrides` (--set; a name neither
 // declares is an InputError with "did you mean" over those and `other_names`, the names other owners
-// declare), checks that the run fits in memory (workloads/memory_guard.hpp; `posts_to_all`: a chip may
-// have a message to every other in flight at once), then builds the routes. Its fault plan is empty.
+// declare), checks that the run fits in memory with its flows in the flow engine (workloads/memory_guard.hpp;
+// `posts_to_all`: a chip may have a message to every other in flight at once; simulate() checks again
+// for SimGrid if SimGrid is to run it), then builds the routes. Its fault plan is empty.
 Machine build_machine(const std::string& spec,
                       const std::vector<std::pair<std::string, std::string>>& overrides,
                       const std::vector<std::string>& other_names, bool posts_to_all);

@@ -49,9 +49,9 @@ Command run_command() {
         app.add_option("--dtype", a.dtype, "element type for the count/type columns (default float32)");
         app.add_option("--platform", a.platform, "run on this exported SimGrid XML instead of building one");
         app.add_option("--engine", a.engine,
-                       "auto (contention-free where it proves exact, else SimGrid), simgrid, contention-free "
-                       "or flow (max-min "
-                       "sharing without SimGrid; no in-switch reduction or link faults yet)");
+                       "auto (contention-free where it proves exact, else flow, else SimGrid), simgrid, "
+                       "contention-free or flow (max-min sharing without SimGrid; no in-switch reduction "
+                       "or link faults yet)");
         app.add_option("--fault", a.faults,
                        "inject a fault (repeatable): link-down:NAME@T[-T], switch-down:NAME@T[-T], "
                        "degrade:NAME=FRACTION[@T[-T]], slow-chip:RANK=FACTOR, late-chip:RANK@T");

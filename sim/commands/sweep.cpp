@@ -124,7 +124,8 @@ Command sweep_command() {
         app.add_option("--algorithm", a.algorithms, "algorithms, comma-separated, all or auto (default all)");
         app.add_option("--sizes", a.sizes, "FROM:TO:xFACTOR, FROM:TO:+STEP or a list, e.g. 1KiB:4GiB:x2");
         app.add_option("--set", a.sets, "parameter values, name=v1,v2 (repeatable; crossed)");
-        app.add_option("--engine", a.engine, "auto|simgrid|contention-free, for every point (default auto)");
+        app.add_option("--engine", a.engine,
+                       "auto|simgrid|contention-free|flow, for every point (default auto)");
         app.add_option("--fault", a.faults, "a fault every point runs with (repeatable; as run --fault)");
         app.add_option("--seeds", a.seeds, "seeds, e.g. 0,1,2 or 0:3 (default 0)");
         app.add_option("--file", a.file,

@@ -37,9 +37,9 @@ struct ComputeRecord {
 
 // Which engine evaluates a run. `contention-free` computes every flow at its path's bottleneck rate
 // without SimGrid and proves afterwards that no link direction ever carried two flows at once, which
-// makes those times exactly SimGrid's max-min ones (sim/DESIGN.md); `auto` tries it and falls back to
-// SimGrid when the proof fails or the run needs what only SimGrid models (in-switch reduction, a
-// platform file, SimGrid settings).
+// makes those times exactly SimGrid's max-min ones (sim/DESIGN.md); `flow` computes SimGrid's max-min
+// sharing without SimGrid. `auto` tries contention-free, then flow when the proof fails, and SimGrid when
+// the run needs what only SimGrid models (in-switch reduction, link faults, a platform file, settings).
 enum class Engine { kAuto, kSimGrid, kContentionFree, kFlow };
 // "auto" | "simgrid" | "contention-free" | "flow"; throws InputError on anything else.
 Engine parse_engine(const std::string& name);

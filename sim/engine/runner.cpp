@@ -10,6 +10,7 @@
 #include "sim/simgrid/simgrid_engine.hpp"
 #include "topology/base/errors.hpp"
 #include "workloads/collective_program.hpp"
+#include "workloads/memory_guard.hpp"
 
 namespace ultrasim {
 
@@ -32,6 +33,31 @@ const char* engine_name(Engine engine) {
   return "?";
 }
 
+namespace {
+
+// The machine was checked for memory with its flows in the flow engine (build_machine); SimGrid holds a
+// flow in about 2.7 times as much, so a run it is to carry is checked again, before it starts.
+SimResult run_on_simgrid(const Machine& machine, Program& program, const RunOptions& options) {
+  check_memory(run_memory(*machine.topology, machine.in_flight_per_chip, kSimGridFlowCost),
+               "this run on " + machine.topology->spec() + " in SimGrid");
+  return simulate_simgrid(machine, program, options);
+}
+
+// The flow engine's run; nullopt when it declines and `auto` is to hand the run on to SimGrid.
+std::optional<SimResult> run_on_flow(const Machine& machine, Program& program, const RunOptions& options) {
+  FlowOutcome outcome = simulate_flow(machine, program, options.record);
+  if (outcome.result) return std::move(outcome.result);
+  if (outcome.failed) throw SimulationError(outcome.declined);
+  if (options.engine == Engine::kFlow)
+    throw SimulationError("the flow engine cannot run this: " + outcome.declined +
+                          "; use --engine simgrid or auto");
+  return std::nullopt;
+}
+
+}  // namespace
+
+// auto: the contention-free engine, which proves its run had no contention; if it did, the flow engine;
+// what that does not model yet (in-switch reduction), SimGrid. A program starts afresh on each.
 SimResult simulate(const Machine& machine, Program& program, const RunOptions& options) {
   if (machine.faults.fails_links())
     if (std::string refusal = program.link_fault_refusal(); !refusal.empty()) throw InputError(refusal);
@@ -45,27 +71,24 @@ SimResult simulate(const Machine& machine, Program& program, const RunOptions& o
     throw InputError(
         "--engine contention-free cannot model link faults (link-down, switch-down, degrade); use auto or "
         "simgrid");
-  if (options.engine == Engine::kFlow) {
-    if (simgrid_only)
-      throw InputError(
-          "--engine flow cannot use --platform or --simgrid-cfg (SimGrid's) or model link faults (link-down, "
-          "switch-down, degrade) yet; use auto or simgrid");
-    FlowOutcome outcome = simulate_flow(machine, program, options.record);
+  if (options.engine == Engine::kFlow && simgrid_only)
+    throw InputError(
+        "--engine flow cannot use --platform or --simgrid-cfg (SimGrid's) or model link faults (link-down, "
+        "switch-down, degrade) yet; use auto or simgrid");
+  if (options.engine == Engine::kSimGrid || simgrid_only) return run_on_simgrid(machine, program, options);
+  if (options.engine != Engine::kFlow) {
+    UncontendedOutcome outcome = simulate_uncontended(machine, program, options.record);
     if (outcome.result) return std::move(*outcome.result);
-    if (outcome.failed) throw SimulationError(outcome.declined);
-    throw SimulationError("the flow engine cannot run this: " + outcome.declined +
-                          "; use --engine simgrid or auto");
+    if (options.engine == Engine::kContentionFree) {
+      if (outcome.declined.failed) throw SimulationError(outcome.declined.reason);
+      throw SimulationError("the contention-free engine cannot run this exactly: " + outcome.declined.reason +
+                            "; use --engine simgrid or auto");
+    }
+    // auto: a failed run (a chip's error, a deadlock) is reported by SimGrid in its own words.
+    if (outcome.declined.failed) return run_on_simgrid(machine, program, options);
   }
-  if (options.engine == Engine::kSimGrid || simgrid_only) return simulate_simgrid(machine, program, options);
-  UncontendedOutcome outcome = simulate_uncontended(machine, program, options.record);
-  if (outcome.result) return std::move(*outcome.result);
-  if (options.engine == Engine::kContentionFree) {
-    if (outcome.declined.failed) throw SimulationError(outcome.declined.reason);
-    throw SimulationError("the contention-free engine cannot run this exactly: " + outcome.declined.reason +
-                          "; use --engine simgrid or auto");
-  }
-  // auto: SimGrid runs it, and reports a failure in its own words. The program starts afresh there.
-  return simulate_simgrid(machine, program, options);
+  if (std::optional<SimResult> result = run_on_flow(machine, program, options)) return std::move(*result);
+  return run_on_simgrid(machine, program, options);
 }
 
 SimResult simulate(const PreparedJob& job, const RunOptions& options) {

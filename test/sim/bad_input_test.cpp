@@ -338,6 +338,20 @@ TEST_CASE("the memory guard refuses a configuration that would not fit, saying h
   expect_input_error({"run", "--topology", "switch:64", "--collective", "allreduce", "--algorithm", "ring",
                       "--size", "1MiB"},
                      "256 flows in flight");
+  // Per flow in flight, SimGrid needs 2048 B and the flow engine 768 B (workloads/memory_guard.hpp): a
+  // limit between the two estimates lets auto run a contended all-to-all (on the flow engine) and refuses
+  // it in SimGrid, before SimGrid starts.
+  setenv("ULTRASIM_MEMORY_LIMIT", "200MiB", 1);
+  const std::vector<std::string> contended{"run",      "--topology",  "switch:256", "--collective",
+                                           "alltoall", "--algorithm", "direct",     "--size",
+                                           "1KiB",     "--format",    "json"};
+  CliResult on_flow = run_cli(contended);
+  REQUIRE(on_flow.status == 0);
+  CHECK(nlohmann::json::parse(on_flow.out)["engine"] == "flow");
+  auto on_simgrid = contended;
+  on_simgrid.insert(on_simgrid.end(), {"--engine", "simgrid"});
+  expect_input_error(on_simgrid, "this run on switch:256 in SimGrid needs an estimated 0.3 GiB of memory");
+  expect_input_error(on_simgrid, "65280 flows in flight x 2048 B in SimGrid");
   setenv("ULTRASIM_MEMORY_LIMIT", "lots", 1);
   expect_input_error(run({"--size", "1"}), "invalid ULTRASIM_MEMORY_LIMIT 'lots'");
   setenv("ULTRASIM_MEMORY_LIMIT", "off", 1);

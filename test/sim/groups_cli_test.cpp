@@ -45,7 +45,7 @@ TEST_CASE("groups that share a link slow down as max-min sharing predicts") {
   CHECK(alone["time_s"].get<double>() == Approx(2 * (alpha + n / 2 / bandwidth)).epsilon(1e-12));
   CHECK(together["time_s"].get<double>() == Approx(2 * (alpha + n / 2 / (bandwidth / 2))).epsilon(1e-12));
   CHECK(together["model_s"] == alone["model_s"]);  // the model is one group alone
-  CHECK(together["engine"] == "simgrid");          // flows meet: the contention-free proof fails
+  CHECK(together["engine"] == "flow");             // flows meet: the contention-free proof fails
 }
 
 TEST_CASE("group runs that cannot work are bad input") {

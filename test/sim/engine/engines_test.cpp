@@ -1,6 +1,7 @@
-// The two engines agree. Wherever the contention-free engine runs (no link direction ever carries two
+// The engines agree. Wherever the contention-free engine runs (no link direction ever carries two
 // flows at once) it gives SimGrid's time to rounding, the same transfers, bytes and records; where
-// flows meet, auto falls back to SimGrid, and a forced contention-free run refuses, naming the link.
+// flows meet, auto hands the run to the flow engine, and a forced contention-free run refuses, naming the
+// link.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -63,7 +64,7 @@ TEST_CASE("where no link carries two flows at once, the contention-free engine g
       {"switch:9", "alltoall", "pairwise", "9MiB", {}, "contention-free"},
       {"switch:8", "broadcast", "chain", "16MiB", {}, "contention-free"},
       {"nvl72", "allreduce", "ring", "72MiB", {}, "contention-free"},  // striped over 18 planes
-      {"switch:6", "alltoall", "direct", "6MB", {}, "simgrid"},        // six flows leave each chip at once
+      {"switch:6", "alltoall", "direct", "6MB", {}, "flow"},           // six flows leave each chip at once
       {"switch:8", "allreduce", "switch-reduce", "1MiB", {"switch_reduction=true"}, "simgrid"},
   };
   for (const EngineCase& c : cases) {
