@@ -1,5 +1,7 @@
 #include "sim/flow/max_min.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <queue>
 #include <stdexcept>
 #include <utility>
@@ -27,6 +29,8 @@ int MaxMinShare::add(std::span<const int> resources, int multiplicity) {
   f.resources.assign(resources.begin(), resources.end());
   f.multiplicity = multiplicity;
   f.rate = 0;
+  f.fresh = true;
+  added_.push_back(id);
   for (int r : f.resources) {
     resources_[r].flows.push_back(id);
     resources_[r].total += multiplicity;
@@ -41,6 +45,7 @@ int MaxMinShare::add(std::span<const int> resources, int multiplicity) {
 void MaxMinShare::remove(int flow) {
   Flow& f = flows_[flow];
   if (f.multiplicity == 0) throw std::invalid_argument("MaxMinShare: the flow was removed already");
+  if (!f.fresh) floor_ = std::min(floor_, f.rate);  // flows slower than it keep their rates
   for (int r : f.resources) {
     resources_[r].total -= f.multiplicity;
     if (!resources_[r].changed) {
@@ -53,24 +58,50 @@ void MaxMinShare::remove(int flow) {
   removed_.push_back(flow);
 }
 
-// Gathers into component_flows_ / component_resources_ every flow and resource reachable from
-// `resource` through shared flows (breadth first), each once per solve(), marking each flow as still
-// growing (rate -1). Removed flows leave the lists walked.
-void MaxMinShare::collect_component(int resource) {
+// The rate below which no flow can change in this solve (see the header): the slowest removed flow's
+// old rate, and for each added flow the least fair share among its resources (no flow gets less than its
+// most crowded resource's capacity / flows), lowered by a relative margin so that rounding in the rates
+// of earlier solves never keeps a flow fixed that is level with a changed one.
+double MaxMinShare::take_floor() {
+  double floor = floor_;
+  for (int id : added_) {
+    const Flow& f = flows_[id];
+    if (f.multiplicity == 0) continue;  // added and removed before this solve
+    for (int r : f.resources)
+      floor = std::min(floor, resources_[r].capacity / static_cast<double>(resources_[r].total));
+  }
+  added_.clear();
+  floor_ = std::numeric_limits<double>::infinity();
+  return floor * (1 - kFloorMargin);
+}
+
+// Gathers into component_flows_ / component_resources_ every flow at or above `floor` (and every new
+// flow) reachable from `resource` through such flows (breadth first), each once per solve(), marking it
+// as still growing (rate -1). A flow below the floor keeps its rate and takes its share of each gathered
+// resource's capacity (`left`, `unfixed`). Removed flows leave the lists walked.
+void MaxMinShare::collect_component(int resource, double floor) {
   if (resources_[resource].mark == solve_mark_) return;
   std::size_t next = component_resources_.size();
   resources_[resource].mark = solve_mark_;
   component_resources_.push_back(resource);
   for (; next < component_resources_.size(); ++next) {
-    std::vector<int>& on = resources_[component_resources_[next]].flows;
+    Resource& res = resources_[component_resources_[next]];
+    res.left = res.capacity;
+    res.unfixed = res.total;
     std::size_t kept = 0;
-    for (int id : on) {
+    for (int id : res.flows) {
       Flow& f = flows_[id];
       if (f.multiplicity == 0) continue;  // removed: leaves the list
-      on[kept++] = id;
-      if (f.mark == solve_mark_) continue;
+      res.flows[kept++] = id;
+      if (f.mark == solve_mark_) continue;  // gathered already: growing
+      if (!f.fresh && f.rate < floor) {     // keeps its rate
+        res.left -= f.rate * f.multiplicity;
+        res.unfixed -= f.multiplicity;
+        continue;
+      }
       f.mark = solve_mark_;
       f.rate = -1;
+      f.fresh = false;
       component_flows_.push_back(id);
       for (int q : f.resources)
         if (resources_[q].mark != solve_mark_) {
@@ -78,7 +109,7 @@ void MaxMinShare::collect_component(int resource) {
           component_resources_.push_back(q);
         }
     }
-    on.resize(kept);
+    res.flows.resize(kept);
   }
 }
 
@@ -88,10 +119,8 @@ void MaxMinShare::fill_component() {
   using Entry = std::pair<double, int>;  // (share when pushed, resource); a share only ever grows
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
   for (int r : component_resources_) {
-    Resource& res = resources_[r];
-    res.left = res.capacity;
-    res.unfixed = res.total;
-    if (res.unfixed > 0) queue.emplace(res.left / static_cast<double>(res.unfixed), r);
+    const Resource& res = resources_[r];
+    if (res.unfixed > 0) queue.emplace(res.left > 0 ? res.left / static_cast<double>(res.unfixed) : 0.0, r);
   }
   while (!queue.empty()) {
     auto [share, r] = queue.top();
@@ -119,9 +148,10 @@ const std::vector<int>& MaxMinShare::solve() {
   ++solve_mark_;
   component_flows_.clear();
   component_resources_.clear();
+  const double floor = take_floor();
   for (int r : changed_) {
     resources_[r].changed = false;
-    collect_component(r);
+    collect_component(r, floor);
   }
   changed_.clear();
   // Every resource of a removed flow was marked, so collecting has purged it from every list.

@@ -53,6 +53,34 @@ TEST_CASE("a flow speeds up when another ends, and only its component is re-solv
   CHECK(share.flows_solved() == 6);
 }
 
+TEST_CASE("ending a fast flow re-solves only the flows at or above its rate; slower ones keep theirs") {
+  // Link 0 (capacity 1) carries four slow flows, 0.25 each; link 1 (10) carries slow flow s0 too, and two
+  // fast flows that share what s0 leaves: (10 - 0.25) / 2 = 4.875 each. One component of six flows.
+  MaxMinShare share({1, 10});
+  const int s0 = share.add(std::vector<int>{0, 1});
+  for (int i = 0; i < 3; ++i) share.add(std::vector<int>{0});
+  const int fast = share.add(std::vector<int>{1}), other = share.add(std::vector<int>{1});
+  CHECK(share.solve().size() == 6);
+  CHECK(share.rate(fast) == 4.875);
+  // Ending `fast` frees 4.875 of link 1: `other` takes it all (9.75); the slow flows fill no later than
+  // 0.25 < 4.875 and cannot see the change, so they are not re-solved.
+  share.remove(fast);
+  const std::vector<int> solved = share.solve();
+  CHECK(solved == std::vector<int>{other});
+  CHECK(share.rate(other) == 9.75);
+  CHECK(share.rate(s0) == 0.25);
+  // A new flow on link 0 alone gets at least 1 / 5 there, so flows slower than that are kept; here every
+  // slow flow is at 0.25 >= 0.2 and all five re-solve to 0.2, and `other` (coupled through s0) to 9.8.
+  const int added = share.add(std::vector<int>{0});
+  CHECK(share.solve().size() == 6);
+  CHECK(share.rate(added) == Approx(0.2).epsilon(1e-15));
+  CHECK(share.rate(s0) == Approx(0.2).epsilon(1e-15));
+  CHECK(share.rate(other) == Approx(9.8).epsilon(1e-15));
+  CHECK(fresh_rates({1, 10}, {{0, 1}, {0}, {0}, {0}, {1}, {0}}, {1, 1, 1, 1, 1, 1}) ==
+        std::vector<double>{share.rate(s0), share.rate(1), share.rate(2), share.rate(3), share.rate(other),
+                            share.rate(added)});
+}
+
 TEST_CASE("a flow of multiplicity k counts k times: 3 identical flows and one other share 9 as 9/4 each") {
   MaxMinShare share({9, 100});
   const int three = share.add(std::vector<int>{0, 1}, 3), one = share.add(std::vector<int>{0});
