@@ -78,6 +78,152 @@ SCENARIOS = [
 ]
 
 
+# Exactness at scale (issue 18): the flow engine against SimGrid, the reference, on every algorithm of the
+# catalogue on the fabrics below, alltoallv from skewed and random traffic matrices, random-router MoE
+# layers and stragglers. Every time must agree to 1e-9 relative; `scripts/bench` fails if one does not.
+# (name, topology, sizes) for the catalogue sweeps; every collective, every algorithm.
+ENGINE_SWEEPS = [
+    ("engines trn3", "trn3", "1MiB,1GiB"),
+    ("engines nvl72", "nvl72", "1MiB,1GiB"),
+    ("engines clos:8x16", "clos:8x16", "1MiB,1GiB"),
+    ("engines dragonfly", "dragonfly", "1MiB,1GiB"),
+    ("engines cluster:2:trn3", "cluster:2:trn3", "1MiB"),
+]
+COLLECTIVES = "allreduce,allgather,reducescatter,alltoall,broadcast,reduce"
+MOE = ["moe", "--topology", "trn3", "--experts", "256", "--top-k", "8", "--tokens-per-chip", "256", "--hidden",
+       "7168", "--ffn", "2048", "--router", "random", "--dispatch-dtype", "float8", "--combine-dtype",
+       "bfloat16", "--format", "json"]
+TOLERANCE = 1e-9
+
+
+def relative(a, b):
+    return abs(a - b) / max(abs(a), abs(b)) if a != b else 0.0
+
+
+def sweep_rows(binary, topology, sizes, engine, out):
+    """Every algorithm of every collective on `topology` at `sizes` on `engine`, as {point: row}."""
+    if os.path.exists(out):
+        os.remove(out)
+    subprocess.run([binary, "sweep", "--topology", topology, "--collective", COLLECTIVES, "--algorithm", "all",
+                    "--sizes", sizes, "--engine", engine, "--out", out], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)  # exit 1: some points fail on both engines (switch-reduce)
+    rows = {}
+    for line in open(out):
+        row = json.loads(line)
+        rows[(row["collective"], row["requested_algorithm"], row["bytes"])] = row
+    return rows
+
+
+# Points where the flow engine equals the closed form and SimGrid is off it (reported, not failed).
+off_theory = []
+
+
+def compare_sweep(binary, name, topology, sizes):
+    """Returns (points compared, points only SimGrid ran, worst relative difference, failures, the two
+    engines' wall times). The worst difference leaves out the points in off_theory."""
+    start = time.perf_counter()
+    flow = sweep_rows(binary, topology, sizes, "flow", "/tmp/ultrasim-bench-engines-flow.jsonl")
+    flow_wall = time.perf_counter() - start
+    simgrid = sweep_rows(binary, topology, sizes, "simgrid", "/tmp/ultrasim-bench-engines-simgrid.jsonl")
+    simgrid_wall = time.perf_counter() - start - flow_wall
+    compared, simgrid_only, worst, failures = 0, 0, 0.0, []
+    for point, reference in simgrid.items():
+        if reference["status"] != "ok":
+            continue
+        row = flow.get(point)
+        if row is None or row["status"] != "ok":  # declined: in-switch reduction
+            simgrid_only += 1
+            continue
+        compared += 1
+        difference = relative(row["time_s"], reference["time_s"])
+        if difference > TOLERANCE and relative(row["time_s"], row["model_s"]) <= 1e-12 < relative(
+                reference["time_s"], row["model_s"]):
+            # The flow engine gives the closed form to the last digits, SimGrid does not: SimGrid's own
+            # rounding (surf/precision 1e-13 s per event, accumulated over a long chain of steps).
+            off_theory.append(f"{name} {point}: flow = model_s {row['time_s']!r}, simgrid "
+                              f"{reference['time_s']!r} ({difference:.1e})")
+            continue
+        worst = max(worst, difference)
+        if difference > TOLERANCE or row["transfers"] != reference["transfers"] or not row["verified"]:
+            failures.append(f"{name} {point}: flow {row['time_s']!r} simgrid {reference['time_s']!r}")
+    return compared, simgrid_only, worst, failures, flow_wall, simgrid_wall
+
+
+def compare_runs(binary, name, args):
+    """One command on both engines; every numeric field of the two results must agree."""
+    results, walls = [], []
+    for engine in ("flow", "simgrid"):
+        start = time.perf_counter()
+        proc = subprocess.run([binary, *args, "--engine", engine], capture_output=True, text=True)
+        walls.append(time.perf_counter() - start)
+        if proc.returncode != 0:
+            return 0, 0, 0.0, [f"{name} on {engine} failed: {proc.stderr.strip()}"], *walls, 0.0
+        results.append(json.loads(proc.stdout))
+    flow, simgrid = results
+    worst, failures, fields = 0.0, [], 0
+    for key, value in simgrid.items():
+        if key in ("engine", "command", "version") or isinstance(value, (bool, str, dict)) or value is None:
+            continue
+        if isinstance(value, list):
+            pairs = list(zip(flow[key], value)) if all(isinstance(v, (int, float)) for v in value) else []
+        else:
+            pairs = [(flow[key], value)]
+        for a, b in pairs:
+            fields += 1
+            difference = relative(a, b)
+            worst = max(worst, difference)
+            if difference > TOLERANCE:
+                failures.append(f"{name} {key}: flow {a!r} simgrid {b!r}")
+    return fields, 0, worst, failures, *walls
+
+
+def engine_checks(binary):
+    """(name, callable) of every flow-against-SimGrid comparison."""
+    matrix_dir = "/tmp/ultrasim-bench-matrices"
+    os.makedirs(matrix_dir, exist_ok=True)
+    checks = [(name, lambda n=name, t=topology, s=sizes: compare_sweep(binary, n, t, s))
+              for name, topology, sizes in ENGINE_SWEEPS]
+    for zipf in ("0", "1.2"):  # a random router's matrix: near-uniform, and skewed (hot experts)
+        matrix = f"{matrix_dir}/trn3_zipf{zipf}.json"
+        for algorithm in ("direct", "pairwise"):
+            name = f"engines alltoallv {algorithm} trn3 zipf {zipf}"
+            args = ["run", "--topology", "trn3", "--collective", "alltoallv", "--algorithm", algorithm,
+                    "--traffic-matrix", matrix, "--format", "json"]
+
+            def check(n=name, a=args, z=zipf, m=matrix):
+                subprocess.run([binary, *MOE, "--zipf", z, "--seed", "1", "--traffic-out", m, "--engine", "flow"],
+                               stdout=subprocess.DEVNULL, check=True)
+                return compare_runs(binary, n, a)
+            checks.append((name, check))
+    for zipf in ("0", "1.2"):
+        checks.append((f"engines moe random zipf {zipf} trn3",
+                       lambda z=zipf: compare_runs(binary, f"moe zipf {z}", [*MOE, "--zipf", z, "--seed", "1"])))
+    stragglers = ["run", "--topology", "trn3", "--collective", "alltoall", "--algorithm", "direct", "--size",
+                  "64MiB", "--fault", "late-chip:3@20us", "--fault", "slow-chip:70=1.5", "--format", "json"]
+    checks.append(("engines stragglers alltoall trn3", lambda: compare_runs(binary, "stragglers", stragglers)))
+    return checks
+
+
+def run_engine_checks(binary, only):
+    """Prints one line per comparison; returns the failures."""
+    print(f"\n{'flow engine against SimGrid':42} {'compared':>9} {'simgrid only':>13} {'worst rel':>10} "
+          f"{'flow(s)':>8} {'simgrid(s)':>11}")
+    failures = []
+    for name, check in engine_checks(binary):
+        if only not in name:
+            continue
+        compared, simgrid_only, worst, failed, flow_wall, simgrid_wall = check()
+        failures += failed
+        verdict = "ok" if not failed else f"{len(failed)} DIFFER"
+        print(f"{name:42} {compared:9d} {simgrid_only:13d} {worst:10.1e} {flow_wall:8.1f} {simgrid_wall:11.1f} "
+              f"{verdict}", flush=True)
+    for line in off_theory:
+        print("bench: SimGrid off the closed form, the flow engine on it: " + line)
+    for line in failures:
+        print("bench: differs: " + line)
+    return failures
+
+
 def run_once(binary, args):
     """Returns (wall seconds, peak RSS MiB, simulated seconds or None) of one run."""
     start = time.perf_counter()
@@ -100,6 +246,8 @@ def main():
     parser.add_argument("--runs", type=int, default=3, help="runs per scenario; the median is reported")
     parser.add_argument("--only", default="", help="run only scenarios whose name contains this")
     parser.add_argument("--write", action="store_true", help="store these figures as the new reference")
+    parser.add_argument("--no-engines", action="store_true",
+                        help="skip the flow-against-SimGrid comparisons (they take several minutes)")
     opts = parser.parse_args()
 
     previous = {}
@@ -125,6 +273,7 @@ def main():
         rows.append({"scenario": name, "wall_s": round(wall, 3), "peak_MiB": round(peak, 1),
                      "simulated_s": runs[0][2], "runs": count, "target_wall_s": target_wall,
                      "target_peak_MiB": target_peak, "target_met": met})
+    failures = run_engine_checks(opts.binary, opts.only) if not opts.no_engines else []
     if opts.write:
         # Scenarios not run this time (--only) keep their committed figures.
         ran = {row["scenario"] for row in rows}
@@ -135,6 +284,9 @@ def main():
         json.dump({"machine": machine, "method": "median of --runs runs, each its own process; wall from "
                    "spawn to exit, peak RSS from wait4", "scenarios": merged}, open(opts.results, "w"), indent=2)
         print(f"wrote {opts.results}")
+    if failures:
+        sys.exit(f"bench: {len(failures)} times differ between the flow engine and SimGrid by more than "
+                 f"{TOLERANCE:g}")
 
 
 if __name__ == "__main__":
