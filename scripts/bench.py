@@ -114,13 +114,31 @@ def sweep_rows(binary, topology, sizes, engine, out):
     return rows
 
 
-# Points where the flow engine equals the closed form and SimGrid is off it (reported, not failed).
-off_theory = []
+# SimGrid's clock is a sum of event deltas: where a chip's wait ends at the very instant it starts, it may
+# keep a remainder of a few ulps and sleep its minimum, surf/precision (1e-13 s), which the flow engine,
+# computing that instant exactly, does not. Up to 32 such steps are allowed past 1e-9 relative.
+CLOCK_SLACK_S = 32e-13
+# Points whose time depends on rounding: SimGrid's own solver modes (Full, ours, and Lazy) disagree beyond
+# the tolerance, and the flow engine agrees with one of them. Reported, not failed.
+ill_conditioned = []
+
+
+def agrees(a, b):
+    return abs(a - b) <= max(TOLERANCE * max(abs(a), abs(b)), CLOCK_SLACK_S)
+
+
+def simgrid_lazy_time(binary, command):
+    """The point's time in SimGrid with network/optim:Lazy instead of Full (same model, other rounding)."""
+    args = command.split()[1:]
+    args = [a for a in args if a not in ("--engine", "simgrid", "flow")] + [
+        "--engine", "simgrid", "--simgrid-cfg", "network/optim:Lazy", "--no-link-stats"]
+    proc = subprocess.run([binary, *args], capture_output=True, text=True)
+    return json.loads(proc.stdout)["time_s"] if proc.returncode == 0 else None
 
 
 def compare_sweep(binary, name, topology, sizes):
     """Returns (points compared, points only SimGrid ran, worst relative difference, failures, the two
-    engines' wall times). The worst difference leaves out the points in off_theory."""
+    engines' wall times). The worst difference leaves out the ill-conditioned points."""
     start = time.perf_counter()
     flow = sweep_rows(binary, topology, sizes, "flow", "/tmp/ultrasim-bench-engines-flow.jsonl")
     flow_wall = time.perf_counter() - start
@@ -135,17 +153,17 @@ def compare_sweep(binary, name, topology, sizes):
             simgrid_only += 1
             continue
         compared += 1
-        difference = relative(row["time_s"], reference["time_s"])
-        if difference > TOLERANCE and relative(row["time_s"], row["model_s"]) <= 1e-12 < relative(
-                reference["time_s"], row["model_s"]):
-            # The flow engine gives the closed form to the last digits, SimGrid does not: SimGrid's own
-            # rounding (surf/precision 1e-13 s per event, accumulated over a long chain of steps).
-            off_theory.append(f"{name} {point}: flow = model_s {row['time_s']!r}, simgrid "
-                              f"{reference['time_s']!r} ({difference:.1e})")
-            continue
-        worst = max(worst, difference)
-        if difference > TOLERANCE or row["transfers"] != reference["transfers"] or not row["verified"]:
-            failures.append(f"{name} {point}: flow {row['time_s']!r} simgrid {reference['time_s']!r}")
+        t, s = row["time_s"], reference["time_s"]
+        if row["transfers"] != reference["transfers"] or not row["verified"]:
+            failures.append(f"{name} {point}: transfers or verification differ")
+        elif not agrees(t, s):
+            lazy = simgrid_lazy_time(binary, reference["command"])
+            if lazy is not None and agrees(t, lazy) and not agrees(s, lazy):
+                ill_conditioned.append(f"{name} {point}: flow {t!r}, SimGrid Full {s!r} ({relative(t, s):.1e}), "
+                                       f"SimGrid Lazy {lazy!r} ({relative(t, lazy):.1e})")
+                continue
+            failures.append(f"{name} {point}: flow {t!r} simgrid {s!r} (Lazy {lazy!r})")
+        worst = max(worst, relative(t, s))
     return compared, simgrid_only, worst, failures, flow_wall, simgrid_wall
 
 
@@ -172,7 +190,7 @@ def compare_runs(binary, name, args):
             fields += 1
             difference = relative(a, b)
             worst = max(worst, difference)
-            if difference > TOLERANCE:
+            if difference > TOLERANCE and not (key.endswith("_s") and agrees(a, b)):
                 failures.append(f"{name} {key}: flow {a!r} simgrid {b!r}")
     return fields, 0, worst, failures, *walls
 
@@ -217,8 +235,8 @@ def run_engine_checks(binary, only):
         verdict = "ok" if not failed else f"{len(failed)} DIFFER"
         print(f"{name:42} {compared:9d} {simgrid_only:13d} {worst:10.1e} {flow_wall:8.1f} {simgrid_wall:11.1f} "
               f"{verdict}", flush=True)
-    for line in off_theory:
-        print("bench: SimGrid off the closed form, the flow engine on it: " + line)
+    for line in ill_conditioned:
+        print("bench: ill-conditioned (SimGrid's own modes disagree; flow agrees with one): " + line)
     for line in failures:
         print("bench: differs: " + line)
     return failures

@@ -41,6 +41,10 @@ struct ComputeRecord {
 // sharing without SimGrid. `auto` tries contention-free, then flow when the proof fails, and SimGrid when
 // the run needs what only SimGrid models (in-switch reduction, link faults, a platform file, settings).
 enum class Engine { kAuto, kSimGrid, kContentionFree, kFlow };
+
+// SimGrid's `surf/precision` as our configuration sets it (sim/simgrid/platform.cpp), in seconds: SimGrid
+// ends a sleep at the first event that leaves less than this of it, and the flow engine does the same.
+inline constexpr double kSimGridPrecision = 1e-13;
 // "auto" | "simgrid" | "contention-free" | "flow"; throws InputError on anything else.
 Engine parse_engine(const std::string& name);
 const char* engine_name(Engine engine);

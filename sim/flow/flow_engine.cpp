@@ -18,12 +18,13 @@
 namespace ultrasim {
 namespace {
 
-// A send: done when every part's flow has ended (`left`); its data arrives at `delivered`.
+// A send: done when every part's flow has ended (`left`); its data arrives at `delivered`, the latest of
+// its parts' flow end + latency.
 struct FlowSend : FiberRequest {
   FlowSend() : FiberRequest(false) {}
   int src = 0, dst = 0;
   int parts_in_flight = 0;
-  bool left = false, arrived = false;
+  bool left = false;
   double delivered = 0;                                     // the latest delivery of the parts ended so far
   boost::container::small_vector<TransferRecord, 1> parts;  // kept only when recording
 };
@@ -48,6 +49,7 @@ class FlowEngine {
         overhead_(machine.topology->params().number("transfer_overhead")),
         flows_(capacities(*machine.topology)),
         blocked_(p_, false),
+        woken_by_timer_(p_, false),
         matcher_(p_),
         outcomes_(p_) {}
 
@@ -86,17 +88,13 @@ class FlowEngine {
   void wake(int chip) {
     if (blocked_[chip]) blocked_[chip] = false, chips_->make_ready(chip);
   }
-  // At `at`: the data of `arrival` arrives (its receiver wakes), or, without one, `chip` wakes.
-  void schedule(double at, std::shared_ptr<FlowSend> arrival, int chip) {
-    timers_.push(Timer{at, next_timer_++, std::move(arrival), chip});
-  }
+  void sleep_until(int self, double until);
   void part_ended(const FlowPart& part);
   bool step_time();
 
   struct Timer {
     double at;
     std::uint64_t order;  // FIFO among equal times, for determinism
-    std::shared_ptr<FlowSend> arrival;
     int chip;
     bool operator>(const Timer& o) const { return at != o.at ? at > o.at : order > o.order; }
   };
@@ -113,6 +111,7 @@ class FlowEngine {
   std::uint64_t next_timer_ = 0;
   double now_ = 0;
   std::vector<bool> blocked_;
+  std::vector<bool> woken_by_timer_;  // per chip: its sleep's timer has fired
   std::optional<ChipFibers> chips_;
   Matcher<std::shared_ptr<FlowSend>, std::shared_ptr<FlowRecv>> matcher_;
   ChipOutcomes outcomes_;
@@ -145,12 +144,15 @@ RequestPtr FlowEngine::send(int self, int dst, Message message, int step) {
   });
   ++result_.transfers;
   result_.bytes_sent += bytes;
-  if (auto receive = matcher_.post_send(self, dst, step, request)) receive->send = request;
+  if (auto receive = matcher_.post_send(self, dst, step, request)) {
+    receive->send = request;
+    if (request->left) wake(dst);  // a send of no bytes has left already: its receiver need not wait
+  }
   return request;
 }
 
 // A part's flow has ended at now_: its data is delivered after its latency; the send is done once its
-// last part has ended, and has arrived at the latest delivery of its parts.
+// last part has ended, which its sender and its receiver may be waiting for.
 void FlowEngine::part_ended(const FlowPart& part) {
   FlowSend& send = *part.send;
   send.delivered = std::max(send.delivered, now_ + part.latency);
@@ -161,14 +163,25 @@ void FlowEngine::part_ended(const FlowPart& part) {
   if (send.parts_in_flight > 0 && --send.parts_in_flight > 0) return;  // a zero-byte part holds no flow
   send.left = true;
   wake(send.src);
-  schedule(send.delivered, part.send, send.dst);
+  wake(send.dst);
 }
 
+// As the SimGrid fabric waits (sim/simgrid/fabric.cpp): until every flow of the requests has ended, then
+// one sleep until the latest delivery of the receives among them.
 void FlowEngine::wait_all(int self, const std::vector<RequestPtr>& requests) {
   for (const auto& request : requests) {
     if (static_cast<const FiberRequest&>(*request).is_recv) {
+      const auto& receive = static_cast<const FlowRecv&>(*request);
+      while (!receive.send || !receive.send->left) block(self);
+    } else {
+      while (!static_cast<const FlowSend&>(*request).left) block(self);
+    }
+  }
+  double done = now_;
+  for (const auto& request : requests) {
+    if (static_cast<const FiberRequest&>(*request).is_recv) {
       auto& receive = static_cast<FlowRecv&>(*request);
-      while (!receive.send || !receive.send->arrived) block(self);
+      done = std::max(done, receive.send->delivered);
       if (!receive.delivered) {
         receive.delivered = true;
         receive.message = std::move(receive.send->message);
@@ -176,18 +189,23 @@ void FlowEngine::wait_all(int self, const std::vector<RequestPtr>& requests) {
           result_.transfer_records.insert(result_.transfer_records.end(), receive.send->parts.begin(),
                                           receive.send->parts.end());
       }
-    } else {
-      while (!static_cast<const FlowSend&>(*request).left) block(self);
     }
   }
+  if (done > now_) sleep_until(self, done);
+}
+
+// A sleep as SimGrid 3.32 sleeps: at least surf/precision long, and over at the first event that leaves
+// less than surf/precision of it (step_time).
+void FlowEngine::sleep_until(int self, double until) {
+  woken_by_timer_[self] = false;
+  timers_.push(Timer{until, next_timer_++, self});
+  while (!woken_by_timer_[self]) block(self);  // a send of its own leaving wakes it too
 }
 
 void FlowEngine::compute(int self, double seconds, const std::string& what) {
-  const double start = now_, until = now_ + seconds;
-  if (record_) result_.compute_records.push_back(ComputeRecord{self, what, start, until});
-  if (seconds <= 0) return;
-  schedule(until, nullptr, self);
-  while (now_ < until) block(self);
+  const double start = now_;
+  if (seconds > 0) sleep_until(self, now_ + seconds);
+  if (record_) result_.compute_records.push_back(ComputeRecord{self, what, start, now_});
 }
 
 // Moves the clock to the next event (the earliest flow end or timer) and handles every event at that
@@ -202,12 +220,14 @@ bool FlowEngine::step_time() {
     for (int id : ended) part_ended(parts_[id]), parts_[id].send.reset();
   } else {
     now_ = timer;
-    while (!timers_.empty() && timers_.top().at == now_) {
-      const Timer& due = timers_.top();
-      if (due.arrival) due.arrival->arrived = true;
-      wake(due.chip);
-      timers_.pop();
-    }
+  }
+  // SimGrid ends a sleep (a delivery's latency, a compute interval) at the first event that leaves less
+  // than surf/precision of it: so do these timers, and the chip goes on from that event's time.
+  while (!timers_.empty() && timers_.top().at - now_ < kSimGridPrecision) {
+    const Timer& due = timers_.top();
+    woken_by_timer_[due.chip] = true;
+    wake(due.chip);
+    timers_.pop();
   }
   return true;
 }

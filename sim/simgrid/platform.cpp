@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "sim/engine/records.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/suggest.hpp"
@@ -54,7 +55,7 @@ void configure_engine() {
   // Re-solve only the constraints an event touched, not every flow in the system: same shares (the 58
   // catalogue runs on trn3 are bit-identical), 1.1-1.8x faster where many flows are in flight.
   sg::Engine::set_config("network/maxmin-selective-update:yes");
-  sg::Engine::set_config("surf/precision:1e-13");
+  sg::Engine::set_config("surf/precision", kSimGridPrecision);
 }
 
 Platform Platform::build(const PlatformPlan& plan, const Topology& topology) {
