@@ -19,9 +19,9 @@ void FluidFlows::resolve() {
     p.rate = rate;
     p.end = rate > 0 ? now_ + p.left / rate : std::numeric_limits<double>::infinity();
     if (p.queued) {
-      ends_.update(p.handle, Entry{p.end, id});
+      ends_.update(id, p.end);
     } else {
-      p.handle = ends_.push(Entry{p.end, id});
+      ends_.push(id, p.end);
       p.queued = true;
     }
   }
@@ -37,7 +37,7 @@ int FluidFlows::start(double now, std::span<const int> resources, double bytes, 
   advance_to(now);
   const int id = share_.add(resources, multiplicity);
   if (progress_.size() <= static_cast<std::size_t>(id)) progress_.resize(id + 1);
-  progress_[id] = Progress{bytes, now_, 0, std::numeric_limits<double>::infinity(), {}, false};
+  progress_[id] = Progress{bytes, now_, 0, std::numeric_limits<double>::infinity(), false};
   dirty_ = true;
   return id;
 }

@@ -11,8 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include <boost/heap/d_ary_heap.hpp>
-
+#include "sim/flow/end_heap.hpp"
 #include "sim/flow/max_min.hpp"
 
 namespace ultrasim {
@@ -37,16 +36,11 @@ class FluidFlows {
   const MaxMinShare& share() const { return share_; }
 
  private:
-  // Flows by end time, earliest first (then by id, so that equal ends are taken in a fixed order).
-  using Entry = std::pair<double, int>;
-  using Ends = boost::heap::d_ary_heap<Entry, boost::heap::arity<4>, boost::heap::mutable_<true>,
-                                       boost::heap::compare<std::greater<Entry>>>;
   struct Progress {
     double left = 0;  // bytes still to send, as of `since`
     double since = 0;
     double rate = 0;  // bytes per second since `since`
     double end = std::numeric_limits<double>::infinity();
-    Ends::handle_type handle;
     bool queued = false;  // in ends_ (it has a rate)
   };
   void advance_to(double now);
@@ -54,7 +48,7 @@ class FluidFlows {
 
   MaxMinShare share_;
   std::vector<Progress> progress_;
-  Ends ends_;
+  EndHeap ends_;  // flows by end time, earliest first (then by id)
   double now_ = 0;
   bool dirty_ = false;  // flows started or ended at now_ since the last solve
 };
