@@ -194,8 +194,10 @@ void FlowEngine::wait_all(int self, const std::vector<RequestPtr>& requests) {
   if (done > now_) sleep_until(self, done);
 }
 
-// A sleep as SimGrid 3.32 sleeps: at least surf/precision long, and over at the first event that leaves
-// less than surf/precision of it (step_time).
+// A sleep as SimGrid 3.32 ends one: at the first event that leaves less than surf/precision of it
+// (step_time). SimGrid also stretches a positive sleep to at least surf/precision; that is not copied: it
+// matters only where a wait ends within rounding of its start, where exact arithmetic has no sleep at all
+// (sim/DESIGN.md, "SimGrid's clock slack").
 void FlowEngine::sleep_until(int self, double until) {
   woken_by_timer_[self] = false;
   timers_.push(Timer{until, next_timer_++, self});
