@@ -2,7 +2,7 @@
 // position kept beside it, so that re-dating a flow is a sift in place. Boost.Heap's mutable d-ary heap
 // (used before) keeps its handles in a std::list, one allocation per push: 10 % of a 576-chip all-to-all.
 // Entries order by end, then by id, so that equal ends come out in a fixed order.
-// Free of SimGrid; tested with the flows in time (test/sim/flow/fluid_flows_test.cpp).
+// Free of SimGrid; tested against an ordered set (test/sim/flow/end_heap_test.cpp).
 #pragma once
 
 #include <cstddef>

@@ -12,18 +12,17 @@ void FluidFlows::resolve() {
   for (int id : share_.solve()) {
     Progress& p = progress_[id];
     const double rate = share_.rate(id);
-    if (p.queued && rate == p.rate) continue;  // same rate: same end, nothing re-rounded
+    const bool queued = ends_.contains(id);
+    if (queued && rate == p.rate) continue;  // same rate: same end, nothing re-rounded
     // The flow sent at its previous rate since p.since; from now on at the new one.
     p.left = std::max(0.0, p.left - p.rate * (now_ - p.since));
     p.since = now_;
     p.rate = rate;
     p.end = rate > 0 ? now_ + p.left / rate : std::numeric_limits<double>::infinity();
-    if (p.queued) {
+    if (queued)
       ends_.update(id, p.end);
-    } else {
+    else
       ends_.push(id, p.end);
-      p.queued = true;
-    }
   }
 }
 
@@ -37,7 +36,7 @@ int FluidFlows::start(double now, std::span<const int> resources, double bytes, 
   advance_to(now);
   const int id = share_.add(resources, multiplicity);
   if (progress_.size() <= static_cast<std::size_t>(id)) progress_.resize(id + 1);
-  progress_[id] = Progress{bytes, now_, 0, std::numeric_limits<double>::infinity(), false};
+  progress_[id] = Progress{bytes, now_, 0, std::numeric_limits<double>::infinity()};
   dirty_ = true;
   return id;
 }
@@ -56,7 +55,6 @@ std::vector<int> FluidFlows::end_next() {
   while (!ends_.empty() && ends_.top().first <= tie) {
     const int id = ends_.top().second;
     ends_.pop();
-    progress_[id].queued = false;
     share_.remove(id);
     ended.push_back(id);
   }

@@ -39,9 +39,8 @@ class FluidFlows {
   struct Progress {
     double left = 0;  // bytes still to send, as of `since`
     double since = 0;
-    double rate = 0;  // bytes per second since `since`
-    double end = std::numeric_limits<double>::infinity();
-    bool queued = false;  // in ends_ (it has a rate)
+    double rate = 0;                                       // bytes per second since `since`
+    double end = std::numeric_limits<double>::infinity();  // in ends_ once it has a rate
   };
   void advance_to(double now);
   void resolve();

@@ -118,16 +118,17 @@ void MaxMinShare::collect_component(int resource, double floor) {
 void MaxMinShare::fill_component() {
   using Entry = std::pair<double, int>;  // (share when pushed, resource); a share only ever grows
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-  for (int r : component_resources_) {
-    const Resource& res = resources_[r];
-    if (res.unfixed > 0) queue.emplace(res.left > 0 ? res.left / static_cast<double>(res.unfixed) : 0.0, r);
-  }
+  auto share_of = [](const Resource& res) {
+    return res.left > 0 ? res.left / static_cast<double>(res.unfixed) : 0.0;
+  };
+  for (int r : component_resources_)
+    if (resources_[r].unfixed > 0) queue.emplace(share_of(resources_[r]), r);
   while (!queue.empty()) {
     auto [share, r] = queue.top();
     queue.pop();
     Resource& res = resources_[r];
     if (res.unfixed == 0) continue;
-    const double now = res.left > 0 ? res.left / static_cast<double>(res.unfixed) : 0.0;
+    const double now = share_of(res);
     if (now > share) {  // flows elsewhere were fixed since this entry: its share grew
       queue.emplace(now, r);
       continue;
