@@ -24,16 +24,17 @@ struct MemoryEstimate {
 MemoryEstimate topology_memory(const Topology& topology);
 
 // What one flow in flight costs the engine that carries it, measured as (peak of a direct all-to-all -
-// peak of a pairwise one) / (flows in flight) on switch:576 (331,200 flows; sim/README.md, "Errors and
-// limits"), rounded up: SimGrid 1,630 B (an activity, its action, our record), the flow engine 700 B
-// (its send, fluid flow and heap entry). The contention-free engine is counted at the flow engine's
-// figure (assumption: its records are no larger; `auto` may hand its run on to the flow engine).
+// peak of a pairwise one) / (flows in flight) on switch:576 (331,200 flows; sim/DESIGN.md, "Memory"),
+// rounded up: SimGrid 1,630 B (an activity, its action, our record), the flow engine 700 B (its send,
+// fluid flow and heap entry). The contention-free engine is counted at the flow engine's figure
+// (assumption: its records are no larger; `auto` may hand its run on to the flow engine). build_machine
+// checks at the leanest figure, whatever engine will run; simulate() checks again before SimGrid runs.
 struct EngineFlowCost {
   const char* engine;
   double bytes_per_flow;
 };
 inline constexpr EngineFlowCost kSimGridFlowCost{"SimGrid", 2048};
-inline constexpr EngineFlowCost kFlowEngineFlowCost{"the flow engine", 768};
+inline constexpr EngineFlowCost kFlowEngineFlowCost{"the flow engine, the leanest", 768};
 
 // `ultrasim run`: the above, the cached route of every chip pair (the bound and the closed forms look at
 // all of them) and the flows in flight at once, at `cost` each.
