@@ -10,6 +10,8 @@ ULTRASIM_PACKAGES=(cmake make g++ pkg-config git libsimgrid-dev libboost-graph-d
 # scripts/test --sanitize builds with g++'s ASan/UBSan (libasan8 and libubsan1 come with g++); scripts/fuzz
 # needs clang and its libFuzzer/sanitizer runtimes.
 ULTRASIM_PACKAGES+=(clang-14 libclang-rt-14-dev)
+# The cluster-sweep tests (test/scripts/sweep_cluster_test.sh): GNU parallel, and a one-node Slurm.
+ULTRASIM_PACKAGES+=(parallel slurm-wlm munge)
 
 ultrasim_install_missing() {
   local missing=()

@@ -26,9 +26,11 @@ mkdir -p "$SHARDS"
 
 if command -v parallel >/dev/null 2>&1; then
   # {} is the shard id; the sweep options are passed through quoted.
-  parallel --halt now,fail=1 --jobs "$N" \
+  echo "sweep-parallel: GNU parallel runs $N shards into $SHARDS/" >&2
+  parallel --will-cite --halt now,fail=1 --jobs "$N" \
     "$ULTRASIM" sweep "$@" --shard "{}/$N" --resume --out "$SHARDS/shard_{}.jsonl" ::: $(seq 0 $((N - 1)))
 else
+  echo "sweep-parallel: GNU parallel is not installed; $N shards run as background jobs into $SHARDS/" >&2
   pids=()
   for ((k = 0; k < N; k++)); do
     "$ULTRASIM" sweep "$@" --shard "$k/$N" --resume --out "$SHARDS/shard_$k.jsonl" &
