@@ -32,7 +32,8 @@ const std::vector<HierarchicalPhase> kTorusPhases{{HierarchicalOp::kReduceScatte
 long torus_row_length(const Topology& topology) {
   auto [name, args] = split_topology_spec(topology.spec());
   std::vector<long> dims;
-  if (name == "torus") dims = parse_torus_dims(name, args, "4x4");
+  if (name == "torus" && split_chip_selection(topology.spec()).second.empty())  // not on a part of one
+    dims = parse_torus_dims(name, args, "4x4");
   if (dims.size() != 2)
     throw InputError("ring-2d runs on a two-dimensional torus (torus:XxY), not on " + topology.spec());
   return dims.front();

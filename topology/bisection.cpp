@@ -70,6 +70,8 @@ double min_cut_between_rank_halves(const Topology& t) {
 Bisection bisection(const Topology& t) {
   if (t.chip_count() < 2) return {};
   const std::string name = split_topology_spec(t.spec()).first;
+  // A part of a fabric (SPEC@CHIPS) has no closed form: its generator's is the whole fabric's.
+  if (!split_chip_selection(t.spec()).second.empty()) return {min_cut_between_rank_halves(t), false};
   for (const GeneratorEntry& entry : topology_generators()) {
     if (entry.name != name || !entry.bisection) continue;
     if (auto exact = entry.bisection(t)) return {*exact, true};

@@ -31,7 +31,7 @@ std::vector<TierStats> tier_stats(const Topology& t) {
     ++s.links;
     s.lanes += l.lanes;
     for (std::size_t end : {l.a, l.b}) {
-      if (g[end].kind != NodeKind::kChip) continue;
+      if (g[end].kind != NodeKind::kChip || g[end].rank < 0) continue;  // < 0: not a chip of SPEC@CHIPS
       raw[l.tier_index][g[end].rank] += l.raw_bandwidth;
       delivered[l.tier_index][g[end].rank] += l.bandwidth();
     }

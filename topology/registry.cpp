@@ -2,6 +2,7 @@
 
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 
@@ -42,7 +43,16 @@ const GeneratorEntry& find_generator(const std::string& name) {
   return find_by_name(topology_generators(), name, "topology");
 }
 
-std::pair<std::string, std::string> split_topology_spec(const std::string& spec) {
+std::pair<std::string, std::string> split_chip_selection(const std::string& spec) {
+  const auto at = spec.rfind('@');
+  if (at == std::string::npos || at + 1 == spec.size() ||
+      spec.find_first_not_of("0123456789,-", at + 1) != std::string::npos)
+    return {spec, ""};
+  return {spec.substr(0, at), spec.substr(at + 1)};
+}
+
+std::pair<std::string, std::string> split_topology_spec(const std::string& full) {
+  const std::string spec = split_chip_selection(full).first;
   auto colon = spec.find(':');
   if (colon == std::string::npos) return {spec, ""};
   return {spec.substr(0, colon), spec.substr(colon + 1)};
@@ -69,7 +79,12 @@ Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& ex
     known.insert(known.end(), owned_elsewhere.begin(), owned_elsewhere.end());
     throw InputError(unknown_name_message("parameter", unknown.front().first, known));
   }
-  Topology topology = entry.build(spec, args, params);
+  const auto [whole, chips] = split_chip_selection(spec);
+  Topology topology = entry.build(whole, args, params);
+  if (!chips.empty()) {
+    const std::vector<int> ranks = parse_chip_list(chips, topology.chip_count(), "topology " + spec);
+    topology.keep_chips(ranks, spec);
+  }
   topology.validate();
   return topology;
 }

@@ -38,7 +38,11 @@ const std::vector<GeneratorEntry>& topology_generators();
 // Throws InputError "unknown topology 'X'; did you mean ...".
 const GeneratorEntry& find_generator(const std::string& name);
 
-// Splits "torus:4x4" into {"torus", "4x4"}.
+// Splits "SPEC@CHIPS" (a part of a fabric: only CHIPS, a list such as 0-71, are its chips) into {SPEC,
+// CHIPS}; a spec without a trailing "@LIST" into {spec, ""}.
+std::pair<std::string, std::string> split_chip_selection(const std::string& spec);
+
+// Splits "torus:4x4" into {"torus", "4x4"} (and "torus:4x4@0-7" alike: the chips are left out).
 std::pair<std::string, std::string> split_topology_spec(const std::string& spec);
 
 // Every parameter a spec declares: its generator's `params`, then its `extra_params` for the spec's ARGS.

@@ -263,7 +263,9 @@ const std::vector<PathShare>& Routes::message_paths(int src_rank, int dst_rank) 
     std::vector<Path> paths = equal_paths(topology_.chip(src_rank), topology_.chip(dst_rank));
     if (paths.empty()) between(src_rank, dst_rank);  // throws, naming the pair
     if (policy_ == Multipath::kHash) {
-      int k = hashed_path(src_rank, dst_rank, static_cast<int>(paths.size()));
+      // Hashed on the fabric's ranks, so a pair takes the same path in a part of the fabric (SPEC@CHIPS).
+      int k = hashed_path(topology_.fabric_rank(src_rank), topology_.fabric_rank(dst_rank),
+                          static_cast<int>(paths.size()));
       shares.push_back(PathShare{k, std::move(paths[k]), 1.0});
     } else {
       double total = 0;

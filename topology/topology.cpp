@@ -69,6 +69,20 @@ void Topology::validate() const {
   }
 }
 
+void Topology::keep_chips(const std::vector<int>& ranks, std::string spec) {
+  std::vector<Vertex> kept;
+  for (Vertex v : chips_) graph_[v].rank = -1;
+  std::vector<int> fabric;
+  for (int r : ranks) {
+    fabric.push_back(fabric_rank(r));
+    kept.push_back(chips_.at(r));
+    graph_[kept.back()].rank = static_cast<int>(kept.size()) - 1;
+  }
+  chips_ = std::move(kept);
+  fabric_ranks_ = std::move(fabric);
+  spec_ = std::move(spec);
+}
+
 double Topology::injection_bandwidth(int rank) const {
   double total = 0;
   for (auto [e, end] = boost::out_edges(chip(rank), graph_); e != end; ++e) total += link(*e).bandwidth();

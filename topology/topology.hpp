@@ -97,6 +97,14 @@ class Topology {
   const std::optional<TopologyOrigin>& origin() const { return origin_; }
   void set_origin(TopologyOrigin origin) { origin_ = std::move(origin); }
 
+  // A part of the fabric (spec SPEC@CHIPS): keeps `ranks` (ascending, distinct, each below chip_count())
+  // as the chips, rank r being the chip of rank ranks[r]; the other chips stay in the graph with their
+  // links (they still forward where chips forward) but are no endpoints: their rank becomes -1. The spec
+  // becomes `spec`.
+  void keep_chips(const std::vector<int>& ranks, std::string spec);
+  // The rank chip `rank` has in the whole fabric (itself, unless keep_chips renumbered the chips).
+  int fabric_rank(int rank) const { return fabric_ranks_.empty() ? rank : fabric_ranks_.at(rank); }
+
   // Sum of delivered bandwidth of a chip's links, per direction: what it can inject at most.
   double injection_bandwidth(int rank) const;
 
@@ -106,6 +114,7 @@ class Topology {
   std::vector<std::string> tiers_;
   Graph graph_;
   std::vector<Vertex> chips_;
+  std::vector<int> fabric_ranks_;  // keep_chips: each chip's rank in the whole fabric; empty otherwise
   std::vector<Vertex> switches_;
   std::vector<Link> links_;
   bool chip_forwarding_ = true;

@@ -7,27 +7,6 @@
 #include "topology/base/units.hpp"
 
 namespace ultrasim {
-std::vector<int> parse_chip_list(const std::string& text, int chips, const std::string& what) {
-  std::vector<int> out;
-  auto rank = [&](const std::string& item) {
-    const long r = item == "0" ? 0 : parse_count(item);
-    if (r >= chips)
-      throw InputError(what + ": chip " + item + " is not on this topology (its ranks are 0-" +
-                       std::to_string(chips - 1) + ")");
-    return static_cast<int>(r);
-  };
-  for (const std::string& item : split_items(text, ',', true)) {
-    const auto dash = item.find('-');
-    const int first = rank(item.substr(0, dash));
-    const int last = dash == std::string::npos ? first : rank(item.substr(dash + 1));
-    if (last < first) throw InputError(what + ": range '" + item + "' runs backwards");
-    for (int r = first; r <= last; ++r) out.push_back(r);
-  }
-  if (out.empty()) throw InputError(what + ": no chip given (expected ranks such as 0-7,72)");
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
 
 ParallelLayout parse_layout(const std::string& text, int chips) {
   ParallelLayout layout;

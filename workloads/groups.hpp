@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collectives/groups.hpp"
+#include "topology/base/units.hpp"  // parse_chip_list
 #include "topology/topology.hpp"
 
 namespace ultrasim {
@@ -36,9 +37,5 @@ bool is_layout_axis(const std::string& spec);
 // collective runs on every chip). Throws InputError on an unknown spec, a chip out of range or in two
 // groups, groups of different sizes, a level the topology does not have, fewer than 2 chips per group.
 Groups resolve_groups(const std::string& spec, const std::string& layout, const Topology& topology);
-
-// Ranks and inclusive ranges, "0-7,72", each below `chips`, sorted and without repeats; `what` names the
-// option in errors.
-std::vector<int> parse_chip_list(const std::string& text, int chips, const std::string& what);
 
 }  // namespace ultrasim

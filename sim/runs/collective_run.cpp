@@ -16,16 +16,17 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
+#include "workloads/collective_program.hpp"
 #include "workloads/experiments/sweep.hpp"
 #include "workloads/groups.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace ultrasim {
 
-int run_collective(const RunArgs& args, const std::string& command) {
-  check_choice("format", args.format, {"table", "json", "csv"});
-  if (args.no_link_stats && (args.explain || !args.link_stats.empty()))
-    throw InputError("--no-link-stats leaves nothing for --explain or --link-stats");
+namespace {
+
+// The job the words describe; throws InputError on a size given twice or not at all.
+CollectiveJob collective_job_of(const RunArgs& args) {
   // alltoallv's size comes from its matrix; --size alone makes the uniform one of that size.
   if (!args.traffic_matrix.empty() && !args.size.empty())
     throw InputError("give --size or --traffic-matrix, not both: an alltoallv's size is its matrix's");
@@ -33,17 +34,46 @@ int run_collective(const RunArgs& args, const std::string& command) {
     throw InputError(args.collective == "alltoallv"
                          ? "alltoallv needs --traffic-matrix FILE (or --size for a uniform one)"
                          : "--size is required");
-  CollectiveJob job{args.topology,
-                    args.collective,
-                    args.algorithm,
-                    args.size.empty() ? 0 : parse_bytes(args.size),
-                    args.dtype,
-                    parse_seed(args.seed),
-                    split_assignments(args.sets),
-                    args.traffic_matrix,
-                    args.faults,
-                    args.groups,
-                    args.layout};
+  return CollectiveJob{args.topology,
+                       args.collective,
+                       args.algorithm,
+                       args.size.empty() ? 0 : parse_bytes(args.size),
+                       args.dtype,
+                       parse_seed(args.seed),
+                       split_assignments(args.sets),
+                       args.traffic_matrix,
+                       args.faults,
+                       args.groups,
+                       args.layout};
+}
+
+// A collective prepared to run (a job of a "jobs" file): its result is `run --format json`'s.
+class PreparedCollective : public PreparedWorkload {
+ public:
+  PreparedCollective(const RunArgs& args, std::string command)
+      : prepared_(prepare(collective_job_of(args))), program_(prepared_), command_(std::move(command)) {}
+  Machine& machine() override { return prepared_; }
+  Program& program() override { return program_; }
+  // Without "links": a job's link statistics are the shared fabric's (sim/runs/jobs_run.hpp).
+  nlohmann::ordered_json result(const SimResult& result) override {
+    const Metrics metrics = compute_metrics(prepared_, result.time_s);
+    return nlohmann::ordered_json::parse(
+        json_text(run_json(RunReport{prepared_, result, metrics, command_, std::nullopt, nullptr, nullptr})));
+  }
+
+ private:
+  PreparedJob prepared_;
+  CollectiveProgram program_;
+  std::string command_;
+};
+
+}  // namespace
+
+int run_collective(const RunArgs& args, const std::string& command) {
+  check_choice("format", args.format, {"table", "json", "csv"});
+  if (args.no_link_stats && (args.explain || !args.link_stats.empty()))
+    throw InputError("--no-link-stats leaves nothing for --explain or --link-stats");
+  const CollectiveJob job = collective_job_of(args);
   const Engine engine = parse_engine(args.engine);
   PreparedJob prepared = prepare(job);
   check_choice("trace-aggregate", args.trace_aggregate, {"none", "step"});
@@ -160,6 +190,10 @@ WorkloadKind collective_workload() {
             RunArgs args = collective_args_from_json(w, file);
             args.format = output.format, args.trace = output.trace;
             return run_collective(args, output.command);
+          },
+          nullptr,  // `run` prints its own table
+          [](const nlohmann::json& w, const std::string& file, const std::string& command) {
+            return std::make_unique<PreparedCollective>(collective_args_from_json(w, file), command);
           }};
 }
 

@@ -228,57 +228,85 @@ void moe_measures_json(nlohmann::ordered_json& out, const Machine& machine, cons
   out["cost_per_mtok_usd"] = cost / tokens * 1e6;
 }
 
+// An MoE layer prepared to run: its machine, batch 0's routing and layer, its result from a run of it.
+class PreparedMoe : public PreparedWorkload {
+ public:
+  PreparedMoe(const MoeConfig& config, std::string command)
+      : config_((config.validate(), config)),
+        command_(std::move(command)),
+        machine_(moe_machine(config_)),
+        moe_(with_params(machine_.topology->params(), chip_params(), config_.overrides)),
+        batch_(route_batch(machine_, config_, moe_, 0)) {}
+  Machine& machine() override { return machine_; }
+  Program& program() override { return *batch_.layer; }
+  const MoeConfig& config() const { return config_; }
+  const ParamSet& moe() const { return moe_; }
+  const MoeBatch& batch() const { return batch_; }
+  // The layer times of batches 1..n-1 (run_moe simulates them in child processes); none: every batch
+  // takes batch 0's time (a job runs one batch).
+  std::vector<double> other_batches;
+
+  nlohmann::ordered_json result(const SimResult& result) override {
+    const int p = machine_.p();
+    const TrafficMatrix& dispatch = batch_.layer->dispatch();
+    const TrafficMatrix& combine = batch_.layer->combine();
+    MoeMeasures m;
+    m.time = result.time_s;
+    std::vector<double> times = other_batches;
+    if (config_.router != "random" || times.empty()) times.assign(config_.batches - 1, m.time);
+    times.insert(times.begin(), m.time);
+    m.first_error = result.verdict.first_error;
+    m.wrong = result.verdict.wrong + check_traffic(result, dispatch, combine, m.first_error);
+    moe_phase_times(result, m);
+    moe_chip_load(batch_.routing, config_, moe_, p, m);
+    const RecordPaths paths(*machine_.routes, machine_.faults);
+    m.carried = static_cast<double>(link_bytes(paths, result.transfer_records));
+    for (int s = 0; s < p; ++s)
+      for (int d = 0; d < p; ++d)
+        if (s != d) m.dispatch_bytes += dispatch.bytes(s, d), m.combine_bytes += combine.bytes(s, d);
+    nlohmann::ordered_json out = workload_result(command_, "moe", config_.topology, p);
+    moe_config_json(out, config_, batch_.routing);
+    moe_measures_json(out, machine_, config_, batch_, m, times, moe_);
+    close_workload_result(out, m.wrong, m.first_error, result, moe_);
+    return out;
+  }
+
+ private:
+  MoeConfig config_;
+  std::string command_;
+  Machine machine_;
+  ParamSet moe_;
+  MoeBatch batch_;
+};
+
 }  // namespace
 
 nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
-  const MoeConfig& config = request.config;
-  config.validate();
   const Engine engine = parse_engine(request.engine);
-  Machine machine = moe_machine(config);
+  PreparedMoe prepared(request.config, request.command);
+  const MoeConfig& config = prepared.config();
+  Machine& machine = prepared.machine();
   const int p = machine.p();
-  const Topology& topology = *machine.topology;
-  const ParamSet moe = with_params(topology.params(), chip_params(), config.overrides);
 
   // Further batches first, each in a child (before this process runs its own simulation). The uniform
   // router routes every batch alike: one simulation stands for all.
-  std::vector<double> times;
-  if (config.router == "random") times = batch_times(machine, config, moe, config.batches, engine);
+  if (config.router == "random")
+    prepared.other_batches = batch_times(machine, config, prepared.moe(), config.batches, engine);
 
-  const MoeBatch batch = route_batch(machine, config, moe, 0);
-  const MoeRouting& routing = batch.routing;
-  const TrafficMatrix& dispatch = batch.layer->dispatch();
-  const TrafficMatrix& combine = batch.layer->combine();
-  if (!request.traffic.empty()) write_moe_traffic(request.traffic, dispatch, p);
+  if (!request.traffic.empty()) write_moe_traffic(request.traffic, prepared.batch().layer->dispatch(), p);
   std::unique_ptr<OutputFile> trace;
   if (!request.trace.empty()) trace = std::make_unique<OutputFile>(request.trace, "trace");
 
   RunOptions options;
   options.engine = engine;
   options.record = true;  // the traffic check and the phases read the records
-  const SimResult result = simulate(machine, *batch.layer, options);
-  MoeMeasures m;
-  m.time = result.time_s;
-  if (config.router != "random") times.assign(config.batches - 1, m.time);
-  times.insert(times.begin(), m.time);
-
-  m.first_error = result.verdict.first_error;
-  m.wrong = result.verdict.wrong + check_traffic(result, dispatch, combine, m.first_error);
-  moe_phase_times(result, m);
-  moe_chip_load(routing, config, moe, p, m);
-  const RecordPaths paths(*machine.routes, machine.faults);
-  m.carried = static_cast<double>(link_bytes(paths, result.transfer_records));
-  for (int s = 0; s < p; ++s)
-    for (int d = 0; d < p; ++d)
-      if (s != d) m.dispatch_bytes += dispatch.bytes(s, d), m.combine_bytes += combine.bytes(s, d);
-
-  nlohmann::ordered_json out = workload_result(request.command, "moe", config.topology, p);
-  moe_config_json(out, config, routing);
-  moe_measures_json(out, machine, config, batch, m, times, moe);
-  close_workload_result(out, m.wrong, m.first_error, result, moe);
+  const SimResult result = simulate(machine, prepared.program(), options);
+  const nlohmann::ordered_json out = prepared.result(result);
   if (trace) {  // its utilisation counters need the rates: the statistics only here
+    const RecordPaths paths(*machine.routes, machine.faults);
     const LinkStats links =
-        compute_link_stats(topology, paths, machine.faults, result.transfer_records, m.time);
-    write_chrome_trace(*trace, topology, result, &links, nlohmann::json::parse(json_text(out)),
+        compute_link_stats(*machine.topology, paths, machine.faults, result.transfer_records, result.time_s);
+    write_chrome_trace(*trace, *machine.topology, result, &links, nlohmann::json::parse(json_text(out)),
                        TraceOptions{});
     trace->close();
   }
@@ -328,6 +356,15 @@ WorkloadKind moe_workload() {
             request.command = output.command;
             request.trace = output.trace;
             return print_workload_result(run_moe(request), output.format, moe_table);
+          },
+          moe_table,
+          [](const nlohmann::json& w, const std::string& file, const std::string& command) {
+            const MoeConfig config = moe_config_from_json(w, file);
+            if (config.batches != 1)
+              throw InputError("workload file '" + file +
+                               "': a job runs one batch of its MoE layer ('batches': " +
+                               std::to_string(config.batches) + ")");
+            return std::make_unique<PreparedMoe>(config, command);
           }};
 }
 

@@ -102,41 +102,60 @@ nlohmann::ordered_json training_json(const TrainingConfig& config, const std::st
   return out;
 }
 
+// A training step prepared to run: its machine, its step, its result from a run.
+class PreparedTraining : public PreparedWorkload {
+ public:
+  PreparedTraining(TrainingConfig config, std::string command)
+      : config_(std::move(config)),
+        command_(std::move(command)),
+        machine_(training_machine(config_, extra_)),
+        params_(with_params(machine_.topology->params(), extra_.specs(), config_.overrides)),
+        program_(config_, *machine_.topology, params_) {}
+  Machine& machine() override { return machine_; }
+  Program& program() override { return program_; }
+
+  nlohmann::ordered_json result(const SimResult& result) override {
+    const int p = machine_.p();
+    TrainingMeasures m;
+    m.first_error = result.verdict.first_error;
+    m.wrong = result.verdict.wrong;
+    m.step_time = result.time_s / config_.iterations;
+    m.compute = program_.compute_s();
+    double stage_flops = 0;
+    for (const TrainingStage& stage : config_.stages) stage_flops += stage.compute_flops;
+    m.model_flops = config_.model_flops.value_or(stage_flops * p);
+    const RecordPaths paths(*machine_.routes, machine_.faults);
+    m.carried = static_cast<double>(link_bytes(paths, result.transfer_records));
+    m.energy = workload_energy_j(params_, p, static_cast<int>(machine_.topology->switches().size()),
+                                 result.time_s, m.carried) /
+               config_.iterations;
+    m.cost = workload_cost_usd(params_, p, m.step_time);
+    return training_json(config_, command_, machine_, program_, params_, m, result);
+  }
+
+ private:
+  TrainingConfig config_;
+  std::string command_;
+  ParamSet extra_;
+  Machine machine_;
+  ParamSet params_;
+  TrainingStep program_;
+};
+
 }  // namespace
 
 nlohmann::ordered_json run_training(const TrainingConfig& config, const std::string& command,
                                     const std::string& trace_path) {
-  ParamSet extra;
-  const Machine machine = training_machine(config, extra);
-  const ParamSet params = with_params(machine.topology->params(), extra.specs(), config.overrides);
-  TrainingStep program(config, *machine.topology, params);
+  PreparedTraining prepared(config, command);
   std::unique_ptr<OutputFile> trace;
   if (!trace_path.empty()) trace = std::make_unique<OutputFile>(trace_path, "trace");
-
   RunOptions options;
   options.record = true;
-  const SimResult result = simulate(machine, program, options);
-  const int p = machine.p();
-
-  TrainingMeasures m;
-  m.first_error = result.verdict.first_error;
-  m.wrong = result.verdict.wrong;
-  m.step_time = result.time_s / config.iterations;
-  m.compute = program.compute_s();
-  double stage_flops = 0;
-  for (const TrainingStage& stage : config.stages) stage_flops += stage.compute_flops;
-  m.model_flops = config.model_flops.value_or(stage_flops * p);
-  const RecordPaths paths(*machine.routes, machine.faults);
-  m.carried = static_cast<double>(link_bytes(paths, result.transfer_records));
-  m.energy = workload_energy_j(params, p, static_cast<int>(machine.topology->switches().size()),
-                               result.time_s, m.carried) /
-             config.iterations;
-  m.cost = workload_cost_usd(params, p, m.step_time);
-
-  const nlohmann::ordered_json out = training_json(config, command, machine, program, params, m, result);
+  const SimResult result = simulate(prepared.machine(), prepared.program(), options);
+  const nlohmann::ordered_json out = prepared.result(result);
   if (trace) {
-    write_chrome_trace(*trace, *machine.topology, result, nullptr, nlohmann::json::parse(json_text(out)),
-                       TraceOptions{});
+    write_chrome_trace(*trace, *prepared.machine().topology, result, nullptr,
+                       nlohmann::json::parse(json_text(out)), TraceOptions{});
     trace->close();
   }
   return out;
@@ -174,6 +193,10 @@ WorkloadKind training_workload() {
             return print_workload_result(
                 run_training(training_config_from_json(w, file), output.command, output.trace), output.format,
                 training_table);
+          },
+          training_table,
+          [](const nlohmann::json& w, const std::string& file, const std::string& command) {
+            return std::make_unique<PreparedTraining>(training_config_from_json(w, file), command);
           }};
 }
 

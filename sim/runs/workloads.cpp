@@ -15,7 +15,8 @@ namespace ultrasim {
   X(collective_workload) \
   X(moe_workload) \
   X(training_workload) \
-  X(pingpong_workload)
+  X(pingpong_workload) \
+  X(jobs_workload)
 // clang-format on
 
 #define ULTRASIM_DECLARE(f) WorkloadKind f();

@@ -6,10 +6,14 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "sim/engine/records.hpp"
+#include "workloads/program.hpp"
 
 namespace ultrasim {
 
@@ -18,6 +22,20 @@ struct WorkloadOutput {
   std::string format = "table";
   std::string trace;
   std::string command;
+};
+
+// A workload ready to simulate: the machine it runs on, the program its chips run, and its result from a
+// run of that program (the result `ultrasim workload FILE --format json` prints). The jobs of a "jobs"
+// file (sim/runs/jobs_run.hpp) are prepared on their part of the fabric (topology SPEC@CHIPS) and run
+// together on the whole of it; each is then reported from its own chips' records.
+class PreparedWorkload {
+ public:
+  virtual ~PreparedWorkload() = default;
+  virtual Machine& machine() = 0;
+  virtual Program& program() = 0;
+  // The result of a run of program() on machine() (records kept: RunOptions::record), or of a run in
+  // which it shared the fabric, seen from its own chips (sim/runs/jobs_run.hpp).
+  virtual nlohmann::ordered_json result(const SimResult& run) = 0;
 };
 
 struct WorkloadKind {
@@ -33,6 +51,13 @@ struct WorkloadKind {
   // verify). Throws InputError / SimulationError as `ultrasim run` does.
   std::function<int(const nlohmann::json& workload, const std::string& file, const WorkloadOutput& output)>
       run;
+  // The result as a short table for people (the format "table").
+  std::string (*table)(const nlohmann::ordered_json& result) = nullptr;
+  // Prepares it to run as a job of a "jobs" file; null for kinds that cannot (the error says so). Throws
+  // InputError as `check` does.
+  std::function<std::unique_ptr<PreparedWorkload>(const nlohmann::json& workload, const std::string& file,
+                                                  const std::string& command)>
+      prepare = {};
 };
 
 const std::vector<WorkloadKind>& workload_kinds();

@@ -38,6 +38,10 @@ std::string csv_text(const std::string& text);
 // The items of `text` between `separator`s ("a,b,,c": a, b, c), the empty ones too if `keep_empty`.
 std::vector<std::string> split_items(const std::string& text, char separator, bool keep_empty = false);
 
+// Ranks and inclusive ranges, "0-7,72", each below `chips`, sorted and without repeats; `what` names the
+// option in errors.
+std::vector<int> parse_chip_list(const std::string& text, int chips, const std::string& what);
+
 // A rate for summaries: "256 GB/s" (1e9 bytes per second, as nccl-tests prints GB/s).
 std::string format_rate(double bytes_per_second);
 
