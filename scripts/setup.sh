@@ -12,6 +12,8 @@ ULTRASIM_PACKAGES=(cmake make g++ pkg-config git libsimgrid-dev libboost-graph-d
 ULTRASIM_PACKAGES+=(clang-14 libclang-rt-14-dev)
 # The cluster-sweep tests (test/scripts/sweep_cluster_test.sh): GNU parallel, and a one-node Slurm.
 ULTRASIM_PACKAGES+=(parallel slurm-wlm munge)
+# Chakra execution traces: the schema compiled with protoc, and scripts/make_chakra_trace.py writes them.
+ULTRASIM_PACKAGES+=(libprotobuf-dev protobuf-compiler python3-protobuf)
 
 ultrasim_install_missing() {
   local missing=()

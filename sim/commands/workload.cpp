@@ -8,7 +8,9 @@
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
+#include "topology/base/params.hpp"
 #include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 namespace {
@@ -16,11 +18,39 @@ namespace {
 struct WorkloadArgs {
   std::string file;
   WorkloadOutput output{"", "", ""};  // an empty format: the kind's first
+  // chakra:PREFIX only: the words of its workload file.
+  std::string topology, algorithm, engine;
+  std::vector<std::string> sets, groups;
 };
 
+// `chakra:PREFIX --topology T ...` as the "chakra" workload object its flags describe.
+nlohmann::json chakra_workload_of(const WorkloadArgs& args) {
+  if (args.topology.empty()) throw InputError("chakra:PREFIX needs --topology (the fabric its ranks run on)");
+  nlohmann::json w{{"workload", "chakra"}, {"trace", args.file.substr(7)}, {"topology", args.topology}};
+  if (!args.engine.empty()) w["engine"] = args.engine;
+  for (const std::string& item : split_items(args.algorithm, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      w["algorithm"] = item;
+    else
+      w["algorithms"][item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  for (const auto& [name, value] : split_assignments(args.sets)) w["set"][name] = value;
+  for (const auto& [name, ranks] : split_assignments(args.groups)) w["process_groups"][name] = ranks;
+  return w;
+}
+
 int run_workload(const WorkloadArgs& args, const std::string& command_line) {
+  const bool chakra = args.file.starts_with("chakra:");
+  if (!chakra && !(args.topology.empty() && args.algorithm.empty() && args.engine.empty() &&
+                   args.sets.empty() && args.groups.empty()))
+    throw InputError(
+        "--topology, --algorithm, --set, --engine and --process-group go with chakra:PREFIX; a "
+        "workload file holds its own");
   std::string text;
-  if (args.file == "-") {
+  if (chakra) {
+    text = chakra_workload_of(args).dump();
+  } else if (args.file == "-") {
     std::stringstream in;
     in << std::cin.rdbuf();
     text = in.str();
@@ -50,6 +80,14 @@ Command workload_command() {
             app.add_option("--format", args->output.format,
                            "table|json, and csv for a collective (default table)");
             app.add_option("--trace", args->output.trace, "write a Perfetto trace to FILE");
+            app.add_option("--topology", args->topology, "chakra:PREFIX: the topology its ranks run on");
+            app.add_option("--algorithm", args->algorithm,
+                           "chakra:PREFIX: auto (default), or COLLECTIVE=ALGORITHM,... per collective");
+            app.add_option("--set", args->sets, "chakra:PREFIX: NAME=VALUE, a parameter (repeatable)");
+            app.add_option("--engine", args->engine, "chakra:PREFIX: auto|contention-free|flow|simgrid");
+            app.add_option(
+                "--process-group", args->groups,
+                "chakra:PREFIX: NAME=RANKS (0-7,12), a process group the trace names (repeatable)");
             return [args](const std::string& command_line) { return run_workload(*args, command_line); };
           }};
 }

@@ -16,6 +16,7 @@ namespace ultrasim {
   X(moe_workload) \
   X(training_workload) \
   X(pingpong_workload) \
+  X(chakra_workload) \
   X(jobs_workload)
 // clang-format on
 

@@ -27,7 +27,7 @@ TEST_CASE("list workloads names every kind, the command that runs it and its for
   CliResult r = run_cli({"list", "workloads", "--format", "json"});
   REQUIRE(r.status == 0);
   const json list = json::parse(r.out)["workloads"];
-  REQUIRE(list.size() == 5);
+  REQUIRE(list.size() == 6);
   CHECK(list[0]["name"] == "collective");
   CHECK(list[0]["command"] == "run, workload FILE");
   CHECK(list[0]["formats"] == json({"table", "json", "csv"}));
@@ -36,8 +36,9 @@ TEST_CASE("list workloads names every kind, the command that runs it and its for
   CHECK(list[2]["command"] == "workload FILE");
   CHECK(list[3]["name"] == "pingpong");
   CHECK(list[3]["command"] == "workload FILE");
-  CHECK(list[4]["name"] == "jobs");
-  CHECK(list[4]["formats"] == json({"table", "json"}));
+  CHECK(list[4]["name"] == "chakra");
+  CHECK(list[5]["name"] == "jobs");
+  CHECK(list[5]["formats"] == json({"table", "json"}));
 }
 
 TEST_CASE("a collective workload file is `ultrasim run` with the same words, in every format") {

@@ -1,0 +1,208 @@
+// Chakra execution traces as a workload (`"workload": "chakra"`, or `ultrasim workload chakra:PREFIX
+// --topology T`): the trace's ranks on the topology's chips (workloads/chakra_program.hpp), reported as a
+// training step is: the step time, each rank's compute and the communication it exposes.
+//
+// "algorithm" is every collective's (default auto), "algorithms" one collective's.
+//   {"workload": "chakra", "trace": "PREFIX", "topology": "trn3", "algorithm": "auto",
+//    "algorithms": {"allreduce": "ring"}, "process_groups": {"dp": "0-7"}, "set": {...}, "engine": "auto"}
+#include <algorithm>
+#include <sstream>
+
+#include "sim/analysis/link_stats.hpp"
+#include "sim/analysis/report.hpp"
+#include "sim/analysis/trace.hpp"
+#include "sim/engine/runner.hpp"
+#include "sim/runs/workloads.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/output_file.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/chakra_program.hpp"
+#include "workloads/collective_job.hpp"
+#include "workloads/moe.hpp"
+#include "workloads/workload_file.hpp"
+
+namespace ultrasim {
+namespace {
+
+struct ChakraConfig {
+  std::string trace, topology, engine = "auto";
+  ChakraOptions options;
+  std::vector<std::pair<std::string, std::string>> overrides;
+};
+
+ChakraConfig chakra_config_from_json(const nlohmann::json& w, const std::string& file) {
+  const std::string where = "workload file '" + file + "'";
+  check_known_fields(w,
+                     {"workload", "description", "trace", "topology", "algorithm", "algorithms",
+                      "process_groups", "set", "engine"},
+                     where);
+  const FieldReader fields{w, where};
+  ChakraConfig c;
+  fields.text("trace", c.trace);
+  fields.text("topology", c.topology);
+  fields.text("engine", c.engine);
+  if (c.trace.empty()) throw InputError(where + ": missing field 'trace' (the prefix of PREFIX.<rank>.et)");
+  if (c.topology.empty()) throw InputError(where + ": missing field 'topology'");
+  std::string every;
+  fields.text("algorithm", every);
+  if (!every.empty()) c.options.algorithms["*"] = every;
+  if (const auto* a = fields.field("algorithms")) {
+    if (!a->is_object()) throw InputError(where + ": field 'algorithms' must map collectives to algorithms");
+    for (const auto& [collective, algorithm] : a->items()) {
+      if (!algorithm.is_string())
+        throw InputError(where + ": field 'algorithms': " + collective + " must name an algorithm");
+      find_collective(collective);
+      algorithm_candidates(collective, algorithm.get<std::string>());  // "did you mean" now
+      c.options.algorithms[collective] = algorithm.get<std::string>();
+    }
+  }
+  if (const auto* g = fields.field("process_groups")) {
+    if (!g->is_object()) throw InputError(where + ": field 'process_groups' must map group names to ranks");
+    for (const auto& [name, ranks] : g->items()) {
+      std::vector<int> list;
+      if (ranks.is_string()) {
+        list = parse_chip_list(ranks.get<std::string>(), 1 << 24, "process group '" + name + "'");
+      } else if (ranks.is_array()) {
+        for (const auto& r : ranks) {
+          if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= (1u << 24))
+            throw InputError(where + ": process group '" + name + "' must list ranks (whole numbers)");
+          list.push_back(r.get<int>());
+        }
+      } else {
+        throw InputError(where + ": process group '" + name +
+                         "' must be a rank list (\"0-7\" or [0, 1, ...])");
+      }
+      c.options.groups[name] = list;
+    }
+  }
+  c.overrides = set_overrides(w, where);
+  return c;
+}
+
+// A trace prepared to run: its machine (the topology with the chip's and every algorithm's parameters),
+// its ranks' program, its result from a run.
+class PreparedChakra : public PreparedWorkload {
+ public:
+  PreparedChakra(const ChakraConfig& config, std::string command)
+      : config_(config), command_(std::move(command)) {
+    std::vector<ChakraRank> trace = read_chakra_trace(config_.trace);
+    std::vector<const AlgorithmEntry*> every;
+    for (const AlgorithmEntry& entry : algorithms()) every.push_back(&entry);
+    extra_ = ParamSet(chip_params());
+    extra_.declare(algorithm_params(every));
+    machine_ = build_machine(config_.topology, extra_.apply_known(config_.overrides), extra_.names(), true);
+    if (static_cast<int>(trace.size()) != machine_.p())
+      throw InputError("Chakra trace '" + config_.trace + "' has " + std::to_string(trace.size()) +
+                       " ranks and topology " + config_.topology + " " + std::to_string(machine_.p()) +
+                       " chips; run it on as many (e.g. " + config_.topology + "@0-" +
+                       std::to_string(trace.size() - 1) + ")");
+    params_ = with_params(machine_.topology->params(), extra_.specs(), config_.overrides);
+    program_ = std::make_unique<ChakraStep>(std::move(trace), machine_, params_, config_.options);
+  }
+  Machine& machine() override { return machine_; }
+  Program& program() override { return *program_; }
+
+  nlohmann::ordered_json result(const SimResult& result) override {
+    const int p = machine_.p();
+    nlohmann::ordered_json out = workload_result(command_, "chakra", config_.topology, p);
+    out["trace"] = config_.trace;
+    out["nodes"] = program_->nodes();
+    out["step_time_s"] = result.time_s;
+    double compute = 0;
+    nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+    for (int r = 0; r < p; ++r) {
+      compute = std::max(compute, program_->compute_s(r));
+      const double end = r < static_cast<int>(result.chip_finish.size()) ? result.chip_finish[r] : 0.0;
+      ranks.push_back({{"rank", r},
+                       {"time_s", end},
+                       {"compute_s", program_->compute_s(r)},
+                       {"exposed_comm_s", std::max(0.0, end - program_->compute_s(r))}});
+    }
+    out["compute_s"] = compute;
+    out["exposed_comm_s"] = std::max(0.0, result.time_s - compute);
+    out["ranks"] = ranks;
+    nlohmann::ordered_json collectives = nlohmann::ordered_json::array();
+    for (const ChakraCollective& c : program_->collectives())
+      collectives.push_back({{"group", c.group},
+                             {"index", c.index},
+                             {"collective", c.info->name},
+                             {"algorithm", c.algorithm},
+                             {"bytes", c.bytes},
+                             {"chips", c.members.size()}});
+    out["collectives"] = collectives;
+    const RecordPaths paths(*machine_.routes, machine_.faults);
+    const double carried = static_cast<double>(link_bytes(paths, result.transfer_records));
+    out["link_bytes"] = carried;
+    out["energy_j"] = workload_energy_j(params_, p, static_cast<int>(machine_.topology->switches().size()),
+                                        result.time_s, carried);
+    out["cost_usd"] = workload_cost_usd(params_, p, result.time_s);
+    close_workload_result(out, result.verdict.wrong, result.verdict.first_error, result, params_);
+    return out;
+  }
+
+ private:
+  ChakraConfig config_;
+  std::string command_;
+  ParamSet extra_, params_;
+  Machine machine_;
+  std::unique_ptr<ChakraStep> program_;
+};
+
+std::string chakra_table(const nlohmann::ordered_json& r) {
+  std::ostringstream out;
+  auto us = [](const nlohmann::ordered_json& v) { return fixed_text(v.get<double>() * 1e6, 2) + " us"; };
+  out << "# Chakra trace " << r["trace"].get<std::string>() << " on " << r["topology"].get<std::string>()
+      << " (" << r["chips"] << " ranks, " << r["nodes"] << " nodes, " << r["collectives"].size()
+      << " collectives)\n";
+  out << "step time       " << us(r["step_time_s"]) << "\n";
+  out << "compute         " << us(r["compute_s"]) << "   (the busiest rank)\n";
+  out << "exposed comm    " << us(r["exposed_comm_s"]) << "\n";
+  out << "verified        " << (r["verified"].get<bool>() ? "yes" : "NO") << "\n";
+  out << "# collectives: group/index collective bytes on chips -> algorithm\n";
+  for (const auto& c : r["collectives"])
+    out << "  " << (c["group"].get<std::string>().empty() ? "all" : c["group"].get<std::string>()) << "/"
+        << c["index"] << " " << c["collective"].get<std::string>() << " " << c["bytes"] << " B on "
+        << c["chips"] << " -> " << c["algorithm"].get<std::string>() << "\n";
+  return out.str();
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_chakra_trace(const nlohmann::json& w, const std::string& file,
+                                        const std::string& command, const std::string& trace_path) {
+  const ChakraConfig config = chakra_config_from_json(w, file);
+  PreparedChakra prepared(config, command);
+  std::unique_ptr<OutputFile> trace;
+  if (!trace_path.empty()) trace = std::make_unique<OutputFile>(trace_path, "trace");
+  RunOptions options;
+  options.engine = parse_engine(config.engine);
+  options.record = true;
+  const SimResult result = simulate(prepared.machine(), prepared.program(), options);
+  const nlohmann::ordered_json out = prepared.result(result);
+  if (trace) {
+    write_chrome_trace(*trace, *prepared.machine().topology, result, nullptr,
+                       nlohmann::json::parse(json_text(out)), TraceOptions{});
+    trace->close();
+  }
+  return out;
+}
+
+WorkloadKind chakra_workload() {
+  return {"chakra",
+          "a Chakra execution trace (one file per rank): its compute, sends and collectives on the fabric",
+          "",
+          {"step_time_s", "compute_s", "exposed_comm_s", "energy_j", "verified"},
+          {"table", "json"},
+          [](const nlohmann::json& w, const std::string& file) { chakra_config_from_json(w, file); },
+          [](const nlohmann::json& w, const std::string& file, const WorkloadOutput& output) {
+            return print_workload_result(run_chakra_trace(w, file, output.command, output.trace),
+                                         output.format, chakra_table);
+          },
+          chakra_table,
+          [](const nlohmann::json& w, const std::string& file, const std::string& command) {
+            return std::make_unique<PreparedChakra>(chakra_config_from_json(w, file), command);
+          }};
+}
+
+}  // namespace ultrasim

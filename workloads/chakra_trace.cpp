@@ -1,0 +1,240 @@
+#include "workloads/chakra_trace.hpp"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "et_def.pb.h"  // generated from workloads/chakra/et_def.proto into the build folder
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+
+namespace ultrasim {
+namespace {
+
+namespace pb = ChakraProtoMsg;
+
+// The whole file, gunzipped when it is gzip (zlib reads plain files as they are); InputError beyond `max`.
+std::string read_whole(const std::string& path, std::uint64_t max) {
+  check_input_file(path, "Chakra trace '" + path + "'", "a Chakra execution trace (.et or .et.gz)");
+  gzFile in = gzopen(path.c_str(), "rb");
+  if (in == nullptr) throw InputError("cannot read Chakra trace '" + path + "'");
+  std::string data;
+  char buffer[1 << 16];
+  int n = 0;
+  while ((n = gzread(in, buffer, sizeof buffer)) > 0) {
+    data.append(buffer, static_cast<std::size_t>(n));
+    if (data.size() > max) {
+      gzclose(in);
+      throw InputError("Chakra trace '" + path + "': more than " + std::to_string(max >> 20) +
+                       " MiB (uncompressed); ultrasim reads traces up to that size");
+    }
+  }
+  const bool failed = n < 0;
+  gzclose(in);
+  if (failed) throw InputError("Chakra trace '" + path + "': not a readable gzip file");
+  return data;
+}
+
+// Reads the next length-delimited message into `message`; false at the end of the data.
+bool next_message(google::protobuf::io::CodedInputStream& in, std::size_t total,
+                  google::protobuf::Message& message, const std::string& where) {
+  if (in.ExpectAtEnd()) return false;
+  std::uint32_t size = 0;
+  if (!in.ReadVarint32(&size)) throw InputError(where + ": a message length is cut short");
+  if (size > total - static_cast<std::size_t>(in.CurrentPosition()))
+    throw InputError(where + ": a message of " + std::to_string(size) +
+                     " bytes runs past the end of the file");
+  const auto limit = in.PushLimit(static_cast<int>(size));
+  if (!message.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+    throw InputError(where + ": a message that is not a Chakra " + message.GetTypeName());
+  in.PopLimit(limit);
+  return true;
+}
+
+// An attribute's value as a number (any integer or floating field), or nullopt.
+std::optional<double> number_of(const pb::AttributeProto& a) {
+  switch (a.value_case()) {
+    case pb::AttributeProto::kDoubleVal:
+      return a.double_val();
+    case pb::AttributeProto::kFloatVal:
+      return a.float_val();
+    case pb::AttributeProto::kInt32Val:
+      return a.int32_val();
+    case pb::AttributeProto::kInt64Val:
+      return static_cast<double>(a.int64_val());
+    case pb::AttributeProto::kUint32Val:
+      return a.uint32_val();
+    case pb::AttributeProto::kUint64Val:
+      return static_cast<double>(a.uint64_val());
+    case pb::AttributeProto::kSint32Val:
+      return a.sint32_val();
+    case pb::AttributeProto::kSint64Val:
+      return static_cast<double>(a.sint64_val());
+    case pb::AttributeProto::kFixed32Val:
+      return a.fixed32_val();
+    case pb::AttributeProto::kFixed64Val:
+      return static_cast<double>(a.fixed64_val());
+    case pb::AttributeProto::kSfixed32Val:
+      return a.sfixed32_val();
+    case pb::AttributeProto::kSfixed64Val:
+      return static_cast<double>(a.sfixed64_val());
+    case pb::AttributeProto::kBoolVal:
+      return a.bool_val() ? 1.0 : 0.0;
+    default:
+      return std::nullopt;
+  }
+}
+
+// ultrasim's collective for Chakra's comm_type (BARRIER: an all-reduce of one element).
+std::string collective_of(double comm_type, const std::string& where) {
+  switch (static_cast<int>(comm_type)) {
+    case pb::ALL_REDUCE:
+      return "allreduce";
+    case pb::REDUCE:
+      return "reduce";
+    case pb::ALL_GATHER:
+      return "allgather";
+    case pb::BROADCAST:
+      return "broadcast";
+    case pb::ALL_TO_ALL:
+      return "alltoall";
+    case pb::REDUCE_SCATTER:
+      return "reducescatter";
+    case pb::BARRIER:
+      return "barrier";
+    default:
+      throw InputError(where + ": comm_type " + std::to_string(static_cast<long>(comm_type)) +
+                       " is not a collective ultrasim runs (ALL_REDUCE, REDUCE, ALL_GATHER, BROADCAST, "
+                       "ALL_TO_ALL, REDUCE_SCATTER, BARRIER)");
+  }
+}
+
+ChakraNode node_of(const pb::Node& n, const std::string& file) {
+  const std::string where =
+      "Chakra trace '" + file + "': node " + std::to_string(n.id()) + " '" + n.name() + "'";
+  ChakraNode node;
+  node.id = n.id();
+  node.name = n.name();
+  switch (n.type()) {
+    case pb::METADATA_NODE:
+      node.type = ChakraNodeType::kMetadata;
+      break;
+    case pb::COMP_NODE:
+      node.type = ChakraNodeType::kCompute;
+      break;
+    case pb::COMM_SEND_NODE:
+      node.type = ChakraNodeType::kSend;
+      break;
+    case pb::COMM_RECV_NODE:
+      node.type = ChakraNodeType::kRecv;
+      break;
+    case pb::COMM_COLL_NODE:
+      node.type = ChakraNodeType::kCollective;
+      break;
+    default:
+      throw InputError(
+          where + ": node type " + pb::NodeType_Name(n.type()) + " (" +
+          std::to_string(static_cast<int>(n.type())) +
+          ") is not one ultrasim runs (COMP_NODE, COMM_SEND_NODE, COMM_RECV_NODE, COMM_COLL_NODE, "
+          "METADATA_NODE)");
+  }
+  node.deps.assign(n.data_deps().begin(), n.data_deps().end());
+  node.deps.insert(node.deps.end(), n.ctrl_deps().begin(), n.ctrl_deps().end());
+  node.duration_s = static_cast<double>(n.duration_micros()) * 1e-6;
+  std::optional<double> comm_type;
+  for (const pb::AttributeProto& a : n.attr()) {
+    const std::string& key = a.name();
+    if (key == "pg_name") {
+      if (a.value_case() != pb::AttributeProto::kStringVal)
+        throw InputError(where + ": pg_name must be a string");
+      node.group = a.string_val();
+      continue;
+    }
+    const std::optional<double> v = number_of(a);
+    const bool known = key == "comm_type" || key == "comm_size" || key == "comm_src" || key == "comm_dst" ||
+                       key == "comm_tag" || key == "num_ops" || key == "tensor_size" || key == "runtime";
+    if (!known) continue;  // other attributes (op_type, is_cpu_op, ...) change nothing here
+    if (!v || !std::isfinite(*v) || *v < 0 || *v > 9.007199254740992e15)
+      throw InputError(where + ": attribute " + key + " must be a number from 0 to 2^53");
+    if (key == "comm_type") comm_type = *v;
+    if (key == "comm_size") node.bytes = static_cast<std::uint64_t>(*v);
+    if (key == "comm_src" && node.type == ChakraNodeType::kRecv)
+      node.peer = static_cast<int>(std::min(*v, 1e9));
+    if (key == "comm_dst" && node.type == ChakraNodeType::kSend)
+      node.peer = static_cast<int>(std::min(*v, 1e9));
+    if (key == "comm_tag") node.tag = static_cast<int>(std::min(*v, 1e9));
+    if (key == "num_ops") node.num_ops = *v;
+    if (key == "tensor_size") node.tensor_bytes = *v;
+    if (key == "runtime" && node.duration_s == 0) node.duration_s = *v * 1e-6;
+  }
+  if (node.type == ChakraNodeType::kCollective) {
+    if (!comm_type) throw InputError(where + ": a COMM_COLL_NODE needs the attribute comm_type");
+    node.collective = collective_of(*comm_type, where);
+  }
+  if ((node.type == ChakraNodeType::kSend || node.type == ChakraNodeType::kRecv) && node.peer < 0)
+    throw InputError(where + ": a " + std::string(node.type == ChakraNodeType::kSend ? "send" : "receive") +
+                     " needs the attribute " +
+                     (node.type == ChakraNodeType::kSend ? "comm_dst" : "comm_src"));
+  if (node.tag >= (1 << 20)) throw InputError(where + ": comm_tag must be below 2^20");
+  return node;
+}
+
+}  // namespace
+
+ChakraRank read_chakra_rank(const std::string& path, std::uint64_t max_bytes) {
+  GOOGLE_PROTOBUF_VERIFY_VERSION;
+  const std::string data = read_whole(path, max_bytes);
+  const std::string where = "Chakra trace '" + path + "'";
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(data.data()),
+                                            static_cast<int>(data.size()));
+  in.SetRecursionLimit(64);
+  ChakraRank rank;
+  rank.file = path;
+  pb::GlobalMetadata metadata;
+  if (!next_message(in, data.size(), metadata, where))
+    throw InputError(where + ": empty (expected GlobalMetadata, then nodes)");
+  for (const pb::AttributeProto& a : metadata.attr()) {
+    if (!a.name().starts_with("pg:")) continue;
+    std::vector<int> ranks;
+    auto add = [&](auto values) {
+      for (auto v : values) {
+        if (v < 0 || v >= (1 << 24))
+          throw InputError(where + ": process group " + a.name() + " lists rank " + std::to_string(v));
+        ranks.push_back(static_cast<int>(v));
+      }
+    };
+    if (a.value_case() == pb::AttributeProto::kInt64List)
+      add(a.int64_list().values());
+    else if (a.value_case() == pb::AttributeProto::kInt32List)
+      add(a.int32_list().values());
+    else if (a.value_case() == pb::AttributeProto::kUint64List)
+      add(a.uint64_list().values());
+    else
+      throw InputError(where + ": process group " + a.name() + " must list its ranks as integers");
+    rank.groups[a.name().substr(3)] = std::move(ranks);
+  }
+  pb::Node node;
+  while (next_message(in, data.size(), node, where)) {
+    rank.nodes.push_back(node_of(node, path));
+    node.Clear();
+  }
+  return rank;
+}
+
+std::vector<ChakraRank> read_chakra_trace(const std::string& prefix, std::uint64_t max_bytes) {
+  std::vector<ChakraRank> ranks;
+  for (int r = 0;; ++r) {
+    const std::string plain = prefix + "." + std::to_string(r) + ".et";
+    const std::string path = std::filesystem::exists(plain) ? plain : plain + ".gz";
+    if (!std::filesystem::exists(path)) break;
+    ranks.push_back(read_chakra_rank(path, max_bytes));
+  }
+  if (ranks.empty())
+    throw InputError("Chakra trace '" + prefix + "': no file " + prefix + ".0.et (one file per rank, " +
+                     prefix + ".<rank>.et or .et.gz)");
+  return ranks;
+}
+
+}  // namespace ultrasim
