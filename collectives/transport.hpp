@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ultrasim {
@@ -84,6 +85,29 @@ class Transport {
   // Keeps the chip busy for `seconds` (reductions, compute), recorded under `what`.
   virtual void compute(double seconds, const std::string& what) = 0;
   virtual double now() const = 0;
+};
+
+// A transport that passes every call to `inner`: the base of wrappers that change one thing (a slow chip's
+// compute, a job's send counters) and forward the rest.
+class ForwardingTransport : public Transport {
+ public:
+  explicit ForwardingTransport(Transport& inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  RequestPtr send(int dst, Message message, int step) override {
+    return inner_.send(dst, std::move(message), step);
+  }
+  RequestPtr recv(int src, int step) override { return inner_.recv(src, step); }
+  void wait_all(const std::vector<RequestPtr>& requests) override { inner_.wait_all(requests); }
+  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
+                               const std::vector<int>& wants, int step) override {
+    return inner_.switch_reduce(sw, members, std::move(message), wants, step);
+  }
+  void compute(double seconds, const std::string& what) override { inner_.compute(seconds, what); }
+  double now() const override { return inner_.now(); }
+
+ protected:
+  Transport& inner_;
 };
 
 }  // namespace ultrasim

@@ -12,25 +12,12 @@ namespace ultrasim {
 namespace {
 
 // A slow chip (slow-chip:RANK=FACTOR): the transport of `inner` with every computation `factor` x longer.
-class SlowTransport : public Transport {
+class SlowTransport : public ForwardingTransport {
  public:
-  SlowTransport(Transport& inner, double factor) : inner_(inner), factor_(factor) {}
-  int rank() const override { return inner_.rank(); }
-  int size() const override { return inner_.size(); }
-  RequestPtr send(int dst, Message message, int step) override {
-    return inner_.send(dst, std::move(message), step);
-  }
-  RequestPtr recv(int src, int step) override { return inner_.recv(src, step); }
-  void wait_all(const std::vector<RequestPtr>& requests) override { inner_.wait_all(requests); }
-  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
-                               const std::vector<int>& wants, int step) override {
-    return inner_.switch_reduce(sw, members, std::move(message), wants, step);
-  }
+  SlowTransport(Transport& inner, double factor) : ForwardingTransport(inner), factor_(factor) {}
   void compute(double seconds, const std::string& what) override { inner_.compute(seconds * factor_, what); }
-  double now() const override { return inner_.now(); }
 
  private:
-  Transport& inner_;
   double factor_;
 };
 

@@ -173,19 +173,9 @@ nlohmann::ordered_json run_chakra_trace(const nlohmann::json& w, const std::stri
                                         const std::string& command, const std::string& trace_path) {
   const ChakraConfig config = chakra_config_from_json(w, file);
   PreparedChakra prepared(config, command);
-  std::unique_ptr<OutputFile> trace;
-  if (!trace_path.empty()) trace = std::make_unique<OutputFile>(trace_path, "trace");
   RunOptions options;
   options.engine = parse_engine(config.engine);
-  options.record = true;
-  const SimResult result = simulate(prepared.machine(), prepared.program(), options);
-  const nlohmann::ordered_json out = prepared.result(result);
-  if (trace) {
-    write_chrome_trace(*trace, *prepared.machine().topology, result, nullptr,
-                       nlohmann::json::parse(json_text(out)), TraceOptions{});
-    trace->close();
-  }
-  return out;
+  return run_prepared(prepared, options, trace_path);
 }
 
 WorkloadKind chakra_workload() {

@@ -37,26 +37,15 @@ struct Sends {
 };
 
 // The transport a job's chip sees: its own ranks (GroupTransport) over the fabric's, counting its sends.
-class CountingTransport : public Transport {
+class CountingTransport : public ForwardingTransport {
  public:
-  CountingTransport(Transport& inner, Sends& sends) : inner_(inner), sends_(sends) {}
-  int rank() const override { return inner_.rank(); }
-  int size() const override { return inner_.size(); }
+  CountingTransport(Transport& inner, Sends& sends) : ForwardingTransport(inner), sends_(sends) {}
   RequestPtr send(int dst, Message message, int step) override {
     ++sends_.transfers, sends_.bytes += message.bytes();
     return inner_.send(dst, std::move(message), step);
   }
-  RequestPtr recv(int src, int step) override { return inner_.recv(src, step); }
-  void wait_all(const std::vector<RequestPtr>& requests) override { inner_.wait_all(requests); }
-  SwitchRequests switch_reduce(int sw, const std::vector<int>& members, Message message,
-                               const std::vector<int>& wants, int step) override {
-    return inner_.switch_reduce(sw, members, std::move(message), wants, step);
-  }
-  void compute(double seconds, const std::string& what) override { inner_.compute(seconds, what); }
-  double now() const override { return inner_.now(); }
 
  private:
-  Transport& inner_;
   Sends& sends_;
 };
 

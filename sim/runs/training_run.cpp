@@ -147,18 +147,7 @@ class PreparedTraining : public PreparedWorkload {
 nlohmann::ordered_json run_training(const TrainingConfig& config, const std::string& command,
                                     const std::string& trace_path) {
   PreparedTraining prepared(config, command);
-  std::unique_ptr<OutputFile> trace;
-  if (!trace_path.empty()) trace = std::make_unique<OutputFile>(trace_path, "trace");
-  RunOptions options;
-  options.record = true;
-  const SimResult result = simulate(prepared.machine(), prepared.program(), options);
-  const nlohmann::ordered_json out = prepared.result(result);
-  if (trace) {
-    write_chrome_trace(*trace, *prepared.machine().topology, result, nullptr,
-                       nlohmann::json::parse(json_text(out)), TraceOptions{});
-    trace->close();
-  }
-  return out;
+  return run_prepared(prepared, RunOptions{}, trace_path);
 }
 
 std::string training_table(const nlohmann::ordered_json& r) {

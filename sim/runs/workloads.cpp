@@ -2,8 +2,11 @@
 
 #include <iostream>
 
+#include "sim/analysis/trace.hpp"
+#include "sim/engine/runner.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
 
 namespace ultrasim {
@@ -32,6 +35,21 @@ int print_workload_result(const nlohmann::ordered_json& result, const std::strin
     std::cout << table(result);
   }
   return result["verified"].get<bool>() ? 0 : 3;
+}
+
+nlohmann::ordered_json run_prepared(PreparedWorkload& prepared, RunOptions options,
+                                    const std::string& trace_path) {
+  std::unique_ptr<OutputFile> trace;
+  if (!trace_path.empty()) trace = std::make_unique<OutputFile>(trace_path, "trace");
+  options.record = true;
+  const SimResult result = simulate(prepared.machine(), prepared.program(), options);
+  const nlohmann::ordered_json out = prepared.result(result);
+  if (trace) {
+    write_chrome_trace(*trace, *prepared.machine().topology, result, nullptr,
+                       nlohmann::json::parse(json_text(out)), TraceOptions{});
+    trace->close();
+  }
+  return out;
 }
 
 const std::vector<WorkloadKind>& workload_kinds() {

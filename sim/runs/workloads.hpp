@@ -62,6 +62,11 @@ struct WorkloadKind {
 
 const std::vector<WorkloadKind>& workload_kinds();
 
+// Simulates a prepared workload (records kept) and returns its result; with `trace_path`, also writes the
+// run's Perfetto trace there (opened first, so a bad path fails before the run).
+nlohmann::ordered_json run_prepared(PreparedWorkload& prepared, RunOptions options,
+                                    const std::string& trace_path);
+
 // Prints a result that carries "verified" as JSON (format "json") or as `table` makes it; returns the
 // exit status it earns (0, or 3 when it did not verify).
 int print_workload_result(const nlohmann::ordered_json& result, const std::string& format,
