@@ -58,9 +58,14 @@ std::vector<const ChakraNode*> run_order(const ChakraRank& rank) {
   return order;
 }
 
-// The algorithm of `c` the options name, or with "auto" the lowest model_s among those that run on it.
+// The algorithm of `c` the options name, or with "auto" the lowest model_s among those that run on it;
+// throws InputError when some member of its group never runs it.
 void choose_algorithm(ChakraCollective& c, const Machine& machine, const ParamSet& params,
                       const ChakraOptions& options) {
+  if (c.started != static_cast<int>(c.members.size()))
+    throw InputError("Chakra trace: collective " + std::to_string(c.index) + " of process group '" + c.group +
+                     "' (" + c.info->name + ") is run by " + std::to_string(c.started) + " of its " +
+                     std::to_string(c.members.size()) + " ranks");
   const auto named = options.algorithms.find(c.info->name);
   const auto any = options.algorithms.find("*");
   const std::string word = named != options.algorithms.end() ? named->second
@@ -92,17 +97,12 @@ void choose_algorithm(ChakraCollective& c, const Machine& machine, const ParamSe
     throw InputError("no " + c.info->name + " algorithm runs on process group '" + c.group + "'");
 }
 
-}  // namespace
-
-ChakraStep::ChakraStep(std::vector<ChakraRank> trace, const Machine& machine, const ParamSet& params,
-                       const ChakraOptions& options)
-    : trace_(std::move(trace)), reduce_rate_(params.optional_rate("reduce_bandwidth")) {
-  const int n = static_cast<int>(trace_.size());
-  const double flops = params.number("chip_flops") * params.number("compute_efficiency");
-  const double hbm = params.number("hbm_bandwidth");
-  // Process groups: the user's, then the traces' metadata (every rank's must agree), then "" = all.
+// Process groups by name: the traces' metadata (every rank's must agree), then the user's over them; each
+// sorted, every rank below the trace's count.
+std::map<std::string, std::vector<int>> process_groups(const std::vector<ChakraRank>& trace,
+                                                       const ChakraOptions& options) {
   std::map<std::string, std::vector<int>> groups;
-  for (const ChakraRank& rank : trace_)
+  for (const ChakraRank& rank : trace)
     for (const auto& [name, ranks] : rank.groups) {
       auto [it, added] = groups.emplace(name, ranks);
       if (!added && it->second != ranks)
@@ -113,10 +113,22 @@ ChakraStep::ChakraStep(std::vector<ChakraRank> trace, const Machine& machine, co
   for (auto& [name, ranks] : groups) {
     std::sort(ranks.begin(), ranks.end());
     for (int r : ranks)
-      if (r >= n)
+      if (r >= static_cast<int>(trace.size()))
         throw InputError("process group '" + name + "' lists rank " + std::to_string(r) + "; the trace has " +
-                         std::to_string(n) + " ranks");
+                         std::to_string(trace.size()) + " ranks");
   }
+  return groups;
+}
+
+}  // namespace
+
+ChakraStep::ChakraStep(std::vector<ChakraRank> trace, const Machine& machine, const ParamSet& params,
+                       const ChakraOptions& options)
+    : trace_(std::move(trace)), reduce_rate_(params.optional_rate("reduce_bandwidth")) {
+  const int n = static_cast<int>(trace_.size());
+  const double flops = params.number("chip_flops") * params.number("compute_efficiency");
+  const double hbm = params.number("hbm_bandwidth");
+  const std::map<std::string, std::vector<int>> groups = process_groups(trace_, options);
   std::vector<int> everyone(n);
   for (int r = 0; r < n; ++r) everyone[r] = r;
 
@@ -181,13 +193,7 @@ ChakraStep::ChakraStep(std::vector<ChakraRank> trace, const Machine& machine, co
       order_[r].push_back(step);
     }
   }
-  for (ChakraCollective& c : collectives_) {
-    if (c.started != static_cast<int>(c.members.size()))
-      throw InputError("Chakra trace: collective " + std::to_string(c.index) + " of process group '" +
-                       c.group + "' (" + c.info->name + ") is run by " + std::to_string(c.started) +
-                       " of its " + std::to_string(c.members.size()) + " ranks");
-    choose_algorithm(c, machine, params, options);
-  }
+  for (ChakraCollective& c : collectives_) choose_algorithm(c, machine, params, options);
   finals_.assign(collectives_.size(), std::vector<std::vector<Contribution>>(n));
   p2p_errors_.assign(n, "");
   p2p_wrong_.assign(n, 0);
