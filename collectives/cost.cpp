@@ -64,7 +64,7 @@ double concurrent_flows_time(const CostInput& in, const std::map<std::pair<int, 
   });
 }
 
-double lower_bound_s(CollectiveKind kind, const CostInput& in) {
+double lower_bound_s(CollectiveKind kind, const CostInput& in, double efficiency) {
   const int p = in.p;
   if (p < 2) return 0;
   const Topology& t = in.routes.topology();
@@ -104,7 +104,7 @@ double lower_bound_s(CollectiveKind kind, const CostInput& in) {
         must = n;
         break;
     }
-    slowest = std::max(slowest, must / t.injection_bandwidth(in.chip(r)));
+    slowest = std::max(slowest, must * efficiency / t.injection_bandwidth(in.chip(r)));
   }
   if (kind == CollectiveKind::kAlltoallv && slowest == 0) return 0;  // nothing crosses the fabric
   return in.routes.min_chip_latency() + in.transfer_overhead + slowest;

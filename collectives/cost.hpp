@@ -40,7 +40,8 @@ double concurrent_flows_time(const CostInput& in, const std::map<std::pair<int, 
 
 // bound_s: the bytes each chip must send or receive (per collective; collectives/README.md) divided by
 // its injection bandwidth (sum of its links, per direction), plus the smallest route latency and the
-// transfer overhead. 0 for one chip.
-double lower_bound_s(CollectiveKind kind, const CostInput& in);
+// transfer overhead. 0 for one chip. `efficiency`: the fraction of the links' rate the topology's
+// bandwidths were scaled by (a stack's protocol), undone here so that the bound stays the fabric's own.
+double lower_bound_s(CollectiveKind kind, const CostInput& in, double efficiency = 1);
 
 }  // namespace ultrasim

@@ -120,7 +120,7 @@ void cluster_add_scaleout(Topology& t, const ParamSet& p, long domains, long P) 
     for (long i = 0; i < P; ++i) {
       Vertex r = t.add_switch("rail" + std::to_string(i), sw);
       for (long d = 0; d < domains; ++d)
-        t.add_link(t.chip(static_cast<int>(d * P + i)), r, "nic", nic, half, eff);
+        t.add_link(t.chip(static_cast<int>(d * P + i)), r, kScaleOutTier, nic, half, eff);
     }
     return;
   }
@@ -130,7 +130,8 @@ void cluster_add_scaleout(Topology& t, const ParamSet& p, long domains, long P) 
   for (long s = 0; s < spines; ++s) spine.push_back(t.add_switch("spine" + std::to_string(s), sw));
   for (long d = 0; d < domains; ++d) {
     Vertex leaf = t.add_switch("domain" + std::to_string(d) + "_leaf", sw);
-    for (long i = 0; i < P; ++i) t.add_link(t.chip(static_cast<int>(d * P + i)), leaf, "nic", nic, half, eff);
+    for (long i = 0; i < P; ++i)
+      t.add_link(t.chip(static_cast<int>(d * P + i)), leaf, kScaleOutTier, nic, half, eff);
     for (Vertex s : spine)
       t.add_link(leaf, s, "scaleout", P * nic / (over * spines), p.number("scaleout_uplink_latency"), eff);
   }
@@ -155,10 +156,11 @@ Topology cluster_build(const std::string& spec, const std::string& args, const P
                      "scaleout=spine");
 
   std::vector<std::string> tiers = inner.tiers();
-  tiers.push_back("nic");
+  tiers.push_back(kScaleOutTier);
   if (!rail) tiers.push_back("scaleout");
   Topology t(spec, p, tiers);
   t.set_chip_forwarding(rail || inner.chip_forwarding());
+  t.set_default_stack(find_generator(inner_name).stack);  // inside a domain, its preset's library
   const long spines = static_cast<long>(p.number("scaleout_spines"));
   t.set_multipath_default(
       inner.multipath_default() == "single" && !rail && spines > 1 ? "hash" : inner.multipath_default());

@@ -163,6 +163,7 @@ nlohmann::json topology_graph_json(const Topology& t) {
   return {{"tiers", t.tiers()},
           {"chip_forwarding", t.chip_forwarding()},
           {"multipath_default", t.multipath_default()},
+          {"stack", t.default_stack()},
           {"nodes", nodes},
           {"links", links}};
 }

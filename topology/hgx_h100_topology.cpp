@@ -54,6 +54,7 @@ GeneratorEntry hgx_h100_generator() {
   entry.bisection = [](const Topology& t) -> std::optional<double> {
     return (t.chip_count() / 2) * t.injection_bandwidth(0);
   };
+  entry.stack = "nccl";  // collectives/stacks/nccl.json
   return entry;
 }
 

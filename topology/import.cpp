@@ -39,6 +39,7 @@ struct Description {
   std::vector<std::string> tiers;  // empty: the order in which links first use them
   bool chip_forwarding = true;
   std::string multipath_default = "single";
+  std::string stack;  // the software stack its runs use by default; empty: its generator's (ideal)
   std::vector<NodeDesc> nodes;
   std::vector<LinkDesc> links;
   std::optional<TopologyOrigin> origin;
@@ -137,7 +138,7 @@ Json read_json_top_level(const Errors& errors, const std::string& text) {
   }
   check_fields(errors, "top level", top,
                {"schema_version", "spec", "chips", "switches", "tiers", "chip_forwarding",
-                "multipath_default", "nodes", "links", "parameters", "per_tier", "diameter_links",
+                "multipath_default", "stack", "nodes", "links", "parameters", "per_tier", "diameter_links",
                 "injection_Bps", "injection_raw_Bps", "bisection_Bps", "bisection_method"});
   if (top.contains("schema_version") && top["schema_version"] != 1)
     errors.fail("schema_version", "expected 1, got " + top["schema_version"].dump());
@@ -263,6 +264,7 @@ Description read_json(const Errors& errors, const std::string& text) {
     d.chip_forwarding = json_bool(errors, "chip_forwarding", top, "chip_forwarding");
   if (top.contains("multipath_default"))
     d.multipath_default = json_string(errors, "multipath_default", top, "multipath_default");
+  if (top.contains("stack")) d.stack = json_string(errors, "stack", top, "stack");
 
   if (!top.contains("nodes") || !top["nodes"].is_array())
     errors.fail("nodes", "expected an array of nodes ({\"name\": ..., \"kind\": \"chip\" or \"switch\"})");
@@ -652,6 +654,7 @@ Topology import_topology(const std::string& path, const std::string& spec, const
   Topology t(spec, params, import_tiers(errors, d));
   t.set_chip_forwarding(d.chip_forwarding);
   t.set_multipath_default(d.multipath_default);
+  if (!d.stack.empty()) t.set_default_stack(d.stack);
   if (d.origin) t.set_origin(*d.origin);
   const std::vector<Vertex> vertex_of = import_add_nodes(errors, d, chip_of_rank, t);
   import_add_links(errors, d, index, vertex_of, t);

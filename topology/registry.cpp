@@ -85,6 +85,7 @@ Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& ex
     const std::vector<int> ranks = parse_chip_list(chips, topology.chip_count(), "topology " + spec);
     topology.keep_chips(ranks, spec);
   }
+  if (!topology.has_default_stack()) topology.set_default_stack(entry.stack);
   topology.validate();
   return topology;
 }

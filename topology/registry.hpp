@@ -32,6 +32,9 @@ struct GeneratorEntry {
   // Parameters a spec declares beyond `params`, given its ARGS (cluster:K:PRESET: its PRESET's, so that
   // they stay settable with --set); empty: none. Throws InputError on ARGS it cannot read.
   std::function<std::vector<ParamSpec>(const std::string& args)> extra_params = {};
+  // The software stack its topologies run under unless the run names one (collectives/stack.hpp): the
+  // vendor library of a preset; "ideal" (the fabric alone) for the generic generators.
+  std::string stack = "ideal";
 };
 
 const std::vector<GeneratorEntry>& topology_generators();

@@ -83,6 +83,17 @@ void Topology::keep_chips(const std::vector<int>& ranks, std::string spec) {
   spec_ = std::move(spec);
 }
 
+void Topology::scale_efficiency(double factor) {
+  for (Link& link : links_) link.efficiency *= factor;
+}
+
+void Topology::add_chip_link_latency(const std::string& tier, double latency) {
+  for (Link& link : links_)
+    if (link.tier == tier &&
+        (graph_[link.a].kind == NodeKind::kChip || graph_[link.b].kind == NodeKind::kChip))
+      link.latency += latency;
+}
+
 double Topology::injection_bandwidth(int rank) const {
   double total = 0;
   for (auto [e, end] = boost::out_edges(chip(rank), graph_); e != end; ++e) total += link(*e).bandwidth();

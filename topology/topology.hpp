@@ -16,6 +16,10 @@ namespace ultrasim {
 
 enum class NodeKind { kChip, kSwitch };
 
+// The tier of a chip's scale-out link in cluster:K:PRESET: a route between two scale-up domains crosses
+// exactly two links of it (out of the source chip's domain, into the destination's).
+inline constexpr const char* kScaleOutTier = "nic";
+
 struct Node {
   NodeKind kind = NodeKind::kChip;
   std::string name;  // unique: "chip12", "server3_switch"
@@ -95,6 +99,18 @@ class Topology {
   // Imported topologies (file:PATH) keep the spec and parameters their file records, so that exporting
   // one again reproduces the file; nullopt for a topology built by a generator.
   const std::optional<TopologyOrigin>& origin() const { return origin_; }
+
+  // The software stack (collectives/stack.hpp) a run on it uses unless it names one: its generator's, a
+  // cluster's inner preset's, an imported file's own "stack" field (else its generator's).
+  // "ideal" until something sets it.
+  std::string default_stack() const { return default_stack_.empty() ? "ideal" : default_stack_; }
+  bool has_default_stack() const { return !default_stack_.empty(); }
+  void set_default_stack(std::string stack) { default_stack_ = std::move(stack); }
+  // Multiplies every link's efficiency by `factor` (a protocol's payload fraction), before routes exist.
+  void scale_efficiency(double factor);
+  // Adds `latency` to every link of tier `tier` that has a chip at one end (a route between two scale-up
+  // domains crosses two such links: each carries half a network step).
+  void add_chip_link_latency(const std::string& tier, double latency);
   void set_origin(TopologyOrigin origin) { origin_ = std::move(origin); }
 
   // A part of the fabric (spec SPEC@CHIPS): keeps `ranks` (ascending, distinct, each below chip_count())
@@ -120,6 +136,7 @@ class Topology {
   bool chip_forwarding_ = true;
   std::string multipath_default_ = "single";
   std::optional<TopologyOrigin> origin_;
+  std::string default_stack_;
 };
 
 }  // namespace ultrasim

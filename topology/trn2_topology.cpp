@@ -53,6 +53,7 @@ GeneratorEntry trn2_generator() {
         return t;
       }};
   entry.bisection = [](const Topology& t) { return torus_bisection(trn2_instance_dims(t.params())); };
+  entry.stack = "neuron";  // collectives/stacks/neuron.json
   return entry;
 }
 

@@ -52,6 +52,7 @@ GeneratorEntry trn2_ultraserver_generator() {
         return t;
       }};
   entry.bisection = [](const Topology& t) { return torus_bisection(ultraserver_dims(t.params())); };
+  entry.stack = "neuron";  // collectives/stacks/neuron.json
   return entry;
 }
 

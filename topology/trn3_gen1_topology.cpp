@@ -93,6 +93,7 @@ GeneratorEntry trn3_gen1_generator() {
     double pair = p.number("pair_bandwidth") * p.number("pair_efficiency");
     return t.chip_count() / 2 * std::min(cross, pair);
   };
+  entry.stack = "neuron";  // collectives/stacks/neuron.json
   return entry;
 }
 

@@ -217,6 +217,7 @@ GeneratorEntry trn3_generator() {
                        "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches",
                        trn3_params(), trn3_build};
   entry.bisection = trn3_bisection;
+  entry.stack = "neuron";  // collectives/stacks/neuron.json
   return entry;
 }
 

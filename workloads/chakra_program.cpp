@@ -88,9 +88,9 @@ void choose_algorithm(ChakraCollective& c, const Machine& machine, const ParamSe
                          "')");
       continue;
     }
-    const double cost = algorithm->model_s(
-        CostInput{*machine.routes, g, c.bytes, params.number("transfer_overhead"),
-                  params.optional_rate("reduce_bandwidth"), nullptr, whole ? std::vector<int>{} : c.members});
+    const double cost = algorithm->model_s(CostInput{*machine.routes, g, c.bytes, machine.transfer_overhead(),
+                                                     params.optional_rate("reduce_bandwidth"), nullptr,
+                                                     whole ? std::vector<int>{} : c.members});
     if (c.run == nullptr || cost < best) best = cost, c.run = std::move(algorithm), c.algorithm = entry->name;
   }
   if (c.run == nullptr)

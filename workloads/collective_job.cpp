@@ -1,6 +1,7 @@
 #include "workloads/collective_job.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "collectives/cost.hpp"
 #include "collectives/schedule.hpp"
@@ -13,8 +14,27 @@
 namespace ultrasim {
 
 std::vector<ParamSpec> model_params() {
+  std::vector<std::string> stacks{"auto"}, protocols{"auto"};
+  for (const Stack& stack : builtin_stacks()) {
+    stacks.push_back(stack.name);
+    for (const Protocol& p : stack.protocols)
+      if (std::find(protocols.begin(), protocols.end(), p.name) == protocols.end())
+        protocols.push_back(p.name);
+  }
+  stacks.push_back("FILE.json");
+  protocols.push_back("NAME");
   return {
-      {"transfer_overhead", "0", Unit::kTime, "fixed software/DMA cost added to every transfer",
+      {"stack", "auto", Unit::kChoice,
+       "the communication library's costs (collectives/stacks/): auto = the topology's default (its preset's "
+       "library, ideal for generic fabrics), a built-in name or a stack FILE.json",
+       "collectives/stacks/*.json, each number with its source", stacks},
+      {"protocol", "auto", Unit::kChoice,
+       "the stack's protocol; auto: per collective, the one whose model_s is lowest at its size (as NCCL's "
+       "tuner picks); elsewhere the stack's bulk protocol (highest efficiency)",
+       "the stack file", protocols},
+      {"transfer_overhead", "0", Unit::kTime,
+       "fixed software/DMA cost added to every transfer, on top of the "
+       "stack's step latency",
        "calibration knob; 0 = pure fabric"},
       {"reduce_bandwidth", "inf", Unit::kOptRate,
        "rate at which a chip reduces received data (bytes / rate of chip time per reduction)",
@@ -89,15 +109,16 @@ void resolve_traffic(PreparedJob& prepared, const std::string& chips_of) {
   prepared.job.bytes = prepared.traffic->busiest_load();  // all-to-allv's size
 }
 
-// "auto": every candidate's model_s on the one topology, each with its own parameters (their defaults
-// unless the user set them); candidates that cannot run here (switch-reduce without reducing switches,
-// whole-topology algorithms on groups) are left out. Returns the fastest (ties in registry order).
-const AlgorithmEntry* rank_candidates(PreparedJob& prepared,
-                                      const std::vector<const AlgorithmEntry*>& candidates) {
-  const CollectiveJob& job = prepared.job;
+// Every candidate's model_s on the machine `prepared` holds, with its protocol's launch latency, each
+// algorithm with its own parameters (their defaults unless the user set them); candidates that cannot run
+// here (switch-reduce without reducing switches, whole-topology algorithms on groups) are left out.
+std::vector<AutoCandidate> candidate_models(const PreparedJob& prepared,
+                                            const std::vector<const AlgorithmEntry*>& candidates,
+                                            const std::string& protocol) {
+  std::vector<AutoCandidate> models;
   for (const AlgorithmEntry* entry : candidates) {
     ParamSet own(entry->params);
-    own.apply_known(job.overrides);
+    own.apply_known(prepared.job.overrides);
     std::unique_ptr<Algorithm> candidate;
     try {
       candidate = entry->make(own);
@@ -106,13 +127,43 @@ const AlgorithmEntry* rank_candidates(PreparedJob& prepared,
       continue;
     }
     if (!prepared.groups.members.empty() && !candidate->runs_on_groups()) continue;
-    prepared.auto_ranking.emplace_back(entry->name, candidate->model_s(prepared.cost_input()));
+    models.push_back({entry->name, protocol,
+                      prepared.protocol.launch_latency + candidate->model_s(prepared.cost_input())});
   }
-  if (prepared.auto_ranking.empty())
+  return models;
+}
+
+// "auto" algorithm or protocol: the (algorithm, protocol) pair of lowest model_s, ties in registry then
+// stack order, as NCCL's tuner picks. `rebuild(protocol)` builds the machine under another protocol of
+// the stack. Leaves the winner's machine in `prepared` and every pair's model in auto_ranking (with
+// "auto" algorithm; otherwise only the protocol was chosen and the ranking stays empty).
+const AlgorithmEntry* choose(PreparedJob& prepared, const std::vector<const AlgorithmEntry*>& candidates,
+                             bool choose_protocol,
+                             const std::function<Machine(const std::string&)>& rebuild) {
+  const CollectiveJob& job = prepared.job;
+  std::vector<AutoCandidate> ranking;
+  std::vector<Machine> machines;  // per protocol considered, in stack order
+  const std::shared_ptr<const Stack> stack = prepared.stack;
+  const std::string current = prepared.protocol.name;
+  Machine built = std::move(static_cast<Machine&>(prepared));  // under the parameter's protocol
+  for (const Protocol& protocol :
+       choose_protocol ? stack->protocols : std::vector<Protocol>{built.protocol}) {
+    static_cast<Machine&>(prepared) = protocol.name == current ? std::move(built) : rebuild(protocol.name);
+    for (AutoCandidate& c : candidate_models(prepared, candidates, choose_protocol ? protocol.name : ""))
+      ranking.push_back(std::move(c));
+    machines.push_back(std::move(static_cast<Machine&>(prepared)));
+  }
+  if (ranking.empty())
     throw InputError("no " + job.collective + " algorithm can run on topology " + job.topology);
-  std::stable_sort(prepared.auto_ranking.begin(), prepared.auto_ranking.end(),
-                   [](const auto& a, const auto& b) { return a.second < b.second; });
-  return &find_algorithm(job.collective, prepared.auto_ranking.front().first);
+  std::stable_sort(ranking.begin(), ranking.end(),
+                   [](const auto& a, const auto& b) { return a.model_s < b.model_s; });
+  const AutoCandidate& best = ranking.front();
+  std::size_t chosen = 0;
+  if (choose_protocol)
+    while (stack->protocols[chosen].name != best.protocol) ++chosen;
+  static_cast<Machine&>(prepared) = std::move(machines[chosen]);
+  if (job.algorithm == "auto") prepared.auto_ranking = ranking;
+  return &find_algorithm(job.collective, best.algorithm);
 }
 
 }  // namespace
@@ -158,8 +209,12 @@ PreparedJob prepare(const CollectiveJob& job) {
   }
   // The algorithms' parameters are theirs; the rest of --set is the topology's and the model's.
   ParamSet own(algorithm_params(candidates));
-  static_cast<Machine&>(prepared) =
-      build_machine(job.topology, own.apply_known(job.overrides), own.names(), any_posts_to_all(candidates));
+  const auto machine_overrides = own.apply_known(job.overrides);
+  auto build = [&](const std::string& protocol) {
+    return build_machine(job.topology, machine_overrides, own.names(), any_posts_to_all(candidates),
+                         protocol);
+  };
+  static_cast<Machine&>(prepared) = build({});
   if (!job.layout.empty() && !is_layout_axis(job.groups))
     throw InputError(job.groups.empty() ? "--layout needs --groups tp|ep|dp|pp to say which axis groups"
                                         : "--layout applies to --groups tp|ep|dp|pp, not " + job.groups);
@@ -172,7 +227,16 @@ PreparedJob prepare(const CollectiveJob& job) {
                      " chips, but " +
                      (prepared.groups.members.empty() ? "topology " + job.topology + " has" : chips_of) +
                      " " + std::to_string(prepared.group_size()));
-  prepared.entry = job.algorithm == "auto" ? rank_candidates(prepared, candidates) : candidates.front();
+  // `auto` chooses among the algorithms the stack's library has.
+  if (job.algorithm == "auto")
+    std::erase_if(candidates,
+                  [&](const AlgorithmEntry* e) { return !prepared.stack->offers(job.collective, e->name); });
+  // The stack's protocol: the one set, or with "auto" the one whose model is fastest here.
+  const bool choose_protocol =
+      prepared.topology->params().text("protocol") == "auto" && prepared.stack->protocols.size() > 1;
+  prepared.entry = job.algorithm == "auto" || (choose_protocol && !schedule)
+                       ? choose(prepared, candidates, choose_protocol, build)
+                       : candidates.front();
   // The parameters in effect: the picked algorithm's first, so that where candidates share a name
   // (pipeline_chunks) its default is the one in effect and reported.
   std::stable_partition(candidates.begin(), candidates.end(),
@@ -200,10 +264,13 @@ Metrics compute_metrics(const PreparedJob& prepared, double time_s) {
   m.time_s = time_s;
   m.count = prepared.job.bytes / dtype_size(prepared.job.dtype);
   // With groups: the slowest group alone (contention between groups is left to the simulation).
+  // model_s includes the stack's terms; bound_s is the fabric's own (no launch, step or protocol cost).
   for (int g = 0; g < std::max<int>(1, static_cast<int>(prepared.groups.members.size())); ++g) {
     CostInput in = prepared.cost_input(g);
-    m.model_s = std::max(m.model_s, prepared.algorithm->model_s(in));
-    m.bound_s = std::max(m.bound_s, lower_bound_s(prepared.collective->kind, in));
+    m.model_s = std::max(m.model_s, prepared.protocol.launch_latency + prepared.algorithm->model_s(in));
+    in.transfer_overhead = prepared.topology->params().number("transfer_overhead");
+    m.bound_s =
+        std::max(m.bound_s, lower_bound_s(prepared.collective->kind, in, prepared.protocol.efficiency));
   }
   if (time_s > 0) {
     m.algbw_GBps = static_cast<double>(prepared.job.bytes) / time_s / 1e9;

@@ -53,6 +53,13 @@ std::vector<ParamSpec> declared_params(const std::vector<const AlgorithmEntry*>&
 // Bytes per element of a dtype name (float32, bfloat16, float8, ...); throws InputError if unknown.
 int dtype_size(const std::string& dtype);
 
+// One pair `auto` considered: an algorithm, the protocol (empty when the protocol was not chosen) and its
+// model_s (with the protocol's launch latency).
+struct AutoCandidate {
+  std::string algorithm, protocol;
+  double model_s = 0;
+};
+
 // A validated job: the machine it runs on (its topology, routes and faults; model_s and bound_s stay those
 // of the fault-free fabric), the chosen algorithm, the parameters in effect. The parameters have two
 // owners: the topology holds the hardware's and the model's (Topology::params()), algorithm_params the
@@ -67,8 +74,9 @@ struct PreparedJob : Machine {
   ParamSet algorithm_params;
   // alltoallv: the matrix it runs (read from the file or uniform); job.bytes is then its busiest_load().
   std::unique_ptr<TrafficMatrix> traffic;
-  // With "auto": every candidate's model_s, smallest first (ties in registry order); empty otherwise.
-  std::vector<std::pair<std::string, double>> auto_ranking;
+  // With "auto": every candidate's model_s (with protocol "auto" on a stack of several protocols: every
+  // algorithm x protocol pair's), smallest first (ties in registry, then stack order); empty otherwise.
+  std::vector<AutoCandidate> auto_ranking;
   // The groups the collective runs on (workloads/groups.hpp), all of one size; empty: one, every chip.
   Groups groups;
   // The cost input of group `group` (its chips as members), or of every chip without groups.

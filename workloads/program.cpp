@@ -1,22 +1,63 @@
 #include "workloads/program.hpp"
 
+#include <algorithm>
+
 #include "workloads/collective_job.hpp"
 #include "workloads/memory_guard.hpp"
 
 namespace ultrasim {
 
+double Machine::transfer_overhead() const {
+  return topology->params().number("transfer_overhead") + protocol.step_latency;
+}
+
 CostInput Machine::cost_input_of(std::uint64_t bytes, const TrafficMatrix* traffic) const {
-  const ParamSet& params = topology->params();
   return CostInput{
-      *routes, p(), bytes, params.number("transfer_overhead"), params.optional_rate("reduce_bandwidth"),
+      *routes, p(), bytes, transfer_overhead(), topology->params().optional_rate("reduce_bandwidth"),
       traffic};
+}
+
+nlohmann::json stack_json(const Machine& machine) {
+  const Protocol& p = machine.protocol;
+  return {{"name", machine.stack->name},
+          {"origin", machine.stack->origin},
+          {"protocol", p.name},
+          {"launch_latency_s", p.launch_latency},
+          {"step_latency_s", p.step_latency},
+          {"network_step_latency_s", p.network_step_latency},
+          {"efficiency", p.efficiency}};
+}
+
+std::shared_ptr<const Stack> stack_of(const Topology& topology) {
+  const std::string& word = topology.params().text("stack");
+  return std::make_shared<const Stack>(find_stack(word == "auto" ? topology.default_stack() : word));
+}
+
+const Protocol& protocol_of(const Stack& stack, const std::string& word) {
+  if (word != "auto") return stack.protocol(word);
+  const Protocol* bulk = &stack.protocols.front();
+  for (const Protocol& p : stack.protocols)
+    if (p.efficiency >= bulk->efficiency) bulk = &p;
+  return *bulk;
 }
 
 Machine build_machine(const std::string& spec,
                       const std::vector<std::pair<std::string, std::string>>& overrides,
-                      const std::vector<std::string>& other_names, bool posts_to_all) {
+                      const std::vector<std::string>& other_names, bool posts_to_all,
+                      const std::string& protocol) {
   Machine machine;
   machine.topology = std::make_unique<Topology>(make_topology(spec, model_params(), overrides, other_names));
+  machine.stack = stack_of(*machine.topology);
+  machine.protocol =
+      protocol_of(*machine.stack, protocol.empty() ? machine.topology->params().text("protocol") : protocol);
+  Topology& topology = *machine.topology;
+  if (machine.protocol.efficiency != 1) topology.scale_efficiency(machine.protocol.efficiency);
+  const auto& tiers = topology.tiers();
+  const bool scale_out = std::find(tiers.begin(), tiers.end(), kScaleOutTier) != tiers.end();
+  if (machine.protocol.network_step_latency > 0 && scale_out)
+    topology.add_chip_link_latency(kScaleOutTier, machine.protocol.network_step_latency / 2);
+  machine.protocol_changed_links =
+      machine.protocol.efficiency != 1 || (machine.protocol.network_step_latency > 0 && scale_out);
   // The routes of every chip pair are what outgrows memory first: checked before they are built.
   machine.in_flight_per_chip = flows_in_flight_per_chip(posts_to_all, machine.p());
   check_memory(run_memory(*machine.topology, machine.in_flight_per_chip, kFlowEngineFlowCost),

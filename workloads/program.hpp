@@ -20,6 +20,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "collectives/collective.hpp"
+#include "collectives/stack.hpp"
 #include "collectives/transport.hpp"
 #include "topology/base/params.hpp"
 #include "topology/routing.hpp"
@@ -28,26 +29,47 @@
 namespace ultrasim {
 
 // The fabric a workload runs on: the topology with the hardware's and the model's parameters, the
-// routes of every chip pair, the faults resolved against the topology (an empty plan: a fault-free run).
+// routes of every chip pair, the faults resolved against the topology (an empty plan: a fault-free run),
+// and the software stack it runs under with the protocol in effect (collectives/stack.hpp). The protocol
+// is in the topology already: its links' efficiency is scaled by the protocol's, and the chip links of
+// the scale-out tier carry its network step latency (half each).
 struct Machine {
   std::unique_ptr<Topology> topology;
   std::unique_ptr<Routes> routes;
   FaultPlan faults;
   double in_flight_per_chip = 0;  // messages one chip may have in flight at worst (the memory guard's)
+  std::shared_ptr<const Stack> stack;
+  Protocol protocol;
+  bool protocol_changed_links = false;  // scaled their efficiency or added network latency to some
   int p() const { return topology->chip_count(); }
+  // What every transfer costs beyond its path: the model's transfer_overhead + the protocol's step latency.
+  double transfer_overhead() const;
   // What a closed-form cost of `bytes` (alltoallv: of `traffic`) on every chip needs: the routes' α and β,
-  // the model's transfer_overhead and reduce_bandwidth.
+  // transfer_overhead() and the model's reduce_bandwidth.
   CostInput cost_input_of(std::uint64_t bytes, const TrafficMatrix* traffic = nullptr) const;
 };
 
+// The stack and protocol a machine ran under, for results: {"name", "origin", "protocol",
+// "launch_latency_s", "step_latency_s", "network_step_latency_s", "efficiency"}.
+nlohmann::json stack_json(const Machine& machine);
+
+// The stack a topology runs under: its parameter `stack` (a built-in name or a FILE.json; "auto": the
+// topology's default_stack()). Throws InputError for an unknown one.
+std::shared_ptr<const Stack> stack_of(const Topology& topology);
+// The protocol the parameter `protocol` names on `stack`; "auto" outside a collective's own choice
+// (workloads/collective_job.hpp) is the stack's bulk protocol: the highest efficiency, ties to the later.
+const Protocol& protocol_of(const Stack& stack, const std::string& word);
+
 // Builds topology `spec` with the model's parameters (model_params) and `overrides` (--set; a name neither
 // declares is an InputError with "did you mean" over those and `other_names`, the names other owners
-// declare), checks that the run fits in memory with its flows in the flow engine (workloads/memory_guard.hpp;
-// `posts_to_all`: a chip may have a message to every other in flight at once; simulate() checks again
-// for SimGrid if SimGrid is to run it), then builds the routes. Its fault plan is empty.
+// declare), applies the stack's protocol (`protocol`, else the parameter's), checks that the run fits in
+// memory with its flows in the flow engine (workloads/memory_guard.hpp; `posts_to_all`: a chip may have a
+// message to every other in flight at once; simulate() checks again for SimGrid if SimGrid is to run it),
+// then builds the routes. Its fault plan is empty.
 Machine build_machine(const std::string& spec,
                       const std::vector<std::pair<std::string, std::string>>& overrides,
-                      const std::vector<std::string>& other_names, bool posts_to_all);
+                      const std::vector<std::string>& other_names, bool posts_to_all,
+                      const std::string& protocol = {});
 
 class Program {
  public:

@@ -81,6 +81,7 @@ nlohmann::json run_json(const RunReport& r) {
       {"seed", r.job.job.seed},
       {"engine", engine_name(r.result.engine)},
       {"parameters", r.job.parameters()},
+      {"stack", stack_json(r.job)},
   };
   if (!r.job.groups.members.empty()) {  // communicators: the collective ran on each group at once
     out["groups"] = r.job.groups.members.size();
@@ -111,8 +112,12 @@ nlohmann::json run_json(const RunReport& r) {
   if (!r.result.verdict.first_error.empty()) out["first_error"] = r.result.verdict.first_error;
   if (!r.job.auto_ranking.empty()) {
     nlohmann::json ranking = nlohmann::json::array();
-    for (const auto& [name, model] : r.job.auto_ranking)
-      ranking.push_back({{"algorithm", name}, {"model_s", model}});
+    for (const AutoCandidate& c : r.job.auto_ranking) {
+      nlohmann::json entry{{"algorithm", c.algorithm}};
+      if (!c.protocol.empty()) entry["protocol"] = c.protocol;
+      entry["model_s"] = c.model_s;
+      ranking.push_back(entry);
+    }
     out["auto_ranking"] = ranking;
   }
   return out;
@@ -156,12 +161,21 @@ std::string run_table(const RunReport& r) {
   }
   if (j.contains("auto_ranking")) {
     const auto& ranking = j["auto_ranking"];
-    out << "# auto picked " << ranking[0]["algorithm"].get<std::string>() << " (model "
-        << fixed_text(ranking[0]["model_s"].get<double>() * 1e6, 2) << " us)";
-    if (ranking.size() > 1)
-      out << "; runner-up " << ranking[1]["algorithm"].get<std::string>() << " (model "
-          << fixed_text(ranking[1]["model_s"].get<double>() * 1e6, 2) << " us)";
+    auto pick = [](const nlohmann::json& c) {
+      return c["algorithm"].get<std::string>() +
+             (c.contains("protocol") ? "/" + c["protocol"].get<std::string>() : std::string()) + " (model " +
+             fixed_text(c["model_s"].get<double>() * 1e6, 2) + " us)";
+    };
+    out << "# auto picked " << pick(ranking[0]);
+    if (ranking.size() > 1) out << "; runner-up " << pick(ranking[1]);
     out << "\n";
+  }
+  if (j["stack"]["name"] != "ideal") {
+    const auto& s = j["stack"];
+    out << "# stack " << s["name"].get<std::string>() << ", protocol " << s["protocol"].get<std::string>()
+        << ": launch " << fixed_text(s["launch_latency_s"].get<double>() * 1e6, 2) << " us, "
+        << fixed_text(s["step_latency_s"].get<double>() * 1e6, 2) << " us per transfer, efficiency "
+        << fixed_text(s["efficiency"].get<double>(), 2) << " (--stack ideal: the fabric alone)\n";
   }
   if (r.why && r.links) out << explain_text(*r.job.topology, *r.why, *r.links);
   return out.str();

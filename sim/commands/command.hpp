@@ -22,4 +22,11 @@ struct Command {
 
 const std::vector<Command>& commands();
 
+// `--stack NAME|FILE` (collectives/stack.hpp), the same as `--set stack=VALUE`: appended to `sets`, so it is
+// declared after --set (CLI11 runs the options' callbacks in the order they were declared).
+inline void add_stack_option(CLI::App& app, std::vector<std::string>& sets, const std::string& help) {
+  app.add_option_function<std::string>(
+      "--stack", [&sets](const std::string& value) { sets.push_back("stack=" + value); }, help);
+}
+
 }  // namespace ultrasim

@@ -1,13 +1,15 @@
-// `ultrasim list [WHAT] [--format text|json]`: the registries (topologies, collectives, algorithms,
+// `ultrasim list [WHAT] [--format text|json]`: the registries (topologies, collectives, algorithms, stacks,
 // workloads); JSON adds every parameter's default, unit, meaning and source.
 #include <cstdio>
 #include <iostream>
 
 #include "collectives/algorithm.hpp"
+#include "collectives/stack.hpp"
 #include "sim/commands/command.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 #include "topology/registry.hpp"
 
 namespace ultrasim {
@@ -53,6 +55,7 @@ nlohmann::ordered_json registries_json(const std::string& what) {
                       {"syntax", g.syntax},
                       {"description", g.description},
                       {"example", g.example_spec()},
+                      {"stack", g.stack},
                       {"parameters", params_json(g.params)}});
   }
   if (wanted("collectives")) {
@@ -60,6 +63,10 @@ nlohmann::ordered_json registries_json(const std::string& what) {
     for (const auto& c : collectives()) list.push_back({{"name", c.name}, {"description", c.description}});
   }
   if (wanted("algorithms")) out["algorithms"] = algorithms_json();
+  if (wanted("stacks")) {
+    auto& list = out["stacks"] = nlohmann::ordered_json::array();
+    for (const Stack& s : builtin_stacks()) list.push_back(nlohmann::ordered_json(s.to_json()));
+  }
   if (wanted("workloads")) {
     auto& list = out["workloads"] = nlohmann::ordered_json::array();
     for (const WorkloadKind& w : workload_kinds())
@@ -79,6 +86,13 @@ void print_text(const nlohmann::ordered_json& out) {
       std::string name =
           item.contains("syntax") ? item["syntax"].get<std::string>() : item["name"].get<std::string>();
       std::string description = item["description"].get<std::string>();
+      if (item.contains("protocols")) {  // a stack: its protocols' terms
+        for (const auto& p : item["protocols"])
+          description += " [" + p["name"].get<std::string>() + ": launch " +
+                         fixed_text(p["launch_latency_s"].get<double>() * 1e6, 1) + " us, step " +
+                         fixed_text(p["step_latency_s"].get<double>() * 1e6, 1) + " us, efficiency " +
+                         fixed_text(p["efficiency"].get<double>(), 2) + "]";
+      }
       if (item.contains("collective")) {
         name = item["collective"].get<std::string>() + " " + name;
         for (const auto& p : item["parameters"])
@@ -93,13 +107,15 @@ void print_text(const nlohmann::ordered_json& out) {
 }  // namespace
 
 Command list_command() {
-  return {"list", "list topologies, collectives, algorithms or workloads", [](CLI::App& app) {
+  return {"list", "list topologies, collectives, algorithms, stacks or workloads", [](CLI::App& app) {
             auto what = std::make_shared<std::string>("all");
             auto format = std::make_shared<std::string>("text");
-            app.add_option("what", *what, "topologies|collectives|algorithms|workloads (default: all)");
+            app.add_option("what", *what,
+                           "topologies|collectives|algorithms|stacks|workloads (default: all)");
             app.add_option("--format", *format, "text|json");
             return [=](const std::string&) {
-              check_choice("list", *what, {"all", "topologies", "collectives", "algorithms", "workloads"});
+              check_choice("list", *what,
+                           {"all", "topologies", "collectives", "algorithms", "stacks", "workloads"});
               check_choice("format", *format, {"text", "json"});
               const nlohmann::ordered_json out = registries_json(*what);
               if (*format == "json") {

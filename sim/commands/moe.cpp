@@ -67,6 +67,8 @@ Command moe_command() {
         app.add_option("--batches", mc.batches, "batches, routing drawn afresh each (random): p50/p99/max");
         app.add_option("--seed", a.seed, "random seed of the router (default 0)");
         app.add_option("--set", a.sets, "override a parameter, name=value (topology, model, chip, price)");
+        add_stack_option(app, a.sets,
+                         "software stack: ideal, nccl, neuron or a FILE.json (default: the topology's)");
         app.add_option("--engine", a.request.engine, "auto|simgrid|contention-free|flow");
         app.add_option("--trace", a.request.trace, "write the first batch's Perfetto trace to FILE");
         app.add_option("--traffic-out", a.request.traffic,

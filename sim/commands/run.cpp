@@ -19,6 +19,9 @@ Command run_command() {
         app.add_option("--traffic-matrix", a.traffic_matrix,
                        "alltoallv: per-pair bytes, JSON or CSV, row = sender (instead of --size)");
         app.add_option("--set", a.sets, "override a parameter, name=value (repeatable)");
+        add_stack_option(app, a.sets,
+                         "software stack: ideal, nccl, neuron or a FILE.json (default: the topology's; "
+                         "ultrasim list stacks)");
         app.add_option("--format", a.format, "table|json|csv");
         app.add_option("--trace", a.trace,
                        "write a Chrome/Perfetto trace to FILE (gzipped if it ends in .gz)");

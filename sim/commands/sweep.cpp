@@ -124,6 +124,7 @@ Command sweep_command() {
         app.add_option("--algorithm", a.algorithms, "algorithms, comma-separated, all or auto (default all)");
         app.add_option("--sizes", a.sizes, "FROM:TO:xFACTOR, FROM:TO:+STEP or a list, e.g. 1KiB:4GiB:x2");
         app.add_option("--set", a.sets, "parameter values, name=v1,v2 (repeatable; crossed)");
+        add_stack_option(app, a.sets, "software stacks, comma-separated (as --set stack=v1,v2)");
         app.add_option("--engine", a.engine,
                        "auto|simgrid|contention-free|flow, for every point (default auto)");
         app.add_option("--fault", a.faults, "a fault every point runs with (repeatable; as run --fault)");

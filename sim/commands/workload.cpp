@@ -84,6 +84,7 @@ Command workload_command() {
             app.add_option("--algorithm", args->algorithm,
                            "chakra:PREFIX: auto (default), or COLLECTIVE=ALGORITHM,... per collective");
             app.add_option("--set", args->sets, "chakra:PREFIX: NAME=VALUE, a parameter (repeatable)");
+            add_stack_option(app, args->sets, "chakra:PREFIX: software stack (as --set stack=NAME)");
             app.add_option("--engine", args->engine, "chakra:PREFIX: auto|contention-free|flow|simgrid");
             app.add_option(
                 "--process-group", args->groups,

@@ -36,7 +36,7 @@ class FiberEngine {
         routes_(*machine.routes),
         p_(machine.p()),
         record_(record),
-        overhead_(machine.topology->params().number("transfer_overhead")),
+        overhead_(machine.transfer_overhead()),
         ledger_(machine.topology->links().size()),
         clock_(p_, 0.0),
         waiting_(p_, nullptr),

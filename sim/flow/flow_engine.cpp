@@ -46,7 +46,7 @@ class FlowEngine {
         routes_(*machine.routes),
         p_(machine.p()),
         record_(record),
-        overhead_(machine.topology->params().number("transfer_overhead")),
+        overhead_(machine.transfer_overhead()),
         flows_(capacities(*machine.topology)),
         blocked_(p_, false),
         woken_by_timer_(p_, false),

@@ -104,6 +104,12 @@ Platform simgrid_platform(const Machine& machine, const RunOptions& options, Fau
   if (machine.faults.fails_links() && !options.platform_file.empty())
     throw InputError(
         "link-down and switch-down faults cannot run on a --platform file (its routes are fixed)");
+  // A platform file holds the fabric's own links; a protocol that changes them cannot run on it.
+  if (!options.platform_file.empty() && machine.protocol_changed_links)
+    throw InputError("--platform holds the fabric's own links, but protocol " + machine.protocol.name +
+                     " of stack " + machine.stack->name +
+                     " changes them (efficiency, network latency); run it with --stack ideal or --set "
+                     "protocol=NAME of a protocol that does not");
   if (!options.platform_file.empty()) return Platform::load(options.platform_file, topology);
   PlatformPlan plan = make_platform_plan(topology, *machine.routes, PlanPaths::kTaken);
   if (machine.faults.fails_links()) fault_routing = plan_fault_routing(machine, plan);
@@ -218,8 +224,7 @@ SimResult simulate_simgrid(const Machine& machine, Program& program, const RunOp
   FaultRouting fault_routing;
   Platform platform = simgrid_platform(machine, options, fault_routing);
   if (!options.platform_file.empty()) check_paths(platform, *machine.routes, options.platform_file);
-  Fabric fabric(platform, p, topology.params().number("transfer_overhead"), options.record,
-                machine.routes.get());
+  Fabric fabric(platform, p, machine.transfer_overhead(), options.record, machine.routes.get());
   for (std::size_t e = 1; e < machine.faults.epochs.size(); ++e)
     fabric.add_epoch(fault_routing.routes[e].get(), fault_routing.first_endpoint[e]);
   fabric.start_sinks();

@@ -150,8 +150,8 @@ TEST_CASE("prepare checks a schedule file against the job: its collective and it
       kExamples + "ring_allreduce_8.json: the schedule is for 8 chips, but topology switch:16 has 16");
   CHECK_THROWS_WITH(prepare(job("switch:8", "allreduce", "file:", 1024)),
                     Catch::StartsWith("--algorithm file: needs a path"));
-  for (const auto& [name, model] : prepare(job("switch:8", "allreduce", "auto", 1024)).auto_ranking)
-    CHECK(name.rfind("file:", 0) == std::string::npos);  // auto considers built-ins only
+  for (const AutoCandidate& c : prepare(job("switch:8", "allreduce", "auto", 1024)).auto_ranking)
+    CHECK(c.algorithm.rfind("file:", 0) == std::string::npos);  // auto considers built-ins only
 }
 
 TEST_CASE("schedule loader: a missing file or a directory is named, not crashed on") {

@@ -49,16 +49,17 @@ TEST_CASE("one chip takes no time and has no bandwidth to report") {
 }
 
 TEST_CASE("auto picks the algorithm with the smallest model_s and keeps the ranking") {
-  PreparedJob picked = prepare(job("trn3", "allreduce", "auto", 1 << 20));
+  PreparedJob picked = prepare(job("trn3", "allreduce", "auto", 1 << 20, "float32", {{"stack", "ideal"}}));
   REQUIRE(picked.auto_ranking.size() ==
           8);  // every all-reduce algorithm but switch-reduce (no reducing switch)
   for (std::size_t i = 1; i < picked.auto_ranking.size(); ++i)
-    CHECK(picked.auto_ranking[i - 1].second <= picked.auto_ranking[i].second);
-  CHECK(picked.entry->name == picked.auto_ranking.front().first);
-  CHECK(picked.algorithm->model_s(picked.cost_input()) == picked.auto_ranking.front().second);
+    CHECK(picked.auto_ranking[i - 1].model_s <= picked.auto_ranking[i].model_s);
+  CHECK(picked.entry->name == picked.auto_ranking.front().algorithm);
+  CHECK(picked.algorithm->model_s(picked.cost_input()) == picked.auto_ranking.front().model_s);
   // Each candidate is ranked with its own defaults: the ring with pipeline_chunks=1 and the double
   // binary tree with 16, the model_s `ultrasim run` reports for each (results/demo, results/catalogue).
-  std::map<std::string, double> ranked(picked.auto_ranking.begin(), picked.auto_ranking.end());
+  std::map<std::string, double> ranked;
+  for (const AutoCandidate& c : picked.auto_ranking) ranked[c.algorithm] = c.model_s;
   CHECK(ranked.at("ring") == Approx(4.393925050e-4).epsilon(1e-9));
   CHECK(ranked.at("double-binary-tree") == Approx(6.036992e-5).epsilon(1e-9));
   CHECK(prepare(job("switch:8", "allreduce", "auto", 1 << 20, "float32", {{"switch_reduction", "true"}}))
@@ -70,8 +71,8 @@ TEST_CASE("auto picks the algorithm with the smallest model_s and keeps the rank
 TEST_CASE("auto ranks each candidate with its own parameter defaults, or the values the user set") {
   // ring (pipeline_chunks 1) and double-binary-tree (16) share the parameter's name, not its default.
   auto model_of = [](const PreparedJob& job, const std::string& name) {
-    for (const auto& [candidate, model] : job.auto_ranking)
-      if (candidate == name) return model;
+    for (const AutoCandidate& c : job.auto_ranking)
+      if (c.algorithm == name) return c.model_s;
     return -1.0;
   };
   auto with = [](const PreparedJob& job, const std::string& name, const std::string& chunks) {

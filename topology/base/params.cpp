@@ -23,13 +23,18 @@ void ParamSet::declare(const std::vector<ParamSpec>& specs) {
   }
 }
 
-// A kChoice value: one of the declared words, or a positive integer where "N" is among them (its number).
+// A kChoice value: one of the declared words, a positive integer where "N" is among them (its number), a
+// path ending in ".json" where "FILE.json" is, or any word where "NAME" is (the parameter's owner checks it).
 static double parse_choice(const ParamSpec& spec, const std::string& text) {
   for (const auto& word : spec.choices)
     if (word == text) return 0;
-  bool numbers = std::find(spec.choices.begin(), spec.choices.end(), "N") != spec.choices.end();
-  if (numbers && !text.empty() && std::isdigit(static_cast<unsigned char>(text.front())))
+  auto admits = [&](const char* placeholder) {
+    return std::find(spec.choices.begin(), spec.choices.end(), placeholder) != spec.choices.end();
+  };
+  if (admits("N") && !text.empty() && std::isdigit(static_cast<unsigned char>(text.front())))
     return static_cast<double>(parse_count(text));
+  if (admits("FILE.json") && text.size() > 5 && text.ends_with(".json")) return 0;
+  if (admits("NAME") && !text.empty() && text.find_first_of(" \t\n=,") == std::string::npos) return 0;
   throw InputError(unknown_name_message("value", text, spec.choices));
 }
 

@@ -20,7 +20,8 @@ enum class Unit {
   kCount,    // a positive integer
   kBool,     // true/false
   kOptRate,  // a rate, or "inf" (unset: the cost it models is free)
-  kChoice,   // one of ParamSpec::choices ("N" among them admits any positive integer)
+  kChoice,   // one of ParamSpec::choices ("N" among them admits any positive integer, "FILE.json" a path
+             // ending in .json, "NAME" any word its owner checks)
 };
 
 struct ParamSpec {

@@ -1,0 +1,167 @@
+#include "collectives/stack.hpp"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+#include "collectives/algorithm.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
+
+namespace ultrasim {
+
+// The files of collectives/stacks/, by file name, generated into the build (CMakeLists.txt).
+const std::vector<std::pair<std::string_view, std::string_view>>& builtin_stack_files();
+
+namespace {
+
+const char* const kStackFields[] = {"name",      "description", "selection",
+                                    "protocols", "algorithms",  "algorithms_source"};
+const char* const kProtocolFields[] = {"name",       "launch_latency", "step_latency", "network_step_latency",
+                                       "efficiency", "source"};
+
+void check_fields(const nlohmann::json& object, const auto& known, const std::string& where) {
+  for (const auto& [key, value] : object.items())
+    if (std::find(std::begin(known), std::end(known), key) == std::end(known))
+      throw InputError(where + ": unknown field '" + key + "'");
+}
+
+std::string text_field(const nlohmann::json& object, const char* key, const std::string& where) {
+  if (!object.contains(key) || !object.at(key).is_string() || object.at(key).get<std::string>().empty())
+    throw InputError(where + ": field '" + key + "' must be a non-empty string");
+  return object.at(key).get<std::string>();
+}
+
+// A latency: a string with its unit ("6.6us"), at most 1 s.
+double latency_field(const nlohmann::json& object, const char* key, const std::string& where) {
+  const std::string text = text_field(object, key, where);
+  double seconds = 0;
+  try {
+    seconds = parse_time(text);
+  } catch (const InputError& e) {
+    throw InputError(where + ": field '" + key + "': " + e.what());
+  }
+  if (seconds > 1)
+    throw InputError(where + ": field '" + key + "' is " + text + "; a stack's latencies are at most 1s");
+  return seconds;
+}
+
+Protocol parse_protocol(const nlohmann::json& p, const std::string& where) {
+  if (!p.is_object()) throw InputError(where + ": must be an object");
+  check_fields(p, kProtocolFields, where);
+  Protocol protocol;
+  protocol.name = text_field(p, "name", where);
+  protocol.launch_latency = latency_field(p, "launch_latency", where);
+  protocol.step_latency = latency_field(p, "step_latency", where);
+  protocol.network_step_latency = latency_field(p, "network_step_latency", where);
+  if (!p.contains("efficiency") || !p.at("efficiency").is_number())
+    throw InputError(where + ": field 'efficiency' must be a number in (0, 1]");
+  protocol.efficiency = p.at("efficiency").get<double>();
+  if (!(protocol.efficiency > 0 && protocol.efficiency <= 1))
+    throw InputError(where + ": field 'efficiency' is " + json_text(p.at("efficiency")) +
+                     "; it must be in (0, 1]");
+  protocol.source = text_field(p, "source", where);
+  return protocol;
+}
+
+}  // namespace
+
+bool Stack::offers(const std::string& collective, const std::string& algorithm) const {
+  const auto it = algorithms.find(collective);
+  return it == algorithms.end() ||
+         std::find(it->second.begin(), it->second.end(), algorithm) != it->second.end();
+}
+
+const Protocol& Stack::protocol(const std::string& wanted) const {
+  std::vector<std::string> known;
+  for (const Protocol& p : protocols) {
+    if (p.name == wanted) return p;
+    known.push_back(p.name);
+  }
+  throw InputError(unknown_name_message("protocol of stack " + name, wanted, known));
+}
+
+nlohmann::json Stack::to_json() const {
+  nlohmann::json out{{"name", name}, {"description", description}, {"selection", "lowest-model"}};
+  out["protocols"] = nlohmann::json::array();
+  for (const Protocol& p : protocols)
+    out["protocols"].push_back({{"name", p.name},
+                                {"launch_latency_s", p.launch_latency},
+                                {"step_latency_s", p.step_latency},
+                                {"network_step_latency_s", p.network_step_latency},
+                                {"efficiency", p.efficiency},
+                                {"source", p.source}});
+  if (!algorithms.empty()) out["algorithms"] = algorithms;
+  return out;
+}
+
+Stack parse_stack(const std::string& text, const std::string& where, const std::string& origin) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(where + ": not JSON: " + json_error_text(e));
+  }
+  if (!j.is_object()) throw InputError(where + ": a stack is a JSON object");
+  check_fields(j, kStackFields, where);
+  Stack stack;
+  stack.name = text_field(j, "name", where);
+  stack.description = text_field(j, "description", where);
+  stack.origin = origin;
+  if (j.contains("selection") && j.at("selection") != "lowest-model")
+    throw InputError(where +
+                     ": field 'selection' must be \"lowest-model\" (the protocol whose model is fastest)");
+  if (!j.contains("protocols") || !j.at("protocols").is_array() || j.at("protocols").empty())
+    throw InputError(where + ": field 'protocols' must be a non-empty list");
+  for (std::size_t i = 0; i < j.at("protocols").size(); ++i) {
+    Protocol p = parse_protocol(j.at("protocols")[i], where + ": protocols[" + std::to_string(i) + "]");
+    for (const Protocol& other : stack.protocols)
+      if (other.name == p.name) throw InputError(where + ": protocol '" + p.name + "' is listed twice");
+    stack.protocols.push_back(std::move(p));
+  }
+  if (j.contains("algorithms")) {
+    const nlohmann::json& a = j.at("algorithms");
+    if (!a.is_object())
+      throw InputError(where + ": field 'algorithms' must map collectives to lists of algorithms");
+    if (!j.contains("algorithms_source"))
+      throw InputError(where + ": field 'algorithms' needs 'algorithms_source'");
+    for (const auto& [collective, names] : a.items()) {
+      if (!names.is_array() || names.empty())
+        throw InputError(where + ": algorithms." + collective + " must be a non-empty list of names");
+      for (const auto& name : names) {
+        if (!name.is_string()) throw InputError(where + ": algorithms." + collective + " must list names");
+        try {
+          find_algorithm(collective, name.get<std::string>());
+        } catch (const InputError& e) {
+          throw InputError(where + ": algorithms." + collective + ": " + e.what());
+        }
+        stack.algorithms[collective].push_back(name.get<std::string>());
+      }
+    }
+  }
+  return stack;
+}
+
+const std::vector<Stack>& builtin_stacks() {
+  static const std::vector<Stack> stacks = [] {
+    std::vector<Stack> out;
+    for (const auto& [file, text] : builtin_stack_files())
+      out.push_back(parse_stack(std::string(text), "built-in stack " + std::string(file), "built-in"));
+    // ideal first, the rest by name.
+    std::stable_partition(out.begin(), out.end(), [](const Stack& s) { return s.name == "ideal"; });
+    return out;
+  }();
+  return stacks;
+}
+
+Stack find_stack(const std::string& name) {
+  if (name.ends_with(".json")) {
+    const std::string where = "stack file '" + name + "'";
+    return parse_stack(read_input_file(name, where, "a stack (JSON)"), where, name);
+  }
+  return find_by_name(builtin_stacks(), name, "stack");
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,53 @@
+// Software stacks: what a communication library adds to the fabric. A topology says what the hardware is;
+// a stack says what the library running on it costs. Each protocol of a stack has
+//   - launch_latency: paid once per collective, before any chip sends (NCCL's base latency);
+//   - step_latency: added to every transfer (NCCL's per-step hardware latency: one per ring step);
+//   - network_step_latency: added to every transfer between two scale-up domains (cluster:K:PRESET),
+//     on top of step_latency (NCCL's network hwLat, Neuron's EFA hop);
+//   - efficiency: the fraction of a link's delivered rate its payload gets (LL's flags, LL128's lines).
+// A run uses one protocol: `protocol=NAME`, or with `protocol=auto` the one whose model_s is lowest at the
+// run's size (with the algorithm, when that is `auto` too), as NCCL's tuner picks. Built-in stacks are the
+// JSON files of collectives/stacks/, compiled into the binary; a FILE.json of the same form is a stack too.
+// Every number carries its source in the file.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ultrasim {
+
+struct Protocol {
+  std::string name;
+  double launch_latency = 0;        // s, once per collective
+  double step_latency = 0;          // s, per transfer
+  double network_step_latency = 0;  // s, per transfer between scale-up domains, on top of step_latency
+  double efficiency = 1;            // payload fraction of the delivered link rate, (0, 1]
+  std::string source;
+};
+
+struct Stack {
+  std::string name;         // "nccl"; a file's own "name"
+  std::string description;  // one line
+  std::string origin;       // "built-in" or the file's path
+  std::vector<Protocol> protocols;
+  // The algorithms the library has, per collective: what `--algorithm auto` chooses among (NCCL: ring,
+  // tree, NVLS). A collective it does not list: every algorithm of the catalogue.
+  std::map<std::string, std::vector<std::string>> algorithms;
+  bool offers(const std::string& collective, const std::string& algorithm) const;
+  // The protocol called `name`; throws InputError ("did you mean") naming the stack.
+  const Protocol& protocol(const std::string& name) const;
+  nlohmann::json to_json() const;  // as the stack file reads, values in base units (s)
+};
+
+// The built-in stacks, in the order `ultrasim list stacks` shows them (ideal first).
+const std::vector<Stack>& builtin_stacks();
+// A built-in stack by name, or a stack file when `name` ends in ".json". Throws InputError for an unknown
+// name ("did you mean") and for a file that is unreadable or not a stack (naming the file and the field).
+Stack find_stack(const std::string& name);
+// Reads a stack from JSON text; `where` names it in errors.
+Stack parse_stack(const std::string& text, const std::string& where, const std::string& origin);
+
+}  // namespace ultrasim
