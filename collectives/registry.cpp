@@ -17,6 +17,7 @@ namespace ultrasim {
   X(two_shot_allreduce) \
   X(hierarchical_allreduce) \
   X(switch_reduce_allreduce) \
+  X(nvls_allreduce) \
   X(torus_ring_2d_allreduce) \
   X(ring_allgather) \
   X(direct_allgather) \

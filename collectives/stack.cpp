@@ -19,8 +19,9 @@ namespace {
 
 const char* const kStackFields[] = {"name",      "description", "selection",
                                     "protocols", "algorithms",  "algorithms_source"};
-const char* const kProtocolFields[] = {"name",       "launch_latency", "step_latency", "network_step_latency",
-                                       "efficiency", "source"};
+const char* const kProtocolFields[] = {
+    "name",       "launch_latency", "step_latency", "network_step_latency",
+    "efficiency", "excludes",       "source",       "launch_latency_by_algorithm"};
 
 void check_fields(const nlohmann::json& object, const auto& known, const std::string& where) {
   for (const auto& [key, value] : object.items())
@@ -62,6 +63,23 @@ Protocol parse_protocol(const nlohmann::json& p, const std::string& where) {
   if (!(protocol.efficiency > 0 && protocol.efficiency <= 1))
     throw InputError(where + ": field 'efficiency' is " + json_text(p.at("efficiency")) +
                      "; it must be in (0, 1]");
+  if (p.contains("launch_latency_by_algorithm")) {
+    const nlohmann::json& by = p.at("launch_latency_by_algorithm");
+    if (!by.is_object())
+      throw InputError(where + ": field 'launch_latency_by_algorithm' must map algorithms to latencies");
+    for (const auto& [algorithm, value] : by.items())
+      protocol.launch_by_algorithm[algorithm] =
+          latency_field(by, algorithm.c_str(), where + ": launch_latency_by_algorithm");
+  }
+  if (p.contains("excludes")) {
+    if (!p.at("excludes").is_array())
+      throw InputError(where + ": field 'excludes' must list algorithm names");
+    for (const auto& name : p.at("excludes")) {
+      if (!name.is_string() || name.get<std::string>().empty())
+        throw InputError(where + ": field 'excludes' must list algorithm names");
+      protocol.excludes.push_back(name.get<std::string>());
+    }
+  }
   protocol.source = text_field(p, "source", where);
   return protocol;
 }
@@ -92,6 +110,8 @@ nlohmann::json Stack::to_json() const {
                                 {"step_latency_s", p.step_latency},
                                 {"network_step_latency_s", p.network_step_latency},
                                 {"efficiency", p.efficiency},
+                                {"excludes", p.excludes},
+                                {"launch_latency_by_algorithm_s", p.launch_by_algorithm},
                                 {"source", p.source}});
   if (!algorithms.empty()) out["algorithms"] = algorithms;
   return out;

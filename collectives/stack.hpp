@@ -11,6 +11,7 @@
 // Every number carries its source in the file.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,11 +22,20 @@ namespace ultrasim {
 
 struct Protocol {
   std::string name;
-  double launch_latency = 0;        // s, once per collective
-  double step_latency = 0;          // s, per transfer
-  double network_step_latency = 0;  // s, per transfer between scale-up domains, on top of step_latency
-  double efficiency = 1;            // payload fraction of the delivered link rate, (0, 1]
+  double launch_latency = 0;                          // s, once per collective
+  std::map<std::string, double> launch_by_algorithm;  // s, where an algorithm has its own (NCCL's NVLS)
+  double step_latency = 0;                            // s, per transfer
+  double network_step_latency = 0;    // s, per transfer between scale-up domains, on top of step_latency
+  double efficiency = 1;              // payload fraction of the delivered link rate, (0, 1]
+  std::vector<std::string> excludes;  // algorithms it cannot run (NCCL: NVLS only with Simple)
   std::string source;
+  double launch_for(const std::string& algorithm) const {
+    const auto it = launch_by_algorithm.find(algorithm);
+    return it == launch_by_algorithm.end() ? launch_latency : it->second;
+  }
+  bool runs(const std::string& algorithm) const {
+    return std::find(excludes.begin(), excludes.end(), algorithm) == excludes.end();
+  }
 };
 
 struct Stack {

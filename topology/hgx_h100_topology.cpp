@@ -24,7 +24,10 @@ GeneratorEntry hgx_h100_generator() {
   auto link =
       nvlink_params("25GBps", "hardware.md [NVIDIA]: NVLink 4, 18 links, 450 GB/s per direction per GPU",
                     "NVIDIA/nccl-tests#212 (NCCL maintainer): ~370 GB/s effective of 450 GB/s line rate "
-                    "(protocol overhead ~20%)");
+                    "(protocol overhead ~20%)",
+                    "83.75GBps",
+                    "fitted: nvls all-reduce at 8 GiB = 478.87 GB/s busbw on 8 H100 (Azure ND H100 v5 "
+                    "nccl-tests, NCCL 2.18.5, NVLS; results/validation/)");
   params.insert(params.end(), link.begin(), link.end());
   GeneratorEntry entry{
       "hgx-h100", "hgx-h100", "NVIDIA HGX H100: 8 GPUs, 4 NVSwitch chips, 18 NVLinks per GPU split 5/4/4/5",

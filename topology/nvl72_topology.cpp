@@ -16,7 +16,12 @@ namespace ultrasim {
 // NVLink 4 ("protocol overhead ~20%", NVIDIA/nccl-tests issue 212). NVLink 5 keeps the link protocol,
 // so nvl72 takes the same figure as an assumption.
 std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::string& rate_source,
-                                     const std::string& efficiency_source) {
+                                     const std::string& efficiency_source, const std::string& engine_rate,
+                                     const std::string& engine_source) {
+  ParamSpec engine = switch_reduce_bandwidth_param(
+      "rate at which one NVSwitch chip reduces and multicasts (NVLS), the bound of nvls at large sizes",
+      engine_source);
+  engine.default_value = engine_rate;
   return {
       {"nvlink_bandwidth", link_rate, Unit::kRate, "raw bandwidth of one NVLink, per direction", rate_source},
       {"nvlink_latency", "250ns", Unit::kTime, "latency of a GPU-to-NVSwitch link",
@@ -25,12 +30,13 @@ std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::st
        efficiency_source},
       {"switch_latency", "500ns", Unit::kTime, "time a flow spends crossing an NVSwitch chip",
        "assumption (see nvlink_latency)"},
-      switch_reduction_param("switches reduce and multicast (switch-reduce); NVSwitch has NVLS, but "
-                             "switch-reduce uses one switch "
-                             "chip per GPU, not all planes: a what-if",
-                             "hardware.md [NVIDIA]: NVLS in-switch reduction"),
-      switch_reduce_bandwidth_param("rate of a switch's reduction engine (what-if)",
-                                    "assumption: line rate (free)"),
+      ParamSpec{
+          "switch_reduction", "true", Unit::kBool,
+          "NVSwitch chips reduce and multicast (NVLS: the nvls algorithm over every plane; switch-reduce "
+          "uses one switch chip per GPU)",
+          "hardware.md [NVIDIA]: NVLS in-switch reduction since NVSwitch 3 (H100); NVIDIA/nccl#1286: "
+          "on GB200 NVL72 available to all GPUs"},
+      engine,
   };
 }
 
@@ -45,7 +51,10 @@ GeneratorEntry nvl72_generator() {
   auto link =
       nvlink_params("50GBps", "hardware.md [NVIDIA]: NVLink 5, 18 links x 50 GB/s = 900 GB/s per GPU",
                     "NVIDIA/nccl-tests#212 (NCCL maintainer): ~370 of 450 GB/s on NVLink 4; assumption: "
-                    "the same on NVLink 5");
+                    "the same on NVLink 5",
+                    "25.32GBps",
+                    "fitted: nvls all-reduce at 8 GiB = 834.57 GB/s busbw out-of-place on 72 GPUs "
+                    "(coreweave/nccl-tests PR #43, NCCL 2.26.2; results/validation/)");
   params.insert(params.end(), link.begin(), link.end());
   GeneratorEntry entry{"nvl72", "nvl72",
                        "NVIDIA GB200 NVL72: 72 GPUs, 18 NVSwitch chips, a link from every GPU to every chip",

@@ -74,7 +74,9 @@ ParamSpec switch_reduce_bandwidth_param(const std::string& meaning, const std::s
 bool switches_reduce(const ParamSet& params);
 
 // NVLink parameters shared by nvl72 and hgx-h100 (nvl72_topology.cpp): the per-link rate and its source.
+// `engine_rate`: the default of switch_reduce_bandwidth (NVLS's rate per NVSwitch chip), with its source.
 std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::string& rate_source,
-                                     const std::string& efficiency_source);
+                                     const std::string& efficiency_source, const std::string& engine_rate,
+                                     const std::string& engine_source);
 
 }  // namespace ultrasim

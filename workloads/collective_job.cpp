@@ -127,8 +127,9 @@ std::vector<AutoCandidate> candidate_models(const PreparedJob& prepared,
       continue;
     }
     if (!prepared.groups.members.empty() && !candidate->runs_on_groups()) continue;
+    if (!prepared.protocol.runs(entry->name)) continue;
     models.push_back({entry->name, protocol,
-                      prepared.protocol.launch_latency + candidate->model_s(prepared.cost_input())});
+                      prepared.protocol.launch_for(entry->name) + candidate->model_s(prepared.cost_input())});
   }
   return models;
 }
@@ -243,6 +244,9 @@ PreparedJob prepare(const CollectiveJob& job) {
                         [&](const AlgorithmEntry* entry) { return entry == prepared.entry; });
   prepared.algorithm_params = ParamSet(algorithm_params(candidates));
   prepared.algorithm_params.apply_known(job.overrides);
+  if (!prepared.protocol.runs(prepared.entry->name))
+    throw InputError("protocol " + prepared.protocol.name + " of stack " + prepared.stack->name +
+                     " does not run " + prepared.entry->name + "; set protocol=auto or another protocol");
   prepared.algorithm = prepared.entry->make(prepared.algorithm_params);
   prepared.algorithm->place(*prepared.topology);
   if (!prepared.groups.members.empty() && !prepared.algorithm->runs_on_groups())
@@ -267,7 +271,8 @@ Metrics compute_metrics(const PreparedJob& prepared, double time_s) {
   // model_s includes the stack's terms; bound_s is the fabric's own (no launch, step or protocol cost).
   for (int g = 0; g < std::max<int>(1, static_cast<int>(prepared.groups.members.size())); ++g) {
     CostInput in = prepared.cost_input(g);
-    m.model_s = std::max(m.model_s, prepared.protocol.launch_latency + prepared.algorithm->model_s(in));
+    m.model_s = std::max(
+        m.model_s, prepared.protocol.launch_for(prepared.entry->name) + prepared.algorithm->model_s(in));
     in.transfer_overhead = prepared.topology->params().number("transfer_overhead");
     m.bound_s =
         std::max(m.bound_s, lower_bound_s(prepared.collective->kind, in, prepared.protocol.efficiency));

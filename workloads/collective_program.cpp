@@ -26,7 +26,8 @@ void CollectiveProgram::run(Transport& chip_transport) {
   Chip chip(transport, std::move(layout.slot_bytes), std::move(layout.initial),
             job_.topology->params().optional_rate("reduce_bandwidth"));
   // The stack's launch latency: the library's fixed cost before the first byte moves (model_s adds it).
-  if (job_.protocol.launch_latency > 0) transport.compute(job_.protocol.launch_latency, "launch");
+  const double launch = job_.protocol.launch_for(job_.entry->name);
+  if (launch > 0) transport.compute(launch, "launch");
   job_.algorithm->run(chip);
   finals_[r] = chip.slots();
 }

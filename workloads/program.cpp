@@ -17,12 +17,12 @@ CostInput Machine::cost_input_of(std::uint64_t bytes, const TrafficMatrix* traff
       traffic};
 }
 
-nlohmann::json stack_json(const Machine& machine) {
+nlohmann::json stack_json(const Machine& machine, const std::string& algorithm) {
   const Protocol& p = machine.protocol;
   return {{"name", machine.stack->name},
           {"origin", machine.stack->origin},
           {"protocol", p.name},
-          {"launch_latency_s", p.launch_latency},
+          {"launch_latency_s", p.launch_for(algorithm)},
           {"step_latency_s", p.step_latency},
           {"network_step_latency_s", p.network_step_latency},
           {"efficiency", p.efficiency}};

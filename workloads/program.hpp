@@ -49,9 +49,9 @@ struct Machine {
   CostInput cost_input_of(std::uint64_t bytes, const TrafficMatrix* traffic = nullptr) const;
 };
 
-// The stack and protocol a machine ran under, for results: {"name", "origin", "protocol",
-// "launch_latency_s", "step_latency_s", "network_step_latency_s", "efficiency"}.
-nlohmann::json stack_json(const Machine& machine);
+// The stack and protocol a machine ran `algorithm` under, for results: {"name", "origin", "protocol",
+// "launch_latency_s" (the algorithm's), "step_latency_s", "network_step_latency_s", "efficiency"}.
+nlohmann::json stack_json(const Machine& machine, const std::string& algorithm);
 
 // The stack a topology runs under: its parameter `stack` (a built-in name or a FILE.json; "auto": the
 // topology's default_stack()). Throws InputError for an unknown one.

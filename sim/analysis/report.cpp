@@ -81,7 +81,7 @@ nlohmann::json run_json(const RunReport& r) {
       {"seed", r.job.job.seed},
       {"engine", engine_name(r.result.engine)},
       {"parameters", r.job.parameters()},
-      {"stack", stack_json(r.job)},
+      {"stack", stack_json(r.job, r.job.entry->name)},
   };
   if (!r.job.groups.members.empty()) {  // communicators: the collective ran on each group at once
     out["groups"] = r.job.groups.members.size();

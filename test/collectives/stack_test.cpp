@@ -61,7 +61,7 @@ TEST_CASE("stack names and files are checked, with the field at fault named") {
   CHECK(error_of(stack("1", R"(, "algorithms": {"allreduce": ["rign"]}, "algorithms_source": "s")")) ==
         "s.json: algorithms.allreduce: unknown algorithm 'rign'; did you mean 'ring'? known: ring, "
         "bidir-ring, recursive-doubling, rabenseifner, double-binary-tree, one-shot, two-shot, hierarchical, "
-        "switch-reduce, ring-2d (for allreduce)");
+        "switch-reduce, nvls, ring-2d (for allreduce)");
   CHECK(error_of(stack("1", R"(, "algorithms": {"allreduce": ["ring"]})")) ==
         "s.json: field 'algorithms' needs 'algorithms_source'");
   CHECK(error_of(stack("1", R"(, "channels": 4)")) == "s.json: unknown field 'channels'");

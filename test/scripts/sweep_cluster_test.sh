@@ -16,7 +16,7 @@ mode="${1:?usage: sweep_cluster_test.sh parallel|slurm ULTRASIM}"
 ULTRASIM="$(realpath "${2:?usage: sweep_cluster_test.sh parallel|slurm ULTRASIM}")"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export ULTRASIM
-# 120 points, 16 of which are error rows (algorithms that do not apply): those must survive sharding too.
+# 128 points, 24 of which are error rows (algorithms that do not apply): those must survive sharding too.
 GRID=(--topology switch:8,ring:8 --collective allreduce,alltoall --algorithm all --sizes 1KiB:1MiB:x8)
 SHARDS=4
 
@@ -45,7 +45,7 @@ fail() {
 # The reference: the whole grid in one process.
 "$ULTRASIM" sweep "${GRID[@]}" --jobs 2 --out "$work/local.jsonl" >/dev/null
 rows=$(wc -l <"$work/local.jsonl")
-[ "$rows" -eq 120 ] || fail "the local sweep wrote $rows rows, not 120"
+[ "$rows" -eq 128 ] || fail "the local sweep wrote $rows rows, not 128"
 
 compare() { # compare MERGED: byte for byte against the local sweep
   if ! cmp -s "$work/local.jsonl" "$1"; then

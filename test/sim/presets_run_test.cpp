@@ -111,3 +111,29 @@ TEST_CASE("trn3 with rack_switch=chips: ring all-reduce is exact, the crossbar d
   // Same bound: the chips' links and injection are unchanged (5 x 60 GB/s to the rack tier).
   CHECK(double(chips["bound_s"]) == Approx(0.5e-6 + 2.0 * 143 / 144 * 144 * kMiB / 660e9).epsilon(1e-9));
 }
+
+// NVLS over every NVSwitch plane: verified and exact (SimGrid = model_s), and at 8 GiB the bus bandwidth
+// each preset's engine rate (switch_reduce_bandwidth) was fitted to (results/validation/).
+TEST_CASE("nvls on nvl72 and hgx-h100 is exact and reaches the measured NVLS bus bandwidth at 8 GiB",
+          "[presets][nvls]") {
+  run_exact("hgx-h100", "allreduce", "nvls", "64MiB");
+  run_exact("nvl72", "allreduce", "nvls", "64MiB");
+  CHECK(double(run_exact("hgx-h100", "allreduce", "nvls", "8GiB")["busbw_GBps"]) ==
+        Approx(478.87).epsilon(0.002));
+  CHECK(double(run_exact("nvl72", "allreduce", "nvls", "8GiB")["busbw_GBps"]) ==
+        Approx(834.57).epsilon(0.002));
+  // On one switch there is one plane: nvls is switch-reduce, to the last bit.
+  const std::vector<std::string> sets{"switch_reduction=true", "switch_reduce_bandwidth=50GBps"};
+  CHECK(run_exact("switch:8", "allreduce", "nvls", "1000003", sets)["time_s"] ==
+        run_exact("switch:8", "allreduce", "switch-reduce", "1000003", sets)["time_s"]);
+  // auto (nccl's candidates: ring, double-binary-tree, nvls) takes NVLS for large all-reduces, as NCCL
+  // does on both systems, and ring with LL for the smallest.
+  auto picked = [](const std::string& topology, const std::string& size) {
+    auto j = run_json(
+        {"--topology", topology, "--collective", "allreduce", "--algorithm", "auto", "--size", size});
+    return j["algorithm"].get<std::string>() + "/" + j["stack"]["protocol"].get<std::string>();
+  };
+  CHECK(picked("hgx-h100", "1GiB") == "nvls/Simple");
+  CHECK(picked("nvl72", "1GiB") == "nvls/Simple");
+  CHECK(picked("hgx-h100", "8") == "ring/LL");
+}

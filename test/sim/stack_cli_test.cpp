@@ -88,5 +88,5 @@ TEST_CASE("list stacks shows each stack's protocols and terms", "[stacks]") {
   const auto j = nlohmann::json::parse(json.out);
   CHECK(j["stacks"].size() == 3);
   CHECK(j["stacks"][1]["algorithms"]["allreduce"] ==
-        nlohmann::json::parse(R"(["ring", "double-binary-tree", "switch-reduce"])"));
+        nlohmann::json::parse(R"(["ring", "double-binary-tree", "nvls"])"));
 }

@@ -66,10 +66,13 @@ TEST_CASE("protocol auto picks, per size, the algorithm x protocol pair of lowes
   CHECK(small.protocol.name == "LL");
   const PreparedJob large = prepared("hgx-h100", "auto", std::uint64_t{1} << 32, {});
   CHECK(large.protocol.name == "Simple");
-  CHECK(large.entry->name == "ring");
-  // Every pair of the stack's all-reduce algorithms that run here (ring, double-binary-tree; hgx-h100 has
-  // no reducing switches by default) with each of the 3 protocols, the lowest first.
-  REQUIRE(small.auto_ranking.size() == 6);
+  CHECK(large.entry->name == "nvls");
+  CHECK_THROWS_WITH(prepared("hgx-h100", "nvls", 8, {{"protocol", "LL"}}),
+                    "protocol LL of stack nccl does not run nvls; set protocol=auto or another protocol");
+  CHECK(prepared("hgx-h100", "nvls", 8, {}).protocol.name == "Simple");
+  // Every pair of the stack's all-reduce algorithms with each protocol that runs it: ring and
+  // double-binary-tree with LL, LL128 and Simple, nvls with Simple only.
+  REQUIRE(small.auto_ranking.size() == 7);
   for (std::size_t i = 1; i < small.auto_ranking.size(); ++i)
     CHECK(small.auto_ranking[i - 1].model_s <= small.auto_ranking[i].model_s);
   CHECK(small.auto_ranking.front().model_s == Approx(model_of(small)).epsilon(1e-12));
@@ -79,8 +82,11 @@ TEST_CASE("protocol auto picks, per size, the algorithm x protocol pair of lowes
   CHECK(ring.auto_ranking.empty());
   for (const char* protocol : {"LL", "LL128", "Simple"})
     CHECK(model_of(ring) <= model_of(prepared("hgx-h100", "ring", 8, {{"protocol", protocol}})));
-  // The ideal stack keeps the whole catalogue: one-shot wins small all-reduces there.
-  CHECK(prepared("hgx-h100", "auto", 8, {{"stack", "ideal"}}).entry->name == "one-shot");
+  // The ideal stack keeps the whole catalogue: one-shot wins small all-reduces there, or switch-reduce
+  // where the switches reduce (NVSwitch does: only nccl's list leaves switch-reduce out).
+  CHECK(prepared("hgx-h100", "auto", 8, {{"stack", "ideal"}}).entry->name == "switch-reduce");
+  CHECK(prepared("hgx-h100", "auto", 8, {{"stack", "ideal"}, {"switch_reduction", "false"}}).entry->name ==
+        "one-shot");
 }
 
 TEST_CASE("between scale-up domains a transfer pays the protocol's network step latency once") {

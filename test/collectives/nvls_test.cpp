@@ -1,0 +1,50 @@
+// NVLS over every plane: each chip's buffer is cut over its switch planes; each switch adds its slice of
+// every buffer and multicasts the sum.
+#include <catch2/catch.hpp>
+
+#include "recording_transport.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/registry.hpp"
+
+using namespace ultrasim;
+using ultrasim::test::run_on_fake;
+
+TEST_CASE("nvls sends the buffer up once and receives the sum once, in pipeline_chunks slices") {
+  const AlgorithmEntry& entry = find_algorithm("allreduce", "nvls");
+  ParamSet params(entry.params);
+  params.apply({{"pipeline_chunks", "4"}});
+  auto algorithm = entry.make(params);
+  auto r = run_on_fake(*algorithm, CollectiveKind::kAllreduce, 8, 8000);
+  CHECK(r.verdict.wrong == 0);
+  CHECK(r.steps() == 4);
+  for (int c = 0; c < 8; ++c) CHECK(r.bytes_sent_by(c) == 8000);
+}
+
+TEST_CASE("nvls cuts the buffer over the planes by lanes: hgx-h100's 5/4/4/5, nvl72's 18 x 1") {
+  auto slots_of = [](const std::string& spec) {
+    const AlgorithmEntry& entry = find_algorithm("allreduce", "nvls");
+    auto algorithm = entry.make_with_defaults();
+    algorithm->place(make_topology(spec, {}, {}));
+    return algorithm->chunks(8);
+  };
+  CHECK(slots_of("hgx-h100") == 18 * 16);
+  CHECK(slots_of("nvl72") == 18 * 16);
+  auto refusal = [](const std::string& spec, std::vector<std::pair<std::string, std::string>> sets) {
+    auto algorithm = find_algorithm("allreduce", "nvls").make_with_defaults();
+    try {
+      algorithm->place(make_topology(spec, {}, sets));
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("placed");
+  };
+  CHECK(refusal("trn3", {}) ==
+        "nvls needs reduction-capable switches; topology trn3 has switch_reduction=false (set it true for a "
+        "what-if)");
+  CHECK(refusal("trn3", {{"switch_reduction", "true"}}) ==
+        "nvls needs every chip linked alike to the same switch planes (one NVLink domain, as nvl72 or "
+        "hgx-h100); chip 4 of trn3 is not: use switch-reduce");
+  CHECK(refusal("ring:4", {}) ==
+        "nvls needs reduction-capable switches; topology ring:4 has switch_reduction=false (set it true "
+        "for a what-if)");
+}
