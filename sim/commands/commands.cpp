@@ -10,6 +10,7 @@ namespace ultrasim {
   X(run_command)             \
   X(sweep_command)           \
   X(tune_command)            \
+  X(calibrate_command)       \
   X(moe_command)             \
   X(workload_command)
 

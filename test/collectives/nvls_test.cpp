@@ -2,24 +2,12 @@
 // every buffer and multicasts the sum.
 #include <catch2/catch.hpp>
 
-#include "recording_transport.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
 
 using namespace ultrasim;
-using ultrasim::test::run_on_fake;
 
-TEST_CASE("nvls sends the buffer up once and receives the sum once, in pipeline_chunks slices") {
-  const AlgorithmEntry& entry = find_algorithm("allreduce", "nvls");
-  ParamSet params(entry.params);
-  params.apply({{"pipeline_chunks", "4"}});
-  auto algorithm = entry.make(params);
-  auto r = run_on_fake(*algorithm, CollectiveKind::kAllreduce, 8, 8000);
-  CHECK(r.verdict.wrong == 0);
-  CHECK(r.steps() == 4);
-  for (int c = 0; c < 8; ++c) CHECK(r.bytes_sent_by(c) == 8000);
-}
-
+// On the recording fake (one switch), switch_reduce_test.cpp runs it beside switch-reduce.
 TEST_CASE("nvls cuts the buffer over the planes by lanes: hgx-h100's 5/4/4/5, nvl72's 18 x 1") {
   auto slots_of = [](const std::string& spec) {
     const AlgorithmEntry& entry = find_algorithm("allreduce", "nvls");

@@ -1,0 +1,298 @@
+#include "workloads/experiments/calibrate.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/collective_job.hpp"
+
+namespace ultrasim {
+
+namespace {
+
+std::vector<std::string> tokens_of(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string t; in >> t;) out.push_back(t);
+  return out;
+}
+
+bool whole_number(const std::string& t) {
+  return !t.empty() && t.size() < 20 &&
+         std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A positive time in us, as the logs print it.
+double time_us(const std::string& text, const std::string& where) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(v > 0) || !std::isfinite(v))
+    throw InputError(where + ": time '" + text + "' is not a positive number of microseconds");
+  return v;
+}
+
+}  // namespace
+
+std::vector<MeasuredPoint> read_measured_log(const std::string& path) {
+  const std::string name = "measured log '" + path + "'";
+  const std::string text = read_input_file(path, name, "nccl-tests or nccom-test output");
+  std::vector<MeasuredPoint> points;
+  std::istringstream in(text);
+  bool nccom = false;  // after nccom-test's "size(B) ... time(us)" header: the time is the 4th column
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (line.find("size(B)") != std::string::npos && line.find("time(us)") != std::string::npos) nccom = true;
+    const auto t = tokens_of(line);
+    if (t.empty() || t[0][0] == '#' || !whole_number(t[0]) || t.size() < 2 || !whole_number(t[1])) continue;
+    const std::string where = path + ":" + std::to_string(number);
+    // nccl-tests: size count type redop root time algbw busbw #wrong (out-of-place), then in-place.
+    if (!nccom && t.size() >= 9) points.push_back({std::stoull(t[0]), time_us(t[5], where) * 1e-6, where});
+    if (nccom && t.size() >= 4) points.push_back({std::stoull(t[0]), time_us(t[3], where) * 1e-6, where});
+  }
+  if (points.empty())
+    throw InputError(name +
+                     " holds no result row of nccl-tests (size count type redop root time ...) or "
+                     "nccom-test (size(B) count(elems) type time(us) ...)");
+  return points;
+}
+
+namespace {
+
+// Writes stack files for the fit's evaluations and removes them when done.
+class StackFiles {
+ public:
+  ~StackFiles() {
+    for (const auto& path : paths_) std::filesystem::remove(path);
+  }
+  std::string write(const Stack& stack) {
+    const auto path =
+        std::filesystem::temp_directory_path() /
+        ("ultrasim-calibrate-" + std::to_string(getpid()) + "-" + std::to_string(paths_.size()) + ".json");
+    std::ofstream(path) << stack_file_text(stack);
+    paths_.push_back(path.string());
+    return paths_.back();
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
+
+Stack one_protocol(const Stack& base, double launch, double step, double efficiency) {
+  Stack s;
+  s.name = base.name + "-calibrated";
+  s.description =
+      "one protocol fitted by ultrasim calibrate to measured times, over " + base.name + "'s algorithms";
+  s.algorithms = base.algorithms;
+  Protocol p;
+  p.name = "fitted", p.launch_latency = launch, p.step_latency = step, p.efficiency = efficiency;
+  p.network_step_latency = protocol_of(base, "auto").network_step_latency;  // not fitted: the bulk one's
+  s.protocols.push_back(p);
+  return s;
+}
+
+struct Model {
+  double time_s = 0;
+  std::string algorithm;
+};
+
+// Per algorithm, the model_s of `request`'s collective at `bytes` under stack file `stack` (with "auto":
+// every candidate's; otherwise the one asked for).
+std::map<std::string, double> models(const CalibrationRequest& request, const std::string& stack,
+                                     std::uint64_t bytes) {
+  auto overrides = request.overrides;
+  overrides.emplace_back("stack", stack);
+  const PreparedJob job = prepare(
+      CollectiveJob{request.topology, request.collective, request.algorithm, bytes, "float32", 0, overrides});
+  std::map<std::string, double> out;
+  if (job.auto_ranking.empty()) {
+    out[job.entry->name] = compute_metrics(job, 1).model_s;
+  } else {
+    for (const AutoCandidate& c : job.auto_ranking)  // an algorithm's best protocol
+      if (!out.count(c.algorithm) || c.model_s < out[c.algorithm]) out[c.algorithm] = c.model_s;
+  }
+  return out;
+}
+
+Model chosen(const CalibrationRequest& request, const std::string& stack, std::uint64_t bytes) {
+  const auto all = models(request, stack, bytes);
+  const auto best = std::min_element(all.begin(), all.end(),
+                                     [](const auto& a, const auto& b) { return a.second < b.second; });
+  return {best->second, best->first};
+}
+
+// Affine per algorithm: model = m0 + k S (S in s).
+struct Affine {
+  double m0 = 0, k = 0;
+};
+
+struct Fit {
+  double launch = 0, step = 0, cost = std::numeric_limits<double>::infinity();
+};
+
+// min over algorithms of (m0 + k S), and the k of the minimum.
+std::pair<double, double> lowest(const std::vector<Affine>& algorithms, double step) {
+  double best = std::numeric_limits<double>::infinity(), slope = 0;
+  for (const Affine& a : algorithms)
+    if (a.m0 + a.k * step < best) best = a.m0 + a.k * step, slope = a.k;
+  return {best, slope};
+}
+
+// (L, S) >= 0 minimising sum (ln(L + lowest_i(S)) - ln t_i)^2, Levenberg-Marquardt in microseconds.
+Fit fit_latencies(const std::vector<std::vector<Affine>>& points, const std::vector<double>& measured) {
+  auto cost_of = [&](double L, double S) {
+    double c = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const double r = std::log(L * 1e-6 + lowest(points[i], S * 1e-6).first) - std::log(measured[i]);
+      c += r * r;
+    }
+    return c;
+  };
+  double L = 1, S = 1, lambda = 1e-3, cost = cost_of(L, S);
+  for (int iteration = 0; iteration < 200; ++iteration) {
+    double a = 0, b = 0, d = 0, gL = 0, gS = 0;  // J^T J = [[a, b], [b, d]], J^T r = (gL, gS)
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const auto [m, k] = lowest(points[i], S * 1e-6);
+      const double model = L * 1e-6 + m, r = std::log(model) - std::log(measured[i]);
+      const double jL = 1e-6 / model, jS = k * 1e-6 / model;
+      a += jL * jL, b += jL * jS, d += jS * jS, gL += jL * r, gS += jS * r;
+    }
+    const double A = a * (1 + lambda) + 1e-12, D = d * (1 + lambda) + 1e-12, det = A * D - b * b;
+    const double nL = std::max(0.0, L - (D * gL - b * gS) / det),
+                 nS = std::max(0.0, S - (A * gS - b * gL) / det);
+    const double next = cost_of(nL, nS);
+    if (next < cost) {
+      const bool done = cost - next < 1e-15 * (1 + cost);
+      L = nL, S = nS, cost = next, lambda /= 3;
+      if (done) break;
+    } else {
+      lambda *= 4;
+      if (lambda > 1e12) break;
+    }
+  }
+  return {L * 1e-6, S * 1e-6, cost};
+}
+
+double geomean_error(const std::vector<CalibratedPoint>& points, bool held_out, bool after) {
+  double sum = 0;
+  int n = 0;
+  for (const CalibratedPoint& p : points)
+    if (p.held_out == held_out)
+      sum += std::abs(std::log((after ? p.after_s : p.before_s) / p.measured.time_s)), ++n;
+  return n == 0 ? 0 : std::exp(sum / n) - 1;
+}
+
+}  // namespace
+
+std::string stack_file_text(const Stack& stack) {
+  auto time = [](double s) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.9gus", s * 1e6);
+    return std::string(text);
+  };
+  nlohmann::ordered_json j{
+      {"name", stack.name}, {"description", stack.description}, {"selection", "lowest-model"}};
+  nlohmann::ordered_json protocols = nlohmann::ordered_json::array();
+  for (const Protocol& p : stack.protocols)
+    protocols.push_back({{"name", p.name},
+                         {"launch_latency", time(p.launch_latency)},
+                         {"step_latency", time(p.step_latency)},
+                         {"network_step_latency", time(p.network_step_latency)},
+                         {"efficiency", p.efficiency},
+                         {"source", p.source.empty() ? "ultrasim calibrate" : p.source}});
+  j["protocols"] = protocols;
+  if (!stack.algorithms.empty()) {
+    j["algorithms"] = stack.algorithms;
+    j["algorithms_source"] = "the base stack's";
+  }
+  return json_text(j, 2) + "\n";
+}
+
+Calibration calibrate(const CalibrationRequest& request) {
+  Calibration out;
+  {  // the base stack: the one named, or the topology's default
+    auto overrides = request.overrides;
+    overrides.emplace_back("stack", request.base_stack);
+    const PreparedJob probe = prepare(CollectiveJob{request.topology, request.collective, request.algorithm,
+                                                    1024, "float32", 0, overrides});
+    out.base = *probe.stack;
+  }
+  for (std::uint64_t size : request.held_out)
+    if (std::none_of(request.points.begin(), request.points.end(),
+                     [&](const MeasuredPoint& p) { return p.bytes == size; }))
+      throw InputError("--hold-out " + std::to_string(size) + ": no measured point has that size");
+  std::vector<MeasuredPoint> fitted;
+  for (const MeasuredPoint& p : request.points) {
+    const bool held =
+        std::find(request.held_out.begin(), request.held_out.end(), p.bytes) != request.held_out.end();
+    out.points.push_back({p, held});
+    if (!held) fitted.push_back(p);
+  }
+  if (fitted.empty()) throw InputError("calibrate: every measured point is held out; nothing to fit");
+
+  StackFiles files;
+  std::vector<double> measured;
+  for (const MeasuredPoint& p : fitted) measured.push_back(p.time_s);
+  // For one efficiency, the best (L, S) and its cost.
+  auto fit_at = [&](double efficiency) {
+    const std::string zero = files.write(one_protocol(out.base, 0, 0, efficiency));
+    const std::string unit = files.write(one_protocol(out.base, 0, 1e-6, efficiency));
+    std::vector<std::vector<Affine>> points;
+    for (const MeasuredPoint& p : fitted) {
+      const auto m0 = models(request, zero, p.bytes), m1 = models(request, unit, p.bytes);
+      std::vector<Affine> affine;
+      for (const auto& [algorithm, t0] : m0) affine.push_back({t0, (m1.at(algorithm) - t0) / 1e-6});
+      points.push_back(std::move(affine));
+    }
+    return fit_latencies(points, measured);
+  };
+  double best_e = 1;
+  Fit best;
+  for (int g = 1; g <= 20; ++g) {
+    const Fit f = fit_at(g * 0.05);
+    if (f.cost < best.cost) best = f, best_e = g * 0.05;
+  }
+  double lo = std::max(0.05, best_e - 0.05), hi = std::min(1.0, best_e + 0.05);
+  const double phi = (std::sqrt(5.0) - 1) / 2;
+  double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+  Fit f1 = fit_at(x1), f2 = fit_at(x2);
+  for (int i = 0; i < 24; ++i) {
+    if (f1.cost <= f2.cost) {
+      hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo), f1 = fit_at(x1);
+    } else {
+      lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo), f2 = fit_at(x2);
+    }
+  }
+  const auto [e, fit] = f1.cost <= f2.cost ? std::pair{x1, f1} : std::pair{x2, f2};
+  if (fit.cost < best.cost) best = fit, best_e = e;
+
+  out.fitted = one_protocol(out.base, best.launch, best.step, best_e);
+  std::ostringstream source;
+  source << "ultrasim calibrate on " << request.topology << ": least squares on log time over "
+         << fitted.size() << " measured point(s), " << request.held_out.size() << " size(s) held out";
+  out.fitted.protocols.front().source = source.str();
+  const std::string fitted_file = files.write(out.fitted);
+  for (CalibratedPoint& p : out.points) {
+    const Model before = chosen(request, request.base_stack, p.measured.bytes),
+                after = chosen(request, fitted_file, p.measured.bytes);
+    p.before_s = before.time_s, p.before_algorithm = before.algorithm;
+    p.after_s = after.time_s, p.after_algorithm = after.algorithm;
+  }
+  out.fit_before = geomean_error(out.points, false, false),
+  out.fit_after = geomean_error(out.points, false, true);
+  out.held_before = geomean_error(out.points, true, false),
+  out.held_after = geomean_error(out.points, true, true);
+  return out;
+}
+
+}  // namespace ultrasim
