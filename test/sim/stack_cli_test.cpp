@@ -10,8 +10,8 @@
 using namespace ultrasim::test;
 
 TEST_CASE("simulation equals model on contention-free runs under every stack and protocol", "[stacks]") {
-  for (const std::string& protocol : {"LL", "LL128", "Simple"})
-    run_exact("switch:8", "allreduce", "ring", "1MiB", {"stack=nccl", "protocol=" + protocol});
+  for (const char* protocol : {"LL", "LL128", "Simple"})
+    run_exact("switch:8", "allreduce", "ring", "1MiB", {"stack=nccl", std::string("protocol=") + protocol});
   auto h100 = run_exact("hgx-h100", "allreduce", "ring", "64MiB");  // its default stack, nccl
   CHECK(h100["stack"]["name"] == "nccl");
   CHECK(h100["stack"]["protocol"] == "Simple");

@@ -235,7 +235,9 @@ Calibration calibrate(const CalibrationRequest& request) {
   for (const MeasuredPoint& p : request.points) {
     const bool held =
         std::find(request.held_out.begin(), request.held_out.end(), p.bytes) != request.held_out.end();
-    out.points.push_back({p, held});
+    CalibratedPoint point;
+    point.measured = p, point.held_out = held;
+    out.points.push_back(point);
     if (!held) fitted.push_back(p);
   }
   if (fitted.empty()) throw InputError("calibrate: every measured point is held out; nothing to fit");
