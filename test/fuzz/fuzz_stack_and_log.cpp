@@ -1,0 +1,35 @@
+// Stack files (`--stack FILE.json`, collectives/stack.hpp) and measured logs (`calibrate --from LOG`:
+// nccl-tests or nccom-test output, workloads/experiments/calibrate.hpp). An input whose first line is
+// "log" is a log (the rest of it); any other is a stack file. What a stack file accepts must write back
+// (stack_file_text) into a stack file that reads with the same protocols; what a log accepts has points
+// of positive, finite times.
+#include <cmath>
+
+#include "collectives/stack.hpp"
+#include "fuzz_common.hpp"
+#include "workloads/experiments/calibrate.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace ultrasim;
+  const std::string text = fuzz::text_of(data, size);
+  if (text.rfind("log\n", 0) == 0) {
+    const std::string path = fuzz::write_input(text.substr(4), ".log");
+    fuzz::accepts_or_rejects([&] {
+      for (const MeasuredPoint& p : read_measured_log(path))
+        fuzz::check(p.time_s > 0 && std::isfinite(p.time_s));
+    });
+    return 0;
+  }
+  fuzz::accepts_or_rejects([&] {
+    const Stack stack = parse_stack(text, "stack file", "fuzz");
+    stack.to_json();
+    const Stack again = parse_stack(stack_file_text(stack), "written stack", "fuzz");
+    fuzz::check(again.protocols.size() == stack.protocols.size());
+    for (std::size_t i = 0; i < stack.protocols.size(); ++i) {
+      fuzz::check(again.protocols[i].name == stack.protocols[i].name);
+      fuzz::check(again.protocols[i].efficiency == stack.protocols[i].efficiency);
+      stack.protocols[i].launch_for("nvls");
+    }
+  });
+  return 0;
+}
