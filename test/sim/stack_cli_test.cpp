@@ -90,3 +90,29 @@ TEST_CASE("list stacks shows each stack's protocols and terms", "[stacks]") {
   CHECK(j["stacks"][1]["algorithms"]["allreduce"] ==
         nlohmann::json::parse(R"(["ring", "double-binary-tree", "nvls"])"));
 }
+
+TEST_CASE("tune on hgx-h100 under nccl puts the ring/NVLS crossover where the stack's model puts it",
+          "[stacks]") {
+  // Simulated sweep of nccl's all-reduce algorithms, each at its best protocol, 8 B to 8 GiB x8.
+  const std::string rows = temp_path("h100.jsonl");
+  REQUIRE(run_cli({"sweep", "--topology", "hgx-h100", "--collective", "allreduce", "--algorithm",
+                   "ring,double-binary-tree,nvls", "--sizes", "8:8GiB:x8", "--out", rows})
+              .status == 0);
+  CliResult tune = run_cli({"tune", "--from", rows, "--format", "json"});
+  REQUIRE(tune.status == 0);
+  const auto ranges = nlohmann::json::parse(tune.out)["tables"][0]["ranges"];
+  REQUIRE(ranges.size() == 2);
+  CHECK(ranges[0]["algorithm"] == "ring");
+  CHECK(ranges[0]["sampled_to_bytes"] == 262144);
+  CHECK(ranges[1]["algorithm"] == "nvls");
+  CHECK(ranges[1]["from_bytes"] == 2097152);
+  // auto (the stack's model) switches between the same two sampled sizes; NCCL reports the same choice on
+  // 8 H100s: "8B~1MB: Ring LL, 2MB~16GB: NVLS Simple" (NVIDIA/nccl-tests#309).
+  auto picked = [](const std::string& size) {
+    auto j = run_json(
+        {"--topology", "hgx-h100", "--collective", "allreduce", "--algorithm", "auto", "--size", size});
+    return j["algorithm"].get<std::string>() + "/" + j["stack"]["protocol"].get<std::string>();
+  };
+  CHECK(picked("262144") == "ring/LL");
+  CHECK(picked("2097152") == "nvls/Simple");
+}
