@@ -163,7 +163,6 @@ nlohmann::json topology_graph_json(const Topology& t) {
   return {{"tiers", t.tiers()},
           {"chip_forwarding", t.chip_forwarding()},
           {"multipath_default", t.multipath_default()},
-          {"stack", t.default_stack()},
           {"nodes", nodes},
           {"links", links}};
 }
@@ -176,6 +175,7 @@ nlohmann::json topology_json(const Topology& t, const Routes& routes) {
   parameters.update(t.params().to_json());
   out["schema_version"] = 1;
   out["spec"] = t.origin() ? t.origin()->spec : t.spec();
+  out["stack"] = t.default_stack();
   out["chips"] = t.chip_count();
   out["switches"] = t.switch_count();
   out["parameters"] = parameters;

@@ -29,9 +29,9 @@ std::vector<TierStats> tier_stats(const Topology& topology);
 // parameters with units and sources.
 std::string topology_summary(const Topology& topology, const Routes& routes);
 // The re-importable description (topology/README.md, file:PATH): the graph (topology_graph_json) plus
-// "schema_version", "spec", "chips", "switches", "parameters", and the summary's figures ("per_tier",
-// "diameter_links", "injection_Bps", "injection_raw_Bps", "bisection_Bps", "bisection_method").
-// Keys are sorted; numbers are written so that they read back as the same doubles.
+// "schema_version", "spec", "stack" (its default software stack), "chips", "switches", "parameters", and the
+// summary's figures ("per_tier", "diameter_links", "injection_Bps", "injection_raw_Bps", "bisection_Bps",
+// "bisection_method"). Keys are sorted; numbers are written so that they read back as the same doubles.
 nlohmann::json topology_json(const Topology& topology, const Routes& routes);
 // The graph alone: "tiers", "chip_forwarding", "multipath_default", "nodes", "links".
 nlohmann::json topology_graph_json(const Topology& topology);

@@ -34,7 +34,6 @@ std::optional<double> origin_bisection(const Topology& imported) {
       ParamSet params(entry.params);
       params.apply_known(recorded);
       Topology rebuilt = entry.build(origin.spec, args, params);
-      if (!rebuilt.has_default_stack()) rebuilt.set_default_stack(entry.stack);  // as make_topology does
       if (topology_graph_json(rebuilt) != topology_graph_json(imported)) return std::nullopt;
       return entry.bisection(rebuilt);
     } catch (const InputError&) {
