@@ -11,6 +11,12 @@ double Machine::transfer_overhead() const {
   return topology->params().number("transfer_overhead") + protocol.step_latency;
 }
 
+bool Machine::protocol_changes_links() const {
+  const auto& tiers = topology->tiers();
+  return protocol.efficiency != 1 || (protocol.network_step_latency > 0 &&
+                                      std::find(tiers.begin(), tiers.end(), kScaleOutTier) != tiers.end());
+}
+
 CostInput Machine::cost_input_of(std::uint64_t bytes, const TrafficMatrix* traffic) const {
   return CostInput{
       *routes, p(), bytes, transfer_overhead(), topology->params().optional_rate("reduce_bandwidth"),
@@ -50,14 +56,10 @@ Machine build_machine(const std::string& spec,
   machine.stack = stack_of(*machine.topology);
   machine.protocol =
       protocol_of(*machine.stack, protocol.empty() ? machine.topology->params().text("protocol") : protocol);
-  Topology& topology = *machine.topology;
-  if (machine.protocol.efficiency != 1) topology.scale_efficiency(machine.protocol.efficiency);
-  const auto& tiers = topology.tiers();
-  const bool scale_out = std::find(tiers.begin(), tiers.end(), kScaleOutTier) != tiers.end();
-  if (machine.protocol.network_step_latency > 0 && scale_out)
-    topology.add_chip_link_latency(kScaleOutTier, machine.protocol.network_step_latency / 2);
-  machine.protocol_changed_links =
-      machine.protocol.efficiency != 1 || (machine.protocol.network_step_latency > 0 && scale_out);
+  // Scaling by 1 and adding 0 change nothing: both apply unconditionally (a topology without the
+  // scale-out tier has no link to add to).
+  machine.topology->scale_efficiency(machine.protocol.efficiency);
+  machine.topology->add_chip_link_latency(kScaleOutTier, machine.protocol.network_step_latency / 2);
   // The routes of every chip pair are what outgrows memory first: checked before they are built.
   machine.in_flight_per_chip = flows_in_flight_per_chip(posts_to_all, machine.p());
   check_memory(run_memory(*machine.topology, machine.in_flight_per_chip, kFlowEngineFlowCost),

@@ -40,10 +40,12 @@ struct Machine {
   double in_flight_per_chip = 0;  // messages one chip may have in flight at worst (the memory guard's)
   std::shared_ptr<const Stack> stack;
   Protocol protocol;
-  bool protocol_changed_links = false;  // scaled their efficiency or added network latency to some
   int p() const { return topology->chip_count(); }
   // What every transfer costs beyond its path: the model's transfer_overhead + the protocol's step latency.
   double transfer_overhead() const;
+  // Whether the protocol changed the topology's links: scaled their efficiency, or added its network
+  // latency to a scale-out tier the topology has.
+  bool protocol_changes_links() const;
   // What a closed-form cost of `bytes` (alltoallv: of `traffic`) on every chip needs: the routes' α and β,
   // transfer_overhead() and the model's reduce_bandwidth.
   CostInput cost_input_of(std::uint64_t bytes, const TrafficMatrix* traffic = nullptr) const;

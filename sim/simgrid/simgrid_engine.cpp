@@ -105,7 +105,7 @@ Platform simgrid_platform(const Machine& machine, const RunOptions& options, Fau
     throw InputError(
         "link-down and switch-down faults cannot run on a --platform file (its routes are fixed)");
   // A platform file holds the fabric's own links; a protocol that changes them cannot run on it.
-  if (!options.platform_file.empty() && machine.protocol_changed_links)
+  if (!options.platform_file.empty() && machine.protocol_changes_links())
     throw InputError("--platform holds the fabric's own links, but protocol " + machine.protocol.name +
                      " of stack " + machine.stack->name +
                      " changes them (efficiency, network latency); run it with --stack ideal or --set "
