@@ -113,8 +113,31 @@ nlohmann::json Stack::to_json() const {
                                 {"excludes", p.excludes},
                                 {"launch_latency_by_algorithm_s", p.launch_by_algorithm},
                                 {"source", p.source}});
-  if (!algorithms.empty()) out["algorithms"] = algorithms;
+  if (!algorithms.empty()) out["algorithms"] = algorithms, out["algorithms_source"] = algorithms_source;
   return out;
+}
+
+std::string Stack::file_text() const {
+  auto time = [](double seconds) { return shortest_number(seconds) + "s"; };
+  nlohmann::ordered_json j{{"name", name}, {"description", description}, {"selection", "lowest-model"}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Protocol& p : protocols) {
+    nlohmann::ordered_json protocol{{"name", p.name}, {"launch_latency", time(p.launch_latency)}};
+    if (!p.launch_by_algorithm.empty()) {
+      nlohmann::ordered_json by = nlohmann::ordered_json::object();
+      for (const auto& [algorithm, seconds] : p.launch_by_algorithm) by[algorithm] = time(seconds);
+      protocol["launch_latency_by_algorithm"] = by;
+    }
+    protocol["step_latency"] = time(p.step_latency);
+    protocol["network_step_latency"] = time(p.network_step_latency);
+    protocol["efficiency"] = p.efficiency;
+    if (!p.excludes.empty()) protocol["excludes"] = p.excludes;
+    protocol["source"] = p.source;
+    list.push_back(protocol);
+  }
+  j["protocols"] = list;
+  if (!algorithms.empty()) j["algorithms"] = algorithms, j["algorithms_source"] = algorithms_source;
+  return json_text(j, 2) + "\n";
 }
 
 Stack parse_stack(const std::string& text, const std::string& where, const std::string& origin) {
@@ -147,6 +170,7 @@ Stack parse_stack(const std::string& text, const std::string& where, const std::
       throw InputError(where + ": field 'algorithms' must map collectives to lists of algorithms");
     if (!j.contains("algorithms_source"))
       throw InputError(where + ": field 'algorithms' needs 'algorithms_source'");
+    stack.algorithms_source = text_field(j, "algorithms_source", where);
     for (const auto& [collective, names] : a.items()) {
       if (!names.is_array() || names.empty())
         throw InputError(where + ": algorithms." + collective + " must be a non-empty list of names");

@@ -46,10 +46,14 @@ struct Stack {
   // The algorithms the library has, per collective: what `--algorithm auto` chooses among (NCCL: ring,
   // tree, NVLS). A collective it does not list: every algorithm of the catalogue.
   std::map<std::string, std::vector<std::string>> algorithms;
+  std::string algorithms_source;  // with `algorithms`
   bool offers(const std::string& collective, const std::string& algorithm) const;
   // The protocol called `name`; throws InputError ("did you mean") naming the stack.
   const Protocol& protocol(const std::string& name) const;
   nlohmann::json to_json() const;  // as the stack file reads, values in base units (s)
+  // The stack as a stack file: every field, latencies in seconds written so that they read back as the
+  // same doubles (parse_stack of it gives an equal to_json()).
+  std::string file_text() const;
 };
 
 // The built-in stacks, in the order `ultrasim list stacks` shows them (ideal first).

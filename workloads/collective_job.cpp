@@ -212,8 +212,8 @@ PreparedJob prepare(const CollectiveJob& job) {
   ParamSet own(algorithm_params(candidates));
   const auto machine_overrides = own.apply_known(job.overrides);
   auto build = [&](const std::string& protocol) {
-    return build_machine(job.topology, machine_overrides, own.names(), any_posts_to_all(candidates),
-                         protocol);
+    return build_machine(job.topology, machine_overrides, own.names(), any_posts_to_all(candidates), protocol,
+                         job.stack);
   };
   static_cast<Machine&>(prepared) = build({});
   if (!job.layout.empty() && !is_layout_axis(job.groups))

@@ -33,6 +33,9 @@ struct CollectiveJob {
   // --groups and --layout (workloads/groups.hpp): run the collective on every group of chips at once;
   // empty: on every chip.
   std::string groups = {}, layout = {};
+  // A stack to run under instead of the one the parameter `stack` names (null: the parameter's), for
+  // callers that build stacks themselves (ultrasim calibrate's trials).
+  std::shared_ptr<const Stack> stack = nullptr;
 };
 
 // Parameters of the simulation model itself (not of a topology), settable with --set.

@@ -50,10 +50,10 @@ const Protocol& protocol_of(const Stack& stack, const std::string& word) {
 Machine build_machine(const std::string& spec,
                       const std::vector<std::pair<std::string, std::string>>& overrides,
                       const std::vector<std::string>& other_names, bool posts_to_all,
-                      const std::string& protocol) {
+                      const std::string& protocol, std::shared_ptr<const Stack> stack) {
   Machine machine;
   machine.topology = std::make_unique<Topology>(make_topology(spec, model_params(), overrides, other_names));
-  machine.stack = stack_of(*machine.topology);
+  machine.stack = stack ? std::move(stack) : stack_of(*machine.topology);
   machine.protocol =
       protocol_of(*machine.stack, protocol.empty() ? machine.topology->params().text("protocol") : protocol);
   // Scaling by 1 and adding 0 change nothing: both apply unconditionally (a topology without the

@@ -64,14 +64,15 @@ const Protocol& protocol_of(const Stack& stack, const std::string& word);
 
 // Builds topology `spec` with the model's parameters (model_params) and `overrides` (--set; a name neither
 // declares is an InputError with "did you mean" over those and `other_names`, the names other owners
-// declare), applies the stack's protocol (`protocol`, else the parameter's), checks that the run fits in
+// declare), applies the stack's protocol (the stack `stack`, else the parameter's; the protocol `protocol`,
+// else the parameter's), checks that the run fits in
 // memory with its flows in the flow engine (workloads/memory_guard.hpp; `posts_to_all`: a chip may have a
 // message to every other in flight at once; simulate() checks again for SimGrid if SimGrid is to run it),
 // then builds the routes. Its fault plan is empty.
 Machine build_machine(const std::string& spec,
                       const std::vector<std::pair<std::string, std::string>>& overrides,
                       const std::vector<std::string>& other_names, bool posts_to_all,
-                      const std::string& protocol = {});
+                      const std::string& protocol = {}, std::shared_ptr<const Stack> stack = nullptr);
 
 class Program {
  public:

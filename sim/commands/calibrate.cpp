@@ -62,7 +62,7 @@ int run_calibrate(CalibrateArgs& args) {
   std::unique_ptr<std::ofstream> file;
   if (!args.output.empty()) file = open_output(args.output, "stack file");
   const Calibration c = calibrate(args.request);
-  if (file) *file << stack_file_text(c.fitted);
+  if (file) *file << c.fitted.file_text();
   if (args.format == "json") {
     nlohmann::json points = nlohmann::json::array();
     for (const CalibratedPoint& x : c.points)
@@ -75,7 +75,7 @@ int run_calibrate(CalibrateArgs& args) {
                         {"after_algorithm", x.after_algorithm},
                         {"source", x.measured.source}});
     nlohmann::json j{{"base", c.base.name},
-                     {"fitted", nlohmann::json::parse(stack_file_text(c.fitted))},
+                     {"fitted", nlohmann::json::parse(c.fitted.file_text())},
                      {"points", points},
                      {"geomean_error",
                       {{"fitted_before", c.fit_before},

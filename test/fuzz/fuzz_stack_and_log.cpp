@@ -1,7 +1,7 @@
 // Stack files (`--stack FILE.json`, collectives/stack.hpp) and measured logs (`calibrate --from LOG`:
 // nccl-tests or nccom-test output, workloads/experiments/calibrate.hpp). An input whose first line is
 // "log" is a log (the rest of it); any other is a stack file. What a stack file accepts must write back
-// (stack_file_text) into a stack file that reads with the same protocols; what a log accepts has points
+// (Stack::file_text) into a stack file that reads as the same stack; what a log accepts has points
 // of positive, finite times.
 #include <cmath>
 
@@ -22,14 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   fuzz::accepts_or_rejects([&] {
     const Stack stack = parse_stack(text, "stack file", "fuzz");
-    stack.to_json();
-    const Stack again = parse_stack(stack_file_text(stack), "written stack", "fuzz");
-    fuzz::check(again.protocols.size() == stack.protocols.size());
-    for (std::size_t i = 0; i < stack.protocols.size(); ++i) {
-      fuzz::check(again.protocols[i].name == stack.protocols[i].name);
-      fuzz::check(again.protocols[i].efficiency == stack.protocols[i].efficiency);
-      stack.protocols[i].launch_for("nvls");
-    }
+    const Stack again = parse_stack(stack.file_text(), "written stack", "fuzz");
+    fuzz::check(again.to_json() == stack.to_json());
+    for (const Protocol& p : stack.protocols) p.launch_for("nvls");
   });
   return 0;
 }

@@ -1,12 +1,8 @@
 #include "workloads/experiments/calibrate.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -69,66 +65,40 @@ std::vector<MeasuredPoint> read_measured_log(const std::string& path) {
 
 namespace {
 
-// Writes stack files for the fit's evaluations and removes them when done.
-class StackFiles {
- public:
-  ~StackFiles() {
-    for (const auto& path : paths_) std::filesystem::remove(path);
-  }
-  std::string write(const Stack& stack) {
-    const auto path =
-        std::filesystem::temp_directory_path() /
-        ("ultrasim-calibrate-" + std::to_string(getpid()) + "-" + std::to_string(paths_.size()) + ".json");
-    std::ofstream(path) << stack_file_text(stack);
-    paths_.push_back(path.string());
-    return paths_.back();
-  }
-
- private:
-  std::vector<std::string> paths_;
-};
-
 Stack one_protocol(const Stack& base, double launch, double step, double efficiency) {
   Stack s;
   s.name = base.name + "-calibrated";
   s.description =
       "one protocol fitted by ultrasim calibrate to measured times, over " + base.name + "'s algorithms";
-  s.algorithms = base.algorithms;
+  s.algorithms = base.algorithms, s.algorithms_source = base.algorithms_source;
   Protocol p;
   p.name = "fitted", p.launch_latency = launch, p.step_latency = step, p.efficiency = efficiency;
   p.network_step_latency = protocol_of(base, "auto").network_step_latency;  // not fitted: the bulk one's
+  p.source = "ultrasim calibrate";
   s.protocols.push_back(p);
   return s;
 }
 
-struct Model {
-  double time_s = 0;
-  std::string algorithm;
-};
-
-// Per algorithm, the model_s of `request`'s collective at `bytes` under stack file `stack` (with "auto":
-// every candidate's; otherwise the one asked for).
-std::map<std::string, double> models(const CalibrationRequest& request, const std::string& stack,
-                                     std::uint64_t bytes) {
+// The job `request` describes at `bytes`, under `stack` (null: its --stack word, request.base_stack).
+PreparedJob prepared(const CalibrationRequest& request, std::shared_ptr<const Stack> stack,
+                     std::uint64_t bytes) {
   auto overrides = request.overrides;
-  overrides.emplace_back("stack", stack);
-  const PreparedJob job = prepare(
-      CollectiveJob{request.topology, request.collective, request.algorithm, bytes, "float32", 0, overrides});
-  std::map<std::string, double> out;
-  if (job.auto_ranking.empty()) {
-    out[job.entry->name] = compute_metrics(job, 1).model_s;
-  } else {
-    for (const AutoCandidate& c : job.auto_ranking)  // an algorithm's best protocol
-      if (!out.count(c.algorithm) || c.model_s < out[c.algorithm]) out[c.algorithm] = c.model_s;
-  }
-  return out;
+  if (!stack) overrides.emplace_back("stack", request.base_stack);
+  CollectiveJob job{request.topology, request.collective, request.algorithm, bytes, "float32", 0, overrides};
+  job.stack = std::move(stack);
+  return prepare(job);
 }
 
-Model chosen(const CalibrationRequest& request, const std::string& stack, std::uint64_t bytes) {
-  const auto all = models(request, stack, bytes);
-  const auto best = std::min_element(all.begin(), all.end(),
-                                     [](const auto& a, const auto& b) { return a.second < b.second; });
-  return {best->second, best->first};
+// Per algorithm, its model_s at `bytes` under `stack` (with "auto": every candidate's, at its best
+// protocol; otherwise the one asked for).
+std::map<std::string, double> models(const CalibrationRequest& request, std::shared_ptr<const Stack> stack,
+                                     std::uint64_t bytes) {
+  const PreparedJob job = prepared(request, std::move(stack), bytes);
+  std::map<std::string, double> out;
+  if (job.auto_ranking.empty()) out[job.entry->name] = compute_metrics(job, 1).model_s;
+  for (const AutoCandidate& c : job.auto_ranking)
+    if (!out.count(c.algorithm) || c.model_s < out[c.algorithm]) out[c.algorithm] = c.model_s;
+  return out;
 }
 
 // Affine per algorithm: model = m0 + k S (S in s).
@@ -194,39 +164,9 @@ double geomean_error(const std::vector<CalibratedPoint>& points, bool held_out, 
 
 }  // namespace
 
-std::string stack_file_text(const Stack& stack) {
-  auto time = [](double s) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.9gus", s * 1e6);
-    return std::string(text);
-  };
-  nlohmann::ordered_json j{
-      {"name", stack.name}, {"description", stack.description}, {"selection", "lowest-model"}};
-  nlohmann::ordered_json protocols = nlohmann::ordered_json::array();
-  for (const Protocol& p : stack.protocols)
-    protocols.push_back({{"name", p.name},
-                         {"launch_latency", time(p.launch_latency)},
-                         {"step_latency", time(p.step_latency)},
-                         {"network_step_latency", time(p.network_step_latency)},
-                         {"efficiency", p.efficiency},
-                         {"source", p.source.empty() ? "ultrasim calibrate" : p.source}});
-  j["protocols"] = protocols;
-  if (!stack.algorithms.empty()) {
-    j["algorithms"] = stack.algorithms;
-    j["algorithms_source"] = "the base stack's";
-  }
-  return json_text(j, 2) + "\n";
-}
-
 Calibration calibrate(const CalibrationRequest& request) {
   Calibration out;
-  {  // the base stack: the one named, or the topology's default
-    auto overrides = request.overrides;
-    overrides.emplace_back("stack", request.base_stack);
-    const PreparedJob probe = prepare(CollectiveJob{request.topology, request.collective, request.algorithm,
-                                                    1024, "float32", 0, overrides});
-    out.base = *probe.stack;
-  }
+  out.base = *prepared(request, nullptr, 1024).stack;  // the one named, or the topology's default
   for (std::uint64_t size : request.held_out)
     if (std::none_of(request.points.begin(), request.points.end(),
                      [&](const MeasuredPoint& p) { return p.bytes == size; }))
@@ -242,13 +182,12 @@ Calibration calibrate(const CalibrationRequest& request) {
   }
   if (fitted.empty()) throw InputError("calibrate: every measured point is held out; nothing to fit");
 
-  StackFiles files;
   std::vector<double> measured;
   for (const MeasuredPoint& p : fitted) measured.push_back(p.time_s);
   // For one efficiency, the best (L, S) and its cost.
   auto fit_at = [&](double efficiency) {
-    const std::string zero = files.write(one_protocol(out.base, 0, 0, efficiency));
-    const std::string unit = files.write(one_protocol(out.base, 0, 1e-6, efficiency));
+    const auto zero = std::make_shared<const Stack>(one_protocol(out.base, 0, 0, efficiency));
+    const auto unit = std::make_shared<const Stack>(one_protocol(out.base, 0, 1e-6, efficiency));
     std::vector<std::vector<Affine>> points;
     for (const MeasuredPoint& p : fitted) {
       const auto m0 = models(request, zero, p.bytes), m1 = models(request, unit, p.bytes);
@@ -283,12 +222,13 @@ Calibration calibrate(const CalibrationRequest& request) {
   source << "ultrasim calibrate on " << request.topology << ": least squares on log time over "
          << fitted.size() << " measured point(s), " << request.held_out.size() << " size(s) held out";
   out.fitted.protocols.front().source = source.str();
-  const std::string fitted_file = files.write(out.fitted);
+  const auto fitted_stack = std::make_shared<const Stack>(out.fitted);
   for (CalibratedPoint& p : out.points) {
-    const Model before = chosen(request, request.base_stack, p.measured.bytes),
-                after = chosen(request, fitted_file, p.measured.bytes);
-    p.before_s = before.time_s, p.before_algorithm = before.algorithm;
-    p.after_s = after.time_s, p.after_algorithm = after.algorithm;
+    // What auto (or the algorithm asked for) runs: the job's algorithm and model_s.
+    const PreparedJob before = prepared(request, nullptr, p.measured.bytes),
+                      after = prepared(request, fitted_stack, p.measured.bytes);
+    p.before_s = compute_metrics(before, 1).model_s, p.before_algorithm = before.entry->name;
+    p.after_s = compute_metrics(after, 1).model_s, p.after_algorithm = after.entry->name;
   }
   out.fit_before = geomean_error(out.points, false, false),
   out.fit_after = geomean_error(out.points, false, true);

@@ -53,7 +53,4 @@ struct Calibration {
 // size no point has.
 Calibration calibrate(const CalibrationRequest& request);
 
-// The fitted stack as a stack file reads it (collectives/stack.hpp), with the fit's provenance as source.
-std::string stack_file_text(const Stack& stack);
-
 }  // namespace ultrasim
