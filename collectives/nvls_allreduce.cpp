@@ -34,13 +34,10 @@ class Nvls : public Algorithm {
   // The planes: the reducing switches chip 0 links to, with its lanes and link to each; every chip must
   // link to the same switches with the same lanes and rate.
   void place(const Topology& topology) override {
+    require_reducing_switches(topology, "nvls");
     const ParamSet& hardware = topology.params();
-    if (!switches_reduce(hardware))
-      throw InputError("nvls needs reduction-capable switches; topology " + topology.spec() +
-                       (hardware.has("switch_reduction")
-                            ? " has switch_reduction=false (set it true for a what-if)"
-                            : " has none (no switch_reduction parameter)"));
-    engine_rate_ = hardware.optional_rate("switch_reduce_bandwidth");
+    engine_rate_ = hardware.has("switch_reduce_bandwidth") ? hardware.optional_rate("switch_reduce_bandwidth")
+                                                           : std::nullopt;
     planes_.clear();
     for (int r = 0; r < topology.chip_count(); ++r) {
       std::map<Vertex, Plane> mine;  // by switch vertex, links to one switch bundled

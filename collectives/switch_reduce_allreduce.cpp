@@ -40,11 +40,7 @@ class SwitchReduce : public Algorithm {
     const ParamSet& hardware = topology.params();
     engine_rate_ = hardware.has("switch_reduce_bandwidth") ? hardware.optional_rate("switch_reduce_bandwidth")
                                                            : std::nullopt;
-    if (!switches_reduce(hardware))
-      throw InputError("switch-reduce needs reduction-capable switches; topology " + topology.spec() +
-                       (topology.params().has("switch_reduction")
-                            ? " has switch_reduction=false (set switch_reduction=true for a what-if)"
-                            : " has none (no switch_reduction parameter)"));
+    require_reducing_switches(topology, "switch-reduce");
     std::vector<int> reach(topology.switch_count(), 0), index(boost::num_vertices(topology.graph()), -1);
     for (int k = 0; k < topology.switch_count(); ++k) index[topology.switches()[k]] = k;
     auto attached = [&](int rank) {

@@ -119,4 +119,12 @@ bool switches_reduce(const ParamSet& params) {
   return params.has("switch_reduction") && params.flag("switch_reduction");
 }
 
+void require_reducing_switches(const Topology& topology, const std::string& algorithm) {
+  if (switches_reduce(topology.params())) return;
+  throw InputError(algorithm + " needs reduction-capable switches; topology " + topology.spec() +
+                   (topology.params().has("switch_reduction")
+                        ? " has switch_reduction=false (set switch_reduction=true for a what-if)"
+                        : " has none (no switch_reduction parameter)"));
+}
+
 }  // namespace ultrasim

@@ -72,6 +72,9 @@ ParamSpec switch_reduce_bandwidth_param(const std::string& meaning, const std::s
 // Whether a topology's switches reduce and multicast: its switch_reduction; a topology that does not
 // declare it has none that do (the one rule the bound and switch-reduce share).
 bool switches_reduce(const ParamSet& params);
+// Throws InputError "ALGORITHM needs reduction-capable switches; topology T has ..." (saying how to turn
+// them on, or that it has none) unless the topology's switches reduce.
+void require_reducing_switches(const Topology& topology, const std::string& algorithm);
 
 // NVLink parameters shared by nvl72 and hgx-h100 (nvl72_topology.cpp): the per-link rate and its source.
 // `engine_rate`: the default of switch_reduce_bandwidth (NVLS's rate per NVSwitch chip), with its source.

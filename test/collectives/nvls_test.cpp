@@ -27,12 +27,11 @@ TEST_CASE("nvls cuts the buffer over the planes by lanes: hgx-h100's 5/4/4/5, nv
     return std::string("placed");
   };
   CHECK(refusal("trn3", {}) ==
-        "nvls needs reduction-capable switches; topology trn3 has switch_reduction=false (set it true for a "
-        "what-if)");
+        "nvls needs reduction-capable switches; topology trn3 has switch_reduction=false (set "
+        "switch_reduction=true for a what-if)");
   CHECK(refusal("trn3", {{"switch_reduction", "true"}}) ==
         "nvls needs every chip linked alike to the same switch planes (one NVLink domain, as nvl72 or "
         "hgx-h100); chip 4 of trn3 is not: use switch-reduce");
-  CHECK(refusal("ring:4", {}) ==
-        "nvls needs reduction-capable switches; topology ring:4 has switch_reduction=false (set it true "
-        "for a what-if)");
+  CHECK(refusal("trn2", {}) ==
+        "nvls needs reduction-capable switches; topology trn2 has none (no switch_reduction parameter)");
 }
