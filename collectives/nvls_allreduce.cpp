@@ -5,6 +5,7 @@
 // over all its links (switch-reduce uses one switch per chip).
 //   slots: L x D, L = a chip's lanes to the planes (18 on nvl72 and hgx-h100), D = pipeline_chunks;
 //          slot d L + j is lane j's share of slice d; plane k owns its lanes' slots of every slice.
+//   warm up: min(buffer, W) / R of chip time (the preset's nvls_warmup_bytes W and _bandwidth R);
 //   for d = 0 .. D-1: for every plane k: push plane k's slots of slice d to switch k, asking their sums;
 //                     wait until those uploads have left;
 //   wait for every sum.
@@ -13,7 +14,8 @@
 // slice d leaves at Σ_{e<=d} b_ke/β_k, is ready at the switch α_k + overhead later, the engine adds it in
 // b_kd/R (one slice at a time), its sum reaches the chip b_kd/β_k after the previous one's, plus
 // α_k + overhead; T = max_k of the last slice's arrival. Exact where every chip links to every plane
-// alike (nvl72, hgx-h100, switch:N), which place() requires.
+// alike (nvl72, hgx-h100, switch:N), which place() requires. The warm-up comes first, on every chip alike,
+// so it adds to T.
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -38,6 +40,9 @@ class Nvls : public Algorithm {
     const ParamSet& hardware = topology.params();
     engine_rate_ = hardware.has("switch_reduce_bandwidth") ? hardware.optional_rate("switch_reduce_bandwidth")
                                                            : std::nullopt;
+    warmup_bytes_ = hardware.has("nvls_warmup_bytes") ? hardware.number("nvls_warmup_bytes") : 0;
+    warmup_rate_ = hardware.has("nvls_warmup_bandwidth") ? hardware.optional_rate("nvls_warmup_bandwidth")
+                                                         : std::nullopt;
     planes_.clear();
     for (int r = 0; r < topology.chip_count(); ++r) {
       std::map<Vertex, Plane> mine;  // by switch vertex, links to one switch bundled
@@ -70,6 +75,9 @@ class Nvls : public Algorithm {
   void run(Chip& me) const override {
     const std::vector<int> everyone = slot_range(0, me.size());
     const int planes = std::max<int>(1, static_cast<int>(planes_.size()));
+    std::uint64_t buffer = 0;
+    for (int s = 0; s < chunks(me.size()); ++s) buffer += me.slot_bytes(s);
+    if (const double w = warmup(buffer); w > 0) me.compute(w, "nvls warm-up");
     std::vector<RequestPtr> results;
     for (int d = 0; d < depth_; ++d) {
       std::vector<RequestPtr> sent;
@@ -90,7 +98,7 @@ class Nvls : public Algorithm {
     if (in.p < 2) return 0;
     if (planes_.empty()) throw std::logic_error("nvls: model_s before place()");
     const std::vector<std::uint64_t> slots = even_chunks(in.bytes, chunks(in.p));
-    double slowest = 0;
+    double slowest = 0;  // from the end of the warm-up
     for (std::size_t k = 0; k < planes_.size(); ++k) {
       const Plane& port = planes_[k];
       double sent = 0, engine = 0, down = 0;
@@ -104,10 +112,13 @@ class Nvls : public Algorithm {
       }
       slowest = std::max(slowest, down + port.latency + in.transfer_overhead);
     }
-    return slowest;
+    return warmup(in.bytes) + slowest;
   }
 
  private:
+  double warmup(std::uint64_t buffer) const {
+    return warmup_rate_ ? std::min<double>(static_cast<double>(buffer), warmup_bytes_) / *warmup_rate_ : 0.0;
+  }
   struct Plane {
     int sw = 0, lanes = 0;
     double bandwidth = 0, latency = 0;  // of the chip's links to it; latency includes half the switch's
@@ -126,6 +137,8 @@ class Nvls : public Algorithm {
   }
   int depth_;
   std::optional<double> engine_rate_;    // nullopt: the switches add at line rate
+  double warmup_bytes_ = 0;              // the preset's NVLS warm-up (topology/registry.hpp: NvlsWarmup)
+  std::optional<double> warmup_rate_;    // nullopt: no warm-up
   std::vector<Plane> planes_;            // after place()
   std::vector<std::size_t> lane_plane_;  // each lane's plane
 };

@@ -76,10 +76,20 @@ bool switches_reduce(const ParamSet& params);
 // them on, or that it has none) unless the topology's switches reduce.
 void require_reducing_switches(const Topology& topology, const std::string& algorithm);
 
+// NVLS's warm-up on a preset: measured NVLS bus bandwidth approaches its plateau far more slowly than
+// its launch latency explains (8 x H100: 234 GB/s at 16 MiB, 423 at 256 MiB, 479 at 8 GiB), which neither
+// the fabric nor NCCL's published model accounts for. The nvls algorithm charges the first `bytes` of each
+// GPU's buffer 1/`rate` each of chip time before its planes start: min(bytes, warm-up bytes) / rate, a
+// cost that grows with the size up to a cap. Empirical; fitted per preset (results/validation/).
+struct NvlsWarmup {
+  std::string bytes = "0", rate = "inf", source;
+};
+
 // NVLink parameters shared by nvl72 and hgx-h100 (nvl72_topology.cpp): the per-link rate and its source.
-// `engine_rate`: the default of switch_reduce_bandwidth (NVLS's rate per NVSwitch chip), with its source.
+// `engine_rate`: the default of switch_reduce_bandwidth (NVLS's rate per NVSwitch chip), with its source;
+// `warmup`: the defaults of nvls_warmup_bytes and nvls_warmup_bandwidth.
 std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::string& rate_source,
                                      const std::string& efficiency_source, const std::string& engine_rate,
-                                     const std::string& engine_source);
+                                     const std::string& engine_source, const NvlsWarmup& warmup);
 
 }  // namespace ultrasim
