@@ -21,7 +21,9 @@ const char* const kStackFields[] = {"name",      "description", "selection",
                                     "protocols", "algorithms",  "algorithms_source"};
 const char* const kProtocolFields[] = {
     "name",       "launch_latency", "step_latency", "network_step_latency",
-    "efficiency", "excludes",       "source",       "launch_latency_by_algorithm"};
+    "efficiency", "excludes",       "source",       "launch_latency_by_algorithm",
+    "channels"};
+const char* const kChannelFields[] = {"count", "bytes", "bytes_per_rank"};
 
 void check_fields(const nlohmann::json& object, const auto& known, const std::string& where) {
   for (const auto& [key, value] : object.items())
@@ -80,6 +82,26 @@ Protocol parse_protocol(const nlohmann::json& p, const std::string& where) {
       protocol.excludes.push_back(name.get<std::string>());
     }
   }
+  if (p.contains("channels")) {
+    const nlohmann::json& c = p.at("channels");
+    const std::string at = where + ": channels";
+    if (!c.is_object()) throw InputError(at + ": must be an object {count, bytes, bytes_per_rank}");
+    check_fields(c, kChannelFields, at);
+    if (!c.contains("count") || !c.at("count").is_number_integer() || c.at("count").get<long long>() < 1 ||
+        c.at("count").get<long long>() > 1024)
+      throw InputError(at + ": field 'count' must be an integer from 1 to 1024");
+    protocol.channels = c.at("count").get<int>();
+    auto bytes = [&](const char* key) {
+      if (!c.contains(key)) return 0.0;
+      try {
+        return static_cast<double>(parse_bytes(text_field(c, key, at)));
+      } catch (const InputError& e) {
+        throw InputError(at + ": field '" + key + "': " + e.what());
+      }
+    };
+    protocol.channel_bytes = bytes("bytes");
+    protocol.channel_bytes_per_rank = bytes("bytes_per_rank");
+  }
   protocol.source = text_field(p, "source", where);
   return protocol;
 }
@@ -113,6 +135,10 @@ nlohmann::json Stack::to_json() const {
                                 {"excludes", p.excludes},
                                 {"launch_latency_by_algorithm_s", p.launch_by_algorithm},
                                 {"source", p.source}});
+  for (std::size_t i = 0; i < protocols.size(); ++i)
+    if (const Protocol& p = protocols[i]; p.channels > 0)
+      out["protocols"][i]["channels"] = {
+          {"count", p.channels}, {"bytes", p.channel_bytes}, {"bytes_per_rank", p.channel_bytes_per_rank}};
   if (!algorithms.empty()) out["algorithms"] = algorithms, out["algorithms_source"] = algorithms_source;
   return out;
 }
@@ -132,6 +158,10 @@ std::string Stack::file_text() const {
     protocol["network_step_latency"] = time(p.network_step_latency);
     protocol["efficiency"] = p.efficiency;
     if (!p.excludes.empty()) protocol["excludes"] = p.excludes;
+    if (p.channels > 0)
+      protocol["channels"] = {{"count", p.channels},
+                              {"bytes", shortest_number(p.channel_bytes)},
+                              {"bytes_per_rank", shortest_number(p.channel_bytes_per_rank)}};
     protocol["source"] = p.source;
     list.push_back(protocol);
   }

@@ -4,7 +4,10 @@
 //   - step_latency: added to every transfer (NCCL's per-step hardware latency: one per ring step);
 //   - network_step_latency: added to every transfer between two scale-up domains (cluster:K:PRESET),
 //     on top of step_latency (NCCL's network hwLat, Neuron's EFA hop);
-//   - efficiency: the fraction of a link's delivered rate its payload gets (LL's flags, LL128's lines).
+//   - efficiency: the fraction of a link's delivered rate its payload gets (LL's flags, LL128's lines);
+//   - channels (optional): {"count": C, "bytes": B, "bytes_per_rank": b}: the library opens C channels
+//     (concurrent pipelines) at full size but one per B + b x p bytes of the message below that (NCCL:
+//     threads x its thread threshold), so a small message gets share() of the links' rate.
 // A run uses one protocol: `protocol=NAME`, or with `protocol=auto` the one whose model_s is lowest at the
 // run's size (with the algorithm, when that is `auto` too), as NCCL's tuner picks. Built-in stacks are the
 // JSON files of collectives/stacks/, compiled into the binary; a FILE.json of the same form is a stack too.
@@ -12,6 +15,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,10 +33,20 @@ struct Protocol {
   double network_step_latency = 0;    // s, per transfer between scale-up domains, on top of step_latency
   double efficiency = 1;              // payload fraction of the delivered link rate, (0, 1]
   std::vector<std::string> excludes;  // algorithms it cannot run (NCCL: NVLS only with Simple)
+  int channels = 0;                   // 0: not modelled (every message gets the whole rate)
+  double channel_bytes = 0, channel_bytes_per_rank = 0;  // the least a channel carries: B + b x p
   std::string source;
   double launch_for(const std::string& algorithm) const {
     const auto it = launch_by_algorithm.find(algorithm);
     return it == launch_by_algorithm.end() ? launch_latency : it->second;
+  }
+  // The fraction of the links' rate a message of `bytes` on `p` chips gets: min(C, max(1, floor(bytes /
+  // (B + b p)))) / C channels open; 1 without channels or without a size (bytes 0: not a collective).
+  double share(std::uint64_t bytes, int p) const {
+    if (channels <= 0 || bytes == 0) return 1;
+    const double least = channel_bytes + channel_bytes_per_rank * p;
+    const double open = least > 0 ? std::floor(static_cast<double>(bytes) / least) : channels;
+    return std::clamp(open, 1.0, static_cast<double>(channels)) / channels;
   }
   bool runs(const std::string& algorithm) const {
     return std::find(excludes.begin(), excludes.end(), algorithm) == excludes.end();

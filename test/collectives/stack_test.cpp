@@ -65,6 +65,19 @@ TEST_CASE("stack names and files are checked, with the field at fault named") {
   CHECK(error_of(stack("1", R"(, "algorithms": {"allreduce": ["ring"]})")) ==
         "s.json: field 'algorithms' needs 'algorithms_source'");
   CHECK(error_of(stack("1", R"(, "channels": 4)")) == "s.json: unknown field 'channels'");
+  auto channels = [&](const std::string& c) {
+    std::string p = stack("1");
+    p.replace(p.find(R"("source")"), 8, R"("channels": )" + c + R"(, "source")");
+    return error_of(p);
+  };
+  CHECK(channels(R"({"count": 24, "bytes_per_rank": "4KiB"})") == "accepted");
+  CHECK(channels(R"({"count": 0})") ==
+        "s.json: protocols[0]: channels: field 'count' must be an integer from 1 to 1024");
+  CHECK(channels(R"({"count": 4, "bytez": "1KiB"})") ==
+        "s.json: protocols[0]: channels: unknown field 'bytez'");
+  CHECK(channels("4") == "s.json: protocols[0]: channels: must be an object {count, bytes, bytes_per_rank}");
+  CHECK_THAT(channels(R"({"count": 4, "bytes": "lots"})"),
+             Catch::StartsWith("s.json: protocols[0]: channels: field 'bytes': "));
   CHECK(error_of(R"({"name": "x", "description": "d", "protocols": []})") ==
         "s.json: field 'protocols' must be a non-empty list");
   std::string slow = stack("1");

@@ -75,7 +75,9 @@ TEST_CASE("protocol auto picks, per size, the algorithm x protocol pair of lowes
   REQUIRE(small.auto_ranking.size() == 7);
   for (std::size_t i = 1; i < small.auto_ranking.size(); ++i)
     CHECK(small.auto_ranking[i - 1].model_s <= small.auto_ranking[i].model_s);
-  CHECK(small.auto_ranking.front().model_s == Approx(model_of(small)).epsilon(1e-12));
+  // The ranking is the stack's prediction with every channel open (NCCL's); the run opens 1 of 24 for 8
+  // bytes: its 14 transfers of 1 byte go at 0.5/24 of a GPU's 370 GB/s instead of 0.5.
+  CHECK(model_of(small) - small.auto_ranking.front().model_s == Approx(14 / 370e9 * (48 - 2)).epsilon(1e-6));
   // A fixed algorithm still gets its best protocol.
   const PreparedJob ring = prepared("hgx-h100", "ring", 8, {});
   CHECK(ring.protocol.name == "LL");
@@ -87,6 +89,28 @@ TEST_CASE("protocol auto picks, per size, the algorithm x protocol pair of lowes
   CHECK(prepared("hgx-h100", "auto", 8, {{"stack", "ideal"}}).entry->name == "switch-reduce");
   CHECK(prepared("hgx-h100", "auto", 8, {{"stack", "ideal"}, {"switch_reduction", "false"}}).entry->name ==
         "one-shot");
+}
+
+TEST_CASE("a small message opens few channels: nccl's LL one per 4 KiB x ranks, LL128 one per 5 KiB, of 24") {
+  auto scale = [](std::uint64_t bytes, const std::string& protocol, Sets sets = {}) {
+    sets.push_back({"protocol", protocol});
+    return prepared("hgx-h100", "ring", bytes, sets).link_scale;
+  };
+  CHECK(scale(8, "LL") == 0.5 / 24);                  // one channel, however small
+  CHECK(scale(64 << 10, "LL") == 0.5 * 2 / 24);       // 64 KiB / (4 KiB x 8 ranks) = 2
+  CHECK(scale(1 << 20, "LL") == 0.5);                 // 32 channels' worth: all 24
+  CHECK(scale(64 << 10, "LL128") == 0.92 * 12 / 24);  // floor(64 / 5) = 12
+  CHECK(scale(64 << 10, "Simple") == 1);              // Simple: not modelled (it runs where all are open)
+  // The ranks are the collective's: on 2 chips, 64 KiB / (4 KiB x 2) = 8 channels.
+  CHECK(find_stack("nccl").protocol("LL").share(64 << 10, 2) == 8.0 / 24);
+  // The run costs what the channels it lacks cost: the ring's 14 transfers of 8 KiB, striped over a GPU's
+  // 370 GB/s, at 0.5 x 2/24 of it instead of 0.5 (the same stack with every channel open).
+  CollectiveJob job{"hgx-h100", "allreduce", "ring", 64 << 10, "float32", 0, {{"protocol", "LL"}}};
+  const double few = model_of(prepare(job));
+  Stack open = find_stack("nccl");
+  for (Protocol& p : open.protocols) p.channels = 0;
+  job.stack = std::make_shared<const Stack>(open);
+  CHECK(few - model_of(prepare(job)) == Approx(14 * 8192.0 / 370e9 * (24 - 2)).epsilon(1e-9));
 }
 
 TEST_CASE("between scale-up domains a transfer pays the protocol's network step latency once") {
