@@ -1,5 +1,6 @@
-// `ultrasim calibrate`: fits a software stack to measured collective times (nccl-tests or nccom-test
-// output) and writes it as a stack file (workloads/experiments/calibrate.hpp has the fit).
+// `ultrasim calibrate`: fits a software stack to measured collective times (nccl-tests output, text or
+// -J JSON, or nccom-test output) and writes it as a stack file (workloads/experiments/calibrate.hpp has the
+// fit).
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -98,7 +99,8 @@ Command calibrate_command() {
         auto args = std::make_shared<CalibrateArgs>();
         CalibrationRequest& r = args->request;
         app.add_option("--topology", r.topology, "the measured system's topology, e.g. hgx-h100")->required();
-        app.add_option("--from", args->from, "a measured log: nccl-tests or nccom-test output (repeatable)")
+        app.add_option("--from", args->from,
+                       "a measured log: nccl-tests output (text or -J JSON) or nccom-test's (repeatable)")
             ->required();
         app.add_option("--collective", r.collective, "the logs' collective (default allreduce)");
         app.add_option("--algorithm", r.algorithm,

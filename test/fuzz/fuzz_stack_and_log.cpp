@@ -1,8 +1,8 @@
 // Stack files (`--stack FILE.json`, collectives/stack.hpp) and measured logs (`calibrate --from LOG`:
-// nccl-tests or nccom-test output, workloads/experiments/calibrate.hpp). An input whose first line is
-// "log" is a log (the rest of it); any other is a stack file. What a stack file accepts must write back
-// (Stack::file_text) into a stack file that reads as the same stack; what a log accepts has points
-// of positive, finite times.
+// nccl-tests output, text or -J JSON, or nccom-test output, workloads/experiments/calibrate.hpp). An input
+// whose first line is "log" is a log (the rest of it); any other is a stack file. What a stack file accepts
+// must write back (Stack::file_text) into a stack file that reads as the same stack; what a log accepts has
+// points of positive, finite times.
 #include <cmath>
 
 #include "collectives/stack.hpp"

@@ -67,14 +67,19 @@ TEST_CASE("calibrate recovers the launch latency, step latency and efficiency a 
         Approx(j["points"][4]["measured_s"].get<double>() * 1e6).epsilon(1e-3));
 }
 
-TEST_CASE("calibrate on a published NVL72 table improves the held-out error over ideal more than 3x",
-          "[calibrate]") {
-  const std::string log = std::string(ULTRASIM_SOURCE_DIR) + "/test/data/calibrate/gb200_nvl72_coreweave.log";
-  CliResult r = run_cli(
-      {"calibrate", "--topology", "nvl72", "--from", log, "--hold-out", "1GiB,4GiB", "--format", "json"});
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const auto j = nlohmann::json::parse(r.out);
+TEST_CASE(
+    "calibrate on a published NVL72 table, as text or as nccl-tests JSON, improves the held-out error "
+    "over ideal more than 3x",
+    "[calibrate]") {
+  const std::string data = std::string(ULTRASIM_SOURCE_DIR) + "/test/data/calibrate/gb200_nvl72_coreweave";
+  const auto fit = [](const std::string& log) {
+    CliResult r = run_cli(
+        {"calibrate", "--topology", "nvl72", "--from", log, "--hold-out", "1GiB,4GiB", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto j = fit(data + ".log");
   // The fabric alone at the held-out sizes (its auto: the whole catalogue).
   double ideal = 0;
   int held = 0;
@@ -94,6 +99,23 @@ TEST_CASE("calibrate on a published NVL72 table improves the held-out error over
   // the fit of one protocol's terms stays within a point of it.
   CHECK(after < 0.03);
   CHECK(j["geomean_error"]["held_out_before"].get<double>() < 0.02);  // 1.9 %
+  const auto& p = j["fitted"]["protocols"][0];
+  CHECK(ultrasim::parse_time(p["launch_latency"].get<std::string>()) == Approx(52.5735e-6).margin(1e-9));
+  CHECK(ultrasim::parse_time(p["step_latency"].get<std::string>()) == Approx(1.2766e-6).margin(1e-9));
+  CHECK(p["efficiency"].get<double>() == 1.0);
+
+  // The same table as nccl-tests' -J JSON (test/data/calibrate/README.md): its points are the text's to
+  // the bit (the next test), so the fitted stack, as written, and the errors are the same.
+  const auto from_json = fit(data + ".json");
+  CHECK(from_json["fitted"] == j["fitted"]);
+  CHECK(from_json["geomean_error"] == j["geomean_error"]);
+  REQUIRE(from_json["points"].size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    auto a = j["points"][i], b = from_json["points"][i];
+    CHECK(b["source"] == data + ".json:results[" + std::to_string(i) + "]");
+    a.erase("source"), b.erase("source");
+    CHECK(b == a);  // bytes, held_out, measured_s, before and after with their algorithms
+  }
 }
 
 TEST_CASE("calibrate reads nccom-test's table and refuses logs and hold-outs it cannot use", "[calibrate]") {
@@ -117,4 +139,98 @@ TEST_CASE("calibrate reads nccom-test's table and refuses logs and hold-outs it 
                      "--hold-out 4096: no measured point has that size");
   expect_input_error({"calibrate", "--topology", "switch:8", "--from", nccom, "--hold-out", "1024,1MiB"},
                      "every measured point is held out");
+}
+
+TEST_CASE(
+    "calibrate reads nccl-tests' -J JSON: the NVL72 table as JSON gives the text table's points exactly",
+    "[calibrate]") {
+  const std::string data = std::string(ULTRASIM_SOURCE_DIR) + "/test/data/calibrate/gb200_nvl72_coreweave";
+  const auto text = ultrasim::read_measured_log(data + ".log");
+  const auto json = ultrasim::read_measured_log(data + ".json");
+  const std::vector<std::uint64_t> bytes{536870912, 1073741824, 2147483648, 4294967296, 8589934592};
+  const std::vector<double> us{1806.7, 3108.8, 5589.1, 10094, 20299};  // the out-of-place column
+  REQUIRE(text.size() == 5);
+  REQUIRE(json.size() == 5);
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    CHECK(json[i].bytes == bytes[i]);
+    CHECK(json[i].bytes == text[i].bytes);
+    CHECK(json[i].time_s == text[i].time_s);  // exactly: "1806.700000" and "1806.7" are one double
+    CHECK(json[i].time_s == Approx(us[i] * 1e-6).epsilon(1e-12));
+    CHECK(json[i].source == data + ".json:results[" + std::to_string(i) + "]");
+    CHECK(text[i].source == data + ".log:" + std::to_string(7 + i));
+  }
+  // JSON is told by its first character that is not blank.
+  const std::string indented = temp_path("indented.json");
+  std::ofstream(indented) << "\n \t" << read_file(data + ".json");
+  const auto again = ultrasim::read_measured_log(indented);
+  REQUIRE(again.size() == 5);
+  CHECK(again[4].bytes == 8589934592);
+  CHECK(again[4].time_s == text[4].time_s);
+}
+
+TEST_CASE(
+    "calibrate refuses a JSON log without results, with a size or time not a number, or missing a field",
+    "[calibrate]") {
+  int files = 0;
+  const auto log = [&](const std::string& text) {
+    const std::string path = temp_path("bad" + std::to_string(++files) + ".json");
+    std::ofstream(path) << text;
+    return path;
+  };
+  // One nccl-tests results entry, as -J writes it, with `out_of_place` in place of its own.
+  const auto row = [](const std::string& size, const std::string& out_of_place) {
+    return R"({"size":)" + size +
+           R"(,"count":256,"type":"float","redop":"sum","root":"    -1","out_of_place":)" + out_of_place +
+           R"(,"in_place":{"time":60.1,"alg_bw":0.02,"bus_bw":0.03,"nwrong":0.0},"actual_iterations":20,)"
+           R"("experiment_name":""})";
+  };
+  const std::string good = R"({"time":59.800000,"alg_bw":0.020000,"bus_bw":0.030000,"nwrong":0.000000})";
+  const auto results = [](const std::string& rows) { return R"({"version":3,"results":[)" + rows + "]}"; };
+  const auto refused = [&](const std::string& text, const std::string& fragment) {
+    INFO(text);
+    expect_input_error({"calibrate", "--topology", "switch:8", "--from", log(text)}, fragment);
+  };
+
+  // The well-formed row is read: what follows fails for the one thing each changes.
+  const auto one = ultrasim::read_measured_log(log(results(row("1024", good))));
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].bytes == 1024);
+  CHECK(one[0].time_s == Approx(59.8e-6).epsilon(1e-12));
+
+  SECTION("no results") {
+    refused(results(""), "holds no results: nccl-tests -J JSON with a non-empty \"results\" list expected");
+    refused(R"({"version":3,"start_time":"2025-04-01 00:00:00","errors":[""]})", "holds no results");
+    refused(R"({"version":3,"results":{"size":1024}})", "holds no results");
+    refused(R"([{"size":1024}])",
+            "is JSON but not an object; nccl-tests -J writes one whose \"results\" list");
+  }
+  SECTION("not JSON") {
+    const std::string whole = results(row("1024", good));
+    refused(whole.substr(0, whole.size() / 2), "is not valid JSON: parse error at line 1, column ");
+    // %lf of an infinite time, as nccl-tests would write it
+    refused(results(row("1024", R"({"time":inf})")),
+            "is not valid JSON: parse error at line 1, column 118: syntax error while parsing value - "
+            "invalid literal");
+    refused(results(row("1024", R"({"time":1e999})")), "is not valid JSON: number overflow parsing '1e999'");
+  }
+  SECTION("a size or a time that is not a number") {
+    refused(results(row("\"1KiB\"", good)), ":results[0]: size \"1KiB\" is not a whole number of bytes");
+    refused(results(row("-8", good)), ":results[0]: size -8 is not a whole number of bytes");
+    refused(results(row("1024.5", good)), ":results[0]: size 1024.5 is not a whole number of bytes");
+    // nccl-tests writes a NaN as the string "nan"
+    refused(results(row("1024", good) + "," + row("2048", R"({"time":"nan","alg_bw":"nan","bus_bw":"nan"})")),
+            ":results[1]: out-of-place time \"nan\" is not a positive number of microseconds");
+    refused(results(row("1024", R"({"time":0.000000})")),
+            ":results[0]: out-of-place time 0.0 is not a positive number of microseconds");
+  }
+  SECTION("a results entry missing a field") {
+    refused(results(R"({"count":256,"out_of_place":)" + good + "}"), ":results[0]: missing \"size\"");
+    refused(results(R"({"size":1024,"in_place":)" + good + "}"), ":results[0]: missing \"out_of_place\"");
+    refused(results(row("1024", R"({"alg_bw":0.02,"bus_bw":0.03})")),
+            ":results[0]: missing \"out_of_place.time\"");
+    refused(results(row("1024", "null")), ":results[0]: out_of_place null is not an object");
+    refused(results(row("1024", R"({"cpu_time":3.1,"alg_bw":0.3,"bus_bw":0.6,"nwrong":null})")),
+            ":results[0]: out_of_place has \"cpu_time\", not \"time\": a run with -C 1 reports the CPU time");
+    refused(results("42"), ":results[0]: 42 is not a result object");
+  }
 }

@@ -37,11 +37,72 @@ double time_us(const std::string& text, const std::string& where) {
   return v;
 }
 
+// A JSON value as it appears in the file, cut short: for messages that stay one line.
+std::string shown(const nlohmann::json& value) {
+  const std::string text = json_text(value);
+  return text.size() <= 40 ? text : text.substr(0, 37) + "...";
+}
+
+// nccl-tests' JSON, as `all_reduce_perf ... -J FILE.json` writes it (NVIDIA/nccl-tests src/util.cu:
+// writeResultHeader opens the "results" list, writeBenchmarkLinePreamble/Body/Terminator write one entry
+// per row): {"version": 3, ..., "results": [{"size": B, "count": n, "type": "float", "redop": "sum",
+// "root": "    -1", "out_of_place": {"time": us, "alg_bw", "bus_bw", "nwrong"}, "in_place": {...},
+// "actual_iterations": n, "experiment_name": ""}, ...], ...}. The text table's columns, as fields; a NaN
+// is written as the string "nan", and with -C 1 the time's key is "cpu_time".
+std::vector<MeasuredPoint> read_nccl_tests_json(const std::string& text, const std::string& path,
+                                                const std::string& name) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(name + " is not valid JSON: " + json_error_text(e));
+  }
+  if (!doc.is_object())
+    throw InputError(name + " is JSON but not an object; nccl-tests -J writes one whose \"results\" list " +
+                     "holds the rows");
+  const auto results = doc.find("results");
+  if (results == doc.end() || !results->is_array() || results->empty())
+    throw InputError(name + " holds no results: nccl-tests -J JSON with a non-empty \"results\" list " +
+                     "expected");
+  std::vector<MeasuredPoint> points;
+  for (std::size_t i = 0; i < results->size(); ++i) {
+    const std::string where = path + ":results[" + std::to_string(i) + "]";
+    const nlohmann::json& row = (*results)[i];
+    const auto field = [&](const nlohmann::json& object, const std::string& key,
+                           const std::string& shown_as) -> const nlohmann::json& {
+      const auto it = object.find(key);
+      if (it == object.end()) throw InputError(where + ": missing \"" + shown_as + "\"");
+      return *it;
+    };
+    if (!row.is_object()) throw InputError(where + ": " + shown(row) + " is not a result object");
+    const nlohmann::json& size = field(row, "size", "size");
+    if (!size.is_number_unsigned())
+      throw InputError(where + ": size " + shown(size) + " is not a whole number of bytes");
+    const nlohmann::json& out_of_place = field(row, "out_of_place", "out_of_place");
+    if (!out_of_place.is_object())
+      throw InputError(where + ": out_of_place " + shown(out_of_place) + " is not an object");
+    if (!out_of_place.contains("time") && out_of_place.contains("cpu_time"))
+      throw InputError(where + ": out_of_place has \"cpu_time\", not \"time\": a run with -C 1 reports " +
+                       "the CPU time to launch, not the collective's");
+    const nlohmann::json& time = field(out_of_place, "time", "out_of_place.time");
+    const double us = time.is_number() ? time.get<double>() : 0;
+    if (!(us > 0) || !std::isfinite(us))
+      throw InputError(where + ": out-of-place time " + shown(time) +
+                       " is not a positive number of microseconds");
+    points.push_back({size.get<std::uint64_t>(), us * 1e-6, where});
+  }
+  return points;
+}
+
 }  // namespace
 
 std::vector<MeasuredPoint> read_measured_log(const std::string& path) {
   const std::string name = "measured log '" + path + "'";
-  const std::string text = read_input_file(path, name, "nccl-tests or nccom-test output");
+  const std::string text =
+      read_input_file(path, name, "nccl-tests output (its text, or its -J JSON) or nccom-test output");
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '['))
+    return read_nccl_tests_json(text, path, name);
   std::vector<MeasuredPoint> points;
   std::istringstream in(text);
   bool nccom = false;  // after nccom-test's "size(B) ... time(us)" header: the time is the 4th column

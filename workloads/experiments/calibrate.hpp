@@ -1,6 +1,7 @@
 // Calibration: fitting a software stack's free terms to measured collective times. A log is nccl-tests
-// text output (`all_reduce_perf` ...: the out-of-place time column) or nccom-test's (`size(B) count(elems)
-// type time(us) ...`). The fit is one protocol (launch latency L, step latency S, efficiency E) over the
+// text output (`all_reduce_perf` ...: the out-of-place time column), nccl-tests' JSON (`-J FILE.json`: each
+// "results" entry's "size" and "out_of_place" "time"), or nccom-test's (`size(B) count(elems) type
+// time(us) ...`). The fit is one protocol (launch latency L, step latency S, efficiency E) over the
 // base stack's algorithms, by least squares on log time: minimise sum_i (ln model_i - ln measured_i)^2,
 // model_i = L + min over the algorithms of their model_s at size i with S per transfer and the links at
 // E of their rate (what `--algorithm auto` would run; or the one algorithm asked for). For a fixed E each
@@ -20,11 +21,14 @@ namespace ultrasim {
 struct MeasuredPoint {
   std::uint64_t bytes = 0;
   double time_s = 0;
-  std::string source;  // "file:line"
+  std::string source;  // "file:line", or "file:results[i]" in JSON (i from 0)
 };
 
-// The points of one log, in file order. Throws InputError naming the file when it holds no row of either
-// format, or a row whose size or time does not parse.
+// The points of one log, in file order. A log whose first character that is not blank is '{' or '[' is
+// read as nccl-tests' JSON, any other as text. Throws InputError naming the file when it holds no row of
+// either text format, or is JSON that does not parse, is not an object or has no "results"; naming the
+// row (file:line, file:results[i]) when its size or time does not parse, or a JSON entry lacks "size",
+// "out_of_place" or its "time" (a run with -C 1 has "cpu_time" instead, and is refused).
 std::vector<MeasuredPoint> read_measured_log(const std::string& path);
 
 struct CalibrationRequest {
