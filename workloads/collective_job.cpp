@@ -154,8 +154,15 @@ const AlgorithmEntry* choose(PreparedJob& prepared, const std::vector<const Algo
       ranking.push_back(std::move(c));
     machines.push_back(std::move(static_cast<Machine&>(prepared)));
   }
-  if (ranking.empty())
+  if (ranking.empty()) {
+    // One algorithm asked for (auto chose only its protocol): its own reason, not the candidates'.
+    if (candidates.size() == 1) {
+      ParamSet own(candidates.front()->params);
+      own.apply_known(job.overrides);
+      candidates.front()->make(own)->place(*machines.front().topology);
+    }
     throw InputError("no " + job.collective + " algorithm can run on topology " + job.topology);
+  }
   std::stable_sort(ranking.begin(), ranking.end(),
                    [](const auto& a, const auto& b) { return a.model_s < b.model_s; });
   const AutoCandidate& best = ranking.front();

@@ -69,6 +69,10 @@ TEST_CASE("a stack file runs like a built-in; bad stacks are one-line errors", "
   expect_input_error({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm", "ring",
                       "--size", "1KiB", "--stack", "ncl"},
                      "parameter stack: unknown value 'ncl'; did you mean 'nccl'?");
+  // With protocol auto a named algorithm that cannot run says why, not that nothing can.
+  expect_input_error({"run", "--topology", "hgx-h100", "--collective", "allreduce", "--algorithm", "ring-2d",
+                      "--size", "1KiB"},
+                     "ring-2d runs on a two-dimensional torus (torus:XxY), not on hgx-h100");
   expect_input_error({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm", "ring",
                       "--size", "1KiB", "--stack", "/nonexistent/x.json"},
                      "cannot read stack file '/nonexistent/x.json'");
