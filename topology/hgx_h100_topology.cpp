@@ -28,7 +28,7 @@ GeneratorEntry hgx_h100_generator() {
       "84.15GBps",
       "fitted: nvls all-reduce at 8 GiB = 478.87 GB/s busbw on 8 H100 (Azure ND H100 v5 "
       "nccl-tests, NCCL 2.18.5, NVLS; results/validation/), with the warm-up",
-      NvlsWarmup{"53.4MB", "534.7GBps",
+      NvlsWarmup{"53.1MB", "530.1GBps",
                  "fitted with switch_reduce_bandwidth: the rate on the 16 MiB point (234.45 GB/s "
                  "busbw), the bytes on 256 MiB (423.38 GB/s; Azure ND H100 v5 nccl-tests, NCCL "
                  "2.18.5; results/validation/); the cause is not published"});

@@ -24,12 +24,14 @@ std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::st
   engine.default_value = engine_rate;
   return {
       {"nvlink_bandwidth", link_rate, Unit::kRate, "raw bandwidth of one NVLink, per direction", rate_source},
-      {"nvlink_latency", "250ns", Unit::kTime, "latency of a GPU-to-NVSwitch link",
-       "assumption: GPU-switch-GPU ~1 us, within NCCL's per-step NVLink latency of 0.6-3.4 us (hardware.md)"},
+      {"nvlink_latency", "182ns", Unit::kTime, "latency of a GPU-to-NVSwitch link",
+       "fitted: GPU-switch-GPU 728 ns (2 links + a switch, split 1:2:1 as assumed), so that 8 H100s under "
+       "nccl take 27.05 us for an 8 KiB all-reduce, as measured (Azure ND H100 v5, 0.53 GB/s busbw; "
+       "results/validation/); the same on NVLink 5 (assumption)"},
       {"nvlink_efficiency", "370/450", Unit::kRatio, "payload fraction of the NVLink raw rate",
        efficiency_source},
-      {"switch_latency", "500ns", Unit::kTime, "time a flow spends crossing an NVSwitch chip",
-       "assumption (see nvlink_latency)"},
+      {"switch_latency", "364ns", Unit::kTime, "time a flow spends crossing an NVSwitch chip",
+       "fitted with nvlink_latency (see there)"},
       ParamSpec{
           "switch_reduction", "true", Unit::kBool,
           "NVSwitch chips reduce and multicast (NVLS: the nvls algorithm over every plane; switch-reduce "
@@ -61,7 +63,7 @@ GeneratorEntry nvl72_generator() {
       "26.23GBps",
       "fitted: nvls all-reduce at 8 GiB = 834.57 GB/s busbw out-of-place on 72 GPUs "
       "(coreweave/nccl-tests PR #43, NCCL 2.26.2; results/validation/), with the warm-up",
-      NvlsWarmup{"331.6MB", "534.7GBps",
+      NvlsWarmup{"328.9MB", "530.1GBps",
                  "the rate: hgx-h100's (assumption: the same library's warm-up); the bytes "
                  "fitted with switch_reduce_bandwidth on the 1 GiB point (681.17 GB/s busbw, "
                  "coreweave/nccl-tests PR #43; results/validation/); the cause is not published"});

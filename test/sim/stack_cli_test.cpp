@@ -116,11 +116,11 @@ TEST_CASE(
   const auto ranges = nlohmann::json::parse(tune.out)["tables"][0]["ranges"];
   REQUIRE(ranges.size() == 2);
   CHECK(ranges[0]["algorithm"] == "ring");
-  // Simulated, NVLS wins from 32 KiB: below 1 MiB LL opens one channel per 32 KiB (of 24), so ring/LL is
-  // slower than NCCL's tuner predicts (it ranks with every channel open).
-  CHECK(ranges[0]["sampled_to_bytes"] == 4096);
+  // Simulated: ring (with LL) to 256 KiB sampled, NVLS from 2 MiB. Below 1 MiB LL opens one channel per
+  // 32 KiB (of 24), so ring/LL is slower than NCCL's tuner predicts, but not slower than NVLS.
+  CHECK(ranges[0]["sampled_to_bytes"] == 262144);
   CHECK(ranges[1]["algorithm"] == "nvls");
-  CHECK(ranges[1]["from_bytes"] == 32768);
+  CHECK(ranges[1]["from_bytes"] == 2097152);
   // Where the stack's model (model_s, channels included) crosses: at every sampled size the fastest run is
   // the one of lowest model_s.
   std::map<std::uint64_t, std::pair<double, std::string>> fastest, lowest;
@@ -135,14 +135,13 @@ TEST_CASE(
   }
   REQUIRE(fastest.size() == 11);
   for (const auto& [bytes, best] : fastest) CHECK(best.second == lowest[bytes].second);
-  // auto ranks as NCCL's tuner does, every channel open: ring/LL to 512 KiB, NVLS from 1 MiB (by 0.9 %),
-  // within one power of two of the choice NCCL reports on 8 H100s: "8B~1MB: Ring LL, 2MB~16GB: NVLS
-  // Simple" (NVIDIA/nccl-tests#309).
+  // auto ranks as NCCL's tuner does, every channel open: ring/LL to 1 MiB, NVLS from 2 MiB, the choice
+  // NCCL reports on 8 H100s: "8B~1MB: Ring LL, 2MB~16GB: NVLS Simple" (NVIDIA/nccl-tests#309).
   auto picked = [](const std::string& size) {
     auto j = run_json(
         {"--topology", "hgx-h100", "--collective", "allreduce", "--algorithm", "auto", "--size", size});
     return j["algorithm"].get<std::string>() + "/" + j["stack"]["protocol"].get<std::string>();
   };
-  CHECK(picked("524288") == "ring/LL");
-  CHECK(picked("1048576") == "nvls/Simple");
+  CHECK(picked("1048576") == "ring/LL");
+  CHECK(picked("2097152") == "nvls/Simple");
 }
