@@ -40,14 +40,16 @@ struct Protocol {
     const auto it = launch_by_algorithm.find(algorithm);
     return it == launch_by_algorithm.end() ? launch_latency : it->second;
   }
-  // The fraction of the links' rate a message of `bytes` on `p` chips gets: min(C, max(1, floor(bytes /
-  // (B + b p)))) / C channels open; 1 without channels or without a size (bytes 0: not a collective).
-  double share(std::uint64_t bytes, int p) const {
-    if (channels <= 0 || bytes == 0) return 1;
+  // The channels a message of `bytes` on `p` chips opens: min(C, max(1, floor(bytes / (B + b p)))); C
+  // without a size (bytes 0: not a collective); 0 without channels.
+  int open_channels(std::uint64_t bytes, int p) const {
+    if (channels <= 0 || bytes == 0) return channels > 0 ? channels : 0;
     const double least = channel_bytes + channel_bytes_per_rank * p;
     const double open = least > 0 ? std::floor(static_cast<double>(bytes) / least) : channels;
-    return std::clamp(open, 1.0, static_cast<double>(channels)) / channels;
+    return static_cast<int>(std::clamp(open, 1.0, static_cast<double>(channels)));
   }
+  // The fraction of the links' rate `open` of its channels get: open / C (1 without channels).
+  double share(int open) const { return channels > 0 ? static_cast<double>(open) / channels : 1.0; }
   bool runs(const std::string& algorithm) const {
     return std::find(excludes.begin(), excludes.end(), algorithm) == excludes.end();
   }

@@ -218,9 +218,9 @@ PreparedJob prepare(const CollectiveJob& job) {
   // The algorithms' parameters are theirs; the rest of --set is the topology's and the model's.
   ParamSet own(algorithm_params(candidates));
   const auto machine_overrides = own.apply_known(job.overrides);
-  auto build = [&](const std::string& protocol, double channel_share = 1) {
+  auto build = [&](const std::string& protocol, int channels_open = 0) {
     return build_machine(job.topology, machine_overrides, own.names(), any_posts_to_all(candidates), protocol,
-                         job.stack, channel_share);
+                         job.stack, channels_open);
   };
   static_cast<Machine&>(prepared) = build({});
   if (!job.layout.empty() && !is_layout_axis(job.groups))
@@ -248,8 +248,9 @@ PreparedJob prepare(const CollectiveJob& job) {
           : candidates.front();
   // NCCL's tuner ranks with every channel open (above); the collective then opens the protocol's share()
   // of them at its size on its chips, and runs (and is modelled) on that.
-  if (const double share = prepared.protocol.share(prepared.job.bytes, prepared.group_size()); share < 1)
-    static_cast<Machine&>(prepared) = build(prepared.protocol.name, share);
+  if (const int open = prepared.protocol.open_channels(prepared.job.bytes, prepared.group_size());
+      open < prepared.protocol.channels)
+    static_cast<Machine&>(prepared) = build(prepared.protocol.name, open);
   // The parameters in effect: the picked algorithm's first, so that where candidates share a name
   // (pipeline_chunks) its default is the one in effect and reported.
   std::stable_partition(candidates.begin(), candidates.end(),

@@ -1,7 +1,6 @@
 #include "workloads/program.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "workloads/collective_job.hpp"
 #include "workloads/memory_guard.hpp"
@@ -14,8 +13,8 @@ double Machine::transfer_overhead() const {
 
 bool Machine::protocol_changes_links() const {
   const auto& tiers = topology->tiers();
-  return link_scale != 1 || (protocol.network_step_latency > 0 &&
-                             std::find(tiers.begin(), tiers.end(), kScaleOutTier) != tiers.end());
+  return link_scale() != 1 || (protocol.network_step_latency > 0 &&
+                               std::find(tiers.begin(), tiers.end(), kScaleOutTier) != tiers.end());
 }
 
 CostInput Machine::cost_input_of(std::uint64_t bytes, const TrafficMatrix* traffic) const {
@@ -33,9 +32,7 @@ nlohmann::json stack_json(const Machine& machine, const std::string& algorithm) 
                      {"step_latency_s", p.step_latency},
                      {"network_step_latency_s", p.network_step_latency},
                      {"efficiency", p.efficiency}};
-  if (p.channels > 0)
-    out["channels"] = {{"open", std::lround(machine.link_scale / p.efficiency * p.channels)},
-                       {"of", p.channels}};
+  if (p.channels > 0) out["channels"] = {{"open", machine.channels_open}, {"of", p.channels}};
   return out;
 }
 
@@ -55,7 +52,7 @@ const Protocol& protocol_of(const Stack& stack, const std::string& word) {
 Machine build_machine(const std::string& spec,
                       const std::vector<std::pair<std::string, std::string>>& overrides,
                       const std::vector<std::string>& other_names, bool posts_to_all,
-                      const std::string& protocol, std::shared_ptr<const Stack> stack, double channel_share) {
+                      const std::string& protocol, std::shared_ptr<const Stack> stack, int channels_open) {
   Machine machine;
   machine.topology = std::make_unique<Topology>(make_topology(spec, model_params(), overrides, other_names));
   machine.stack = stack ? std::move(stack) : stack_of(*machine.topology);
@@ -63,8 +60,8 @@ Machine build_machine(const std::string& spec,
       protocol_of(*machine.stack, protocol.empty() ? machine.topology->params().text("protocol") : protocol);
   // Scaling by 1 and adding 0 change nothing: both apply unconditionally (a topology without the
   // scale-out tier has no link to add to).
-  machine.link_scale = machine.protocol.efficiency * channel_share;
-  machine.topology->scale_efficiency(machine.link_scale);
+  machine.channels_open = channels_open > 0 ? channels_open : machine.protocol.channels;
+  machine.topology->scale_efficiency(machine.link_scale());
   machine.topology->add_chip_link_latency(kScaleOutTier, machine.protocol.network_step_latency / 2);
   // The routes of every chip pair are what outgrows memory first: checked before they are built.
   machine.in_flight_per_chip = flows_in_flight_per_chip(posts_to_all, machine.p());

@@ -40,7 +40,9 @@ struct Machine {
   double in_flight_per_chip = 0;  // messages one chip may have in flight at worst (the memory guard's)
   std::shared_ptr<const Stack> stack;
   Protocol protocol;
-  double link_scale = 1;  // what the links' rates were scaled by: the protocol's efficiency x its share()
+  int channels_open = 0;  // of the protocol's channels (0: it has none)
+  // What the links' rates were scaled by: the protocol's efficiency x the share its open channels get.
+  double link_scale() const { return protocol.efficiency * protocol.share(channels_open); }
   int p() const { return topology->chip_count(); }
   // What every transfer costs beyond its path: the model's transfer_overhead + the protocol's step latency.
   double transfer_overhead() const;
@@ -67,8 +69,8 @@ const Protocol& protocol_of(const Stack& stack, const std::string& word);
 // Builds topology `spec` with the model's parameters (model_params) and `overrides` (--set; a name neither
 // declares is an InputError with "did you mean" over those and `other_names`, the names other owners
 // declare), applies the stack's protocol (the stack `stack`, else the parameter's; the protocol `protocol`,
-// else the parameter's; its links at the protocol's efficiency x `channel_share`, the fraction of its
-// channels a collective opens: Protocol::share()), checks that the run fits in
+// else the parameter's; its links at the protocol's efficiency x the share of its channels a collective
+// opens, `channels_open` (0: all of them): Protocol::share()), checks that the run fits in
 // memory with its flows in the flow engine (workloads/memory_guard.hpp; `posts_to_all`: a chip may have a
 // message to every other in flight at once; simulate() checks again for SimGrid if SimGrid is to run it),
 // then builds the routes. Its fault plan is empty.
@@ -76,7 +78,7 @@ Machine build_machine(const std::string& spec,
                       const std::vector<std::pair<std::string, std::string>>& overrides,
                       const std::vector<std::string>& other_names, bool posts_to_all,
                       const std::string& protocol = {}, std::shared_ptr<const Stack> stack = nullptr,
-                      double channel_share = 1);
+                      int channels_open = 0);
 
 class Program {
  public:

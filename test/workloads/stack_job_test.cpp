@@ -94,7 +94,7 @@ TEST_CASE("protocol auto picks, per size, the algorithm x protocol pair of lowes
 TEST_CASE("a small message opens few channels: nccl's LL one per 4 KiB x ranks, LL128 one per 5 KiB, of 24") {
   auto scale = [](std::uint64_t bytes, const std::string& protocol, Sets sets = {}) {
     sets.push_back({"protocol", protocol});
-    return prepared("hgx-h100", "ring", bytes, sets).link_scale;
+    return prepared("hgx-h100", "ring", bytes, sets).link_scale();
   };
   CHECK(scale(8, "LL") == 0.5 / 24);                  // one channel, however small
   CHECK(scale(64 << 10, "LL") == 0.5 * 2 / 24);       // 64 KiB / (4 KiB x 8 ranks) = 2
@@ -102,7 +102,7 @@ TEST_CASE("a small message opens few channels: nccl's LL one per 4 KiB x ranks, 
   CHECK(scale(64 << 10, "LL128") == 0.92 * 12 / 24);  // floor(64 / 5) = 12
   CHECK(scale(64 << 10, "Simple") == 1);              // Simple: not modelled (it runs where all are open)
   // The ranks are the collective's: on 2 chips, 64 KiB / (4 KiB x 2) = 8 channels.
-  CHECK(find_stack("nccl").protocol("LL").share(64 << 10, 2) == 8.0 / 24);
+  CHECK(find_stack("nccl").protocol("LL").open_channels(64 << 10, 2) == 8);
   // The run costs what the channels it lacks cost: the ring's 14 transfers of 8 KiB, striped over a GPU's
   // 370 GB/s, at 0.5 x 2/24 of it instead of 0.5 (the same stack with every channel open).
   CollectiveJob job{"hgx-h100", "allreduce", "ring", 64 << 10, "float32", 0, {{"protocol", "LL"}}};
