@@ -16,6 +16,10 @@
 
 namespace ultrasim {
 
+// The range of every algorithm's pipeline_chunks: a chunk count past 4096 buys nothing the simulator can
+// show (NCCL cuts a ring step in at most a few slices) and costs chunks x flows messages.
+inline constexpr Range kPipelineChunks{1, 4096};
+
 // What a closed-form cost needs: the collective's size and chunks, and per-pair α and β on the
 // topology it runs on. α(a, b) = route latency + transfer_overhead; bandwidth(a, b) = route bottleneck.
 struct CostInput {

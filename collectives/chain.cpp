@@ -7,8 +7,13 @@
 namespace ultrasim {
 
 ParamSpec pipeline_chunks_param() {
-  return {"pipeline_chunks", "16", Unit::kCount, "chunks the buffer is cut into for the chain's pipeline",
-          "assumption: enough chunks to hide the fill of a 144-chip line, few enough to keep α small"};
+  return {"pipeline_chunks",
+          "16",
+          Unit::kCount,
+          "chunks the buffer is cut into for the chain's pipeline",
+          "assumption: enough chunks to hide the fill of a 144-chip line, few enough to keep α small",
+          {},
+          kPipelineChunks};
 }
 
 void chain_pass(Chip& me, const std::vector<int>& line, int chunks, OnArrival on_arrival) {

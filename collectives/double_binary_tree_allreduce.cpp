@@ -90,9 +90,14 @@ AlgorithmEntry double_binary_tree_allreduce() {
           [](const ParamSet& p) {
             return std::make_unique<DoubleBinaryTreeAllreduce>(static_cast<int>(p.number("pipeline_chunks")));
           },
-          {{"pipeline_chunks", "16", Unit::kCount, "chunks each tree's half of the buffer is cut into",
+          {{"pipeline_chunks",
+            "16",
+            Unit::kCount,
+            "chunks each tree's half of the buffer is cut into",
             "assumption: on trn3, 16 keeps 1 MiB near the 4-chunk latency (61 vs 52 us) and 1 GiB near 64 "
-            "chunks' bandwidth (19.5 vs 17.4 ms)"}}};
+            "chunks' bandwidth (19.5 vs 17.4 ms)",
+            {},
+            kPipelineChunks}}};
 }
 
 }  // namespace ultrasim

@@ -26,9 +26,13 @@ bool homogeneous_ring(const CostInput& in) {
 }  // namespace
 
 ParamSpec ring_pipeline_param() {
-  return {"pipeline_chunks", "1", Unit::kCount,
+  return {"pipeline_chunks",
+          "1",
+          Unit::kCount,
           "pieces each ring step's chunk is sent in; a chip forwards piece i as soon as it has it",
-          "NCCL's slices (a ring step's chunk moves in several pieces); 1 = whole chunks, the textbook ring"};
+          "NCCL's slices (a ring step's chunk moves in several pieces); 1 = whole chunks, the textbook ring",
+          {},
+          kPipelineChunks};
 }
 
 void ring_passes(Chip& me, int first_step, const std::vector<RingPass>& passes, int pieces) {

@@ -69,7 +69,7 @@ std::string string_field(const json& value, const std::string& name, const Where
 
 json parse_json(const std::string& text, const Where& at) {
   try {
-    return json::parse(text);
+    return parse_json_input(text, at.source);
   } catch (const json::parse_error& e) {
     // nlohmann's own message may quote the offending bytes; say where instead, on one line.
     const std::size_t at_char = e.byte == 0 ? 0 : std::min<std::size_t>(e.byte - 1, text.size());
@@ -158,6 +158,9 @@ Schedule parse_schedule(const std::string& text, const std::string& source) {
 
   const json& steps = required(doc, "steps", top);
   if (!steps.is_array()) top.fail("\"steps\" must be an array of steps, not " + shown(steps));
+  if (steps.empty() && s.chips > 1)
+    top.fail("\"steps\" is empty: " + std::to_string(s.chips) + " chips need at least one transfer to " +
+             collective);
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const Where in_step{source, "step " + std::to_string(k)};
     if (!steps[k].is_array()) in_step.fail("a step must be an array of transfers, not " + shown(steps[k]));

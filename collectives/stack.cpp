@@ -173,7 +173,7 @@ std::string Stack::file_text() const {
 Stack parse_stack(const std::string& text, const std::string& where, const std::string& origin) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = parse_json_input(text, where);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where + ": not JSON: " + json_error_text(e));
   }

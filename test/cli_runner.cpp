@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
+#include <chrono>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -23,6 +25,10 @@ void expect_input_error(const std::vector<std::string>& args, const std::string&
   CHECK(r.err.rfind("ultrasim: error: ", 0) == 0);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
   CHECK_THAT(r.err, Catch::Contains(fragment));
+#ifndef ULTRASIM_SANITIZE
+  CHECK(r.wall_s < 5.0);
+  CHECK(r.peak_rss_kib <= 512 * 1024);
+#endif
 }
 
 std::string read_file(const std::string& path) {
@@ -75,9 +81,13 @@ CliResult run_cli(const std::vector<std::string>& args) {
   int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   REQUIRE(rc == 0);
+  const auto started = std::chrono::steady_clock::now();
   int status = 0;
-  waitpid(pid, &status, 0);
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
   CliResult result;
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.peak_rss_kib = usage.ru_maxrss;
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.out = read_file(out_path);
   result.err = read_file(err_path);

@@ -12,6 +12,8 @@ namespace ultrasim::test {
 struct CliResult {
   int status = -1;
   std::string out, err;
+  double wall_s = 0;      // from spawn to exit
+  long peak_rss_kib = 0;  // the child's peak resident memory (getrusage's ru_maxrss)
 };
 
 // `args` are passed without a shell; the binary is the one built with the tests.
@@ -29,7 +31,9 @@ nlohmann::json run_exact(const std::string& topology, const std::string& collect
 // the result; fails the test if it did not exit 0.
 nlohmann::json workload_json(const std::string& text, const std::string& name);
 // Checks that `args` fail as bad input: exit status 2, nothing on stdout, one "ultrasim: error: " line on
-// stderr containing `fragment`.
+// stderr containing `fragment`; and, outside the sanitizer build, fast and small as every refusal must
+// be (issue "hardening, round two"): within 5 s and 512 MiB peak (a refusal takes ~0.05 s and ~20 MiB:
+// the limits catch a parser that reads or builds before it refuses, not a slow machine).
 void expect_input_error(const std::vector<std::string>& args, const std::string& fragment);
 std::string read_file(const std::string& path);
 // Every line of a JSON Lines file (sweep rows, flow records), parsed.

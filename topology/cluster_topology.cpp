@@ -144,7 +144,7 @@ Topology cluster_build(const std::string& spec, const std::string& args, const P
   Topology inner = find_generator(inner_name).build(c.preset, inner_args, p);
   inner.validate();
   const long P = inner.chip_count();
-  if (c.domains * P > 1 << 20) throw InputError("cluster:" + args + " has more than 1048576 chips");
+  if (c.domains * P > kMaxTopologyChips) throw InputError("cluster:" + args + " has more than 262144 chips");
   const bool rail = p.text("scaleout") == "rail";
   const double over = p.number("scaleout_oversubscription");
   if (!(over > 0))

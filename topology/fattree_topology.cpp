@@ -24,15 +24,16 @@
 namespace ultrasim {
 namespace {
 
-constexpr long kMaxK = 160;  // 1,024,000 chips
+constexpr long kMaxK = 100;  // 250,000 chips
 
 long parse_k(const std::string& args) {
   if (args.empty()) throw InputError("topology fattree needs the switch radix K, e.g. fattree:4 (16 chips)");
   long k = parse_count(args);
   if (k % 2 != 0 || k < 2)
     throw InputError("fattree:" + args + ": K must be even (K-port switches, K/2 ports down and K/2 up), " +
-                     "e.g. fattree:4 or fattree:" + std::to_string(k + 1));
-  if (k > kMaxK) throw InputError("fattree:" + args + " has more than 1048576 chips (K^3/4)");
+                     "e.g. " + (k > 2 ? "fattree:" + std::to_string(k - 1) + " or " : std::string()) +
+                     "fattree:" + std::to_string(k + 1));
+  if (k > kMaxK) throw InputError("fattree:" + args + " has more than 262144 chips (K^3/4)");
   return k;
 }
 

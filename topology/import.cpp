@@ -132,7 +132,7 @@ bool json_bool(const Errors& errors, const std::string& where, const Json& objec
 Json read_json_top_level(const Errors& errors, const std::string& text) {
   Json top;
   try {
-    top = Json::parse(text);
+    top = parse_json_input(text, errors.path() + ": JSON");
   } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
     errors.fail("JSON", "not valid JSON: " + json_error_text(e));
   }
@@ -467,6 +467,7 @@ LinkDesc graphml_link(const Errors& errors, const std::string& where, const std:
 }
 
 Description read_graphml_text(const Errors& errors, const std::string& text) {
+  check_xml_depth(text, errors.path());
   const GraphmlOutline outline = graphml_outline(errors, text);
   TextGraph g;
   graphml_read_data(errors, text, outline, g);
@@ -647,7 +648,7 @@ Topology import_topology(const std::string& path, const std::string& spec, const
     errors.fail("multipath_default", unknown_name_message("policy", d.multipath_default, multipath_names()));
   ImportNodeIndex index = import_index_nodes(errors, d);
   const long p = static_cast<long>(index.chips.size());
-  if (p > 1 << 20) errors.fail("nodes", "more than 1048576 chips");
+  if (p > kMaxTopologyChips) errors.fail("nodes", "more than 262144 chips");
   const std::vector<std::size_t> chip_of_rank = import_rank_chips(errors, d, index.chips);
   import_check_switch_names(errors, d, p);
 

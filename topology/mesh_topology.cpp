@@ -23,6 +23,7 @@ GeneratorEntry mesh_generator() {
       simple_link_params(), [](const std::string& spec, const std::string& args, const ParamSet& p) {
         if (args.empty()) throw InputError("topology mesh needs a chip count, e.g. mesh:8");
         long n = parse_count(args);
+        check_topology_size(spec, static_cast<double>(n), static_cast<double>(n) * (n - 1) / 2);
         if (n > kMaxChips)
           throw InputError("mesh:" + args + " has more than " + std::to_string(kMaxChips) +
                            " chips (a full mesh has N(N-1)/2 links)");

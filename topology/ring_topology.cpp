@@ -15,6 +15,7 @@ GeneratorEntry ring_generator() {
                        [](const std::string& spec, const std::string& args, const ParamSet& params) {
                          if (args.empty()) throw InputError("topology ring needs a chip count, e.g. ring:8");
                          long n = parse_count(args);
+                         check_topology_size(spec, static_cast<double>(n), static_cast<double>(n));
                          Topology t(spec, params, {"link"});
                          for (long i = 0; i < n; ++i) t.add_chip();
                          long links = n == 2 ? 1 : (n > 2 ? n : 0);

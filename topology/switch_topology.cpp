@@ -6,8 +6,8 @@
 //           \      |          /
 //            +---- switch0 --+         (and switch1 .. switchK-1 alike)
 #include "topology/base/errors.hpp"
-#include "topology/registry.hpp"
 #include "topology/base/units.hpp"
+#include "topology/registry.hpp"
 
 namespace ultrasim {
 
@@ -22,6 +22,7 @@ GeneratorEntry switch_generator() {
         if (args.empty()) throw InputError("topology switch needs a chip count, e.g. switch:16");
         long n = parse_count(args);
         const int planes = static_cast<int>(params.number("planes"));
+        check_topology_size(spec, static_cast<double>(n), static_cast<double>(n) * planes);
         Topology t(spec, params, {"link"});
         std::vector<Vertex> hubs;
         for (int k = 0; k < planes; ++k)

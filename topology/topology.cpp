@@ -10,6 +10,13 @@
 
 namespace ultrasim {
 
+void check_topology_size(const std::string& spec, double chips, double links) {
+  if (chips <= kMaxTopologyChips && links <= kMaxTopologyLinks) return;
+  throw InputError(spec + " would have " + shortest_number(chips) + " chips and " + shortest_number(links) +
+                   " links, over the limit of " + shortest_number(kMaxTopologyChips) + " chips and " +
+                   shortest_number(kMaxTopologyLinks) + " links");
+}
+
 Topology::Topology(std::string spec, ParamSet params, std::vector<std::string> tiers)
     : spec_(std::move(spec)), params_(std::move(params)), tiers_(std::move(tiers)) {}
 

@@ -20,6 +20,15 @@ enum class NodeKind { kChip, kSwitch };
 // exactly two links of it (out of the source chip's domain, into the destination's).
 inline constexpr const char* kScaleOutTier = "nic";
 
+// The largest topology any generator builds: 2^18 chips and 2^21 links (~250 MB of graph; any run or
+// description then needs routes for p^2 chip pairs, which the memory guard weighs). Generators check their
+// spec's counts with check_topology_size before building.
+inline constexpr double kMaxTopologyChips = 1 << 18;
+inline constexpr double kMaxTopologyLinks = 1 << 21;
+// Throws InputError "SPEC would have N chips and M links, over the limit of ..." when either count,
+// estimated from the spec alone, is over its limit.
+void check_topology_size(const std::string& spec, double chips, double links);
+
 struct Node {
   NodeKind kind = NodeKind::kChip;
   std::string name;  // unique: "chip12", "server3_switch"

@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "topology/base/errors.hpp"
+#include "topology/base/units.hpp"
 #include "topology/registry.hpp"
 #include "topology/torus.hpp"
-#include "topology/base/units.hpp"
 
 namespace ultrasim {
 
@@ -33,12 +33,13 @@ std::vector<long> parse_torus_dims(const std::string& name, const std::string& a
     }
   }
   if (args.back() == 'x' || dims.empty()) throw InputError(invalid);
-  long total = 1;
+  double total = 1;
   for (long d : dims) {
-    total *= d;
-    if (total > max_chips)
+    total *= static_cast<double>(d);
+    if (total > static_cast<double>(max_chips))
       throw InputError(name + " " + args + " has more than " + std::to_string(max_chips) + " chips");
   }
+  check_topology_size(name + ":" + args, total, total * static_cast<double>(dims.size()));
   return dims;
 }
 

@@ -7,6 +7,7 @@
 #include "collectives/schedule.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 #include "workloads/groups.hpp"
 #include "workloads/memory_guard.hpp"
 #include "workloads/traffic_matrix_file.hpp"
@@ -186,6 +187,15 @@ std::vector<const AlgorithmEntry*> algorithm_candidates(const std::string& colle
   return candidates;
 }
 
+void check_message_count(int p, int chunks, const std::string& algorithm) {
+  const double messages = 2.0 * p * chunks;
+  if (messages > kMaxRunMessages)
+    throw InputError(algorithm + " would post about " + shortest_number(messages) + " messages (2 x " +
+                     std::to_string(p) + " chips x " + std::to_string(chunks) +
+                     " chunks), over the limit of " + shortest_number(kMaxRunMessages) +
+                     "; use fewer pipeline_chunks or fewer chips");
+}
+
 std::vector<ParamSpec> algorithm_params(const std::vector<const AlgorithmEntry*>& candidates) {
   std::vector<ParamSpec> params;
   for (const AlgorithmEntry* entry : candidates)
@@ -262,6 +272,7 @@ PreparedJob prepare(const CollectiveJob& job) {
                      " does not run " + prepared.entry->name + "; set protocol=auto or another protocol");
   prepared.algorithm = prepared.entry->make(prepared.algorithm_params);
   prepared.algorithm->place(*prepared.topology);
+  check_message_count(prepared.p(), prepared.algorithm->chunks(prepared.group_size()), prepared.entry->name);
   if (!prepared.groups.members.empty() && !prepared.algorithm->runs_on_groups())
     throw InputError("algorithm " + prepared.entry->name +
                      " follows the whole topology's structure and does not "

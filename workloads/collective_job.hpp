@@ -46,6 +46,11 @@ std::vector<ParamSpec> model_params();
 // ("did you mean") for an unknown name.
 std::vector<const AlgorithmEntry*> algorithm_candidates(const std::string& collective,
                                                         const std::string& algorithm);
+// The work guard of a collective: about 2 x p x chunks(group) messages (a ring all-reduce posts 2(p-1)
+// chunk pieces per chip; a chain, a tree, a direct exchange fewer) may be posted, at most kMaxRunMessages
+// (1e8: ~75 s and ~10 GB in the flow engine). Throws InputError saying the estimate and the limit.
+inline constexpr double kMaxRunMessages = 1e8;
+void check_message_count(int p, int chunks, const std::string& algorithm);
 // Their own parameters, each name once (a name declared twice, pipeline_chunks, keeps its first
 // declaration, so the first candidate's default is the one in effect).
 std::vector<ParamSpec> algorithm_params(const std::vector<const AlgorithmEntry*>& candidates);

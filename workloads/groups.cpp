@@ -16,7 +16,8 @@ ParallelLayout parse_layout(const std::string& text, int chips) {
     const std::string axis = item.substr(0, eq);
     if (eq == std::string::npos || (axis != "tp" && axis != "ep" && axis != "dp" && axis != "pp"))
       throw InputError("--layout '" + text + "': expected AXIS=N for axes tp, ep, dp, pp (e.g. tp=4,dp=36)");
-    const int n = static_cast<int>(parse_count(item.substr(eq + 1)));
+    const int n =
+        static_cast<int>(with_context("--layout " + axis, [&] { return parse_count(item.substr(eq + 1)); }));
     (axis == "tp" ? layout.tp : axis == "ep" ? layout.ep : axis == "dp" ? layout.dp : layout.pp) = n;
     dp_given = dp_given || axis == "dp";
   }
@@ -46,7 +47,8 @@ Groups resolve_groups(const std::string& spec, const std::string& layout_text, c
     }
     groups = make_groups(spec, p, labels).members;
   } else if (spec.starts_with("blocks:")) {
-    const int n = static_cast<int>(parse_count(spec.substr(7)));
+    const int n =
+        static_cast<int>(with_context("--groups " + spec, [&] { return parse_count(spec.substr(7)); }));
     if (p % n != 0)
       throw InputError("--groups " + spec + ": " + std::to_string(p) + " chips do not split into blocks of " +
                        std::to_string(n));

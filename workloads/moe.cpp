@@ -72,8 +72,13 @@ std::vector<double> capped_shares(const std::vector<double>& w, double n, int k)
 
 std::vector<ParamSpec> chip_params() {
   return {
-      {"chip_flops", "2.517e15", Unit::kRatio, "a chip's dense peak, FLOP/s (MXFP8)",
-       "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4"},
+      {"chip_flops",
+       "2.517e15",
+       Unit::kRatio,
+       "a chip's dense peak, FLOP/s (MXFP8)",
+       "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4",
+       {},
+       Range{0, 1e18, true}},
       {"compute_efficiency", "0.6", Unit::kRatio, "fraction of chip_flops an expert FFN reaches",
        "assumption (large GEMMs reach 50-70 % of peak)"},
       {"hbm_bandwidth", "4.9TBps", Unit::kRate, "a chip's HBM bandwidth",
@@ -410,7 +415,7 @@ std::vector<double> read_expert_load(const std::string& path) {
   if (first != std::string::npos && text[first] == '[') {
     nlohmann::json j;
     try {
-      j = nlohmann::json::parse(text);
+      j = parse_json_input(text, name);
     } catch (const std::exception& e) {
       throw InputError(name + ": " + json_error_text(e));
     }

@@ -37,7 +37,7 @@ std::uint64_t json_entry_bytes(const nlohmann::json& value, const std::string& w
     throw InputError(where + ": " + value.dump() + " is negative; entries are byte counts >= 0");
   if (value.is_number_float()) {
     double bytes = value.get<double>();
-    if (bytes != std::floor(bytes) || bytes > 1.8e19)
+    if (bytes != std::floor(bytes) || bytes > kMaxBytes)
       throw InputError(where + ": " + value.dump() + " is not a whole number of bytes");
     return static_cast<std::uint64_t>(bytes);
   }
@@ -49,7 +49,7 @@ std::uint64_t json_entry_bytes(const nlohmann::json& value, const std::string& w
 Rows json_rows(const std::string& text, const std::string& name) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text);
+    doc = parse_json_input(text, name);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(name + ": invalid JSON: " + json_error_text(e));
   }

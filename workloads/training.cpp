@@ -113,6 +113,8 @@ TrainingConfig training_config_from_json(const nlohmann::json& w, const std::str
 TrainingStep::TrainingStep(const TrainingConfig& config, const Topology& topology, const ParamSet& params)
     : config_(config), chips_(topology.chip_count()), reduce_rate_(params.optional_rate("reduce_bandwidth")) {
   const double rate = params.number("chip_flops") * params.number("compute_efficiency");
+  // The layout must fit the chips whether or not a stage's groups name one of its axes (as run --layout).
+  if (!config.layout.empty()) parse_layout(config.layout, chips_);
   stage_collectives_.resize(config.stages.size());
   for (std::size_t s = 0; s < config.stages.size(); ++s) {
     const TrainingStage& stage = config.stages[s];

@@ -59,7 +59,7 @@ int run_calibrate(CalibrateArgs& args) {
   args.request.overrides = split_assignments(args.sets);
   if (!args.hold_out.empty())
     for (const std::string& size : split_items(args.hold_out, ','))
-      args.request.held_out.push_back(parse_bytes(size));
+      args.request.held_out.push_back(with_context("--hold-out", [&] { return parse_bytes(size); }));
   std::unique_ptr<std::ofstream> file;
   if (!args.output.empty()) file = open_output(args.output, "stack file");
   const Calibration c = calibrate(args.request);

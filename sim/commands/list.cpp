@@ -21,6 +21,7 @@ nlohmann::ordered_json params_json(const std::vector<ParamSpec>& specs) {
     out.push_back({{"name", p.name},
                    {"default", p.default_value},
                    {"unit", unit_name(p.unit)},
+                   {"range", range_of(p) ? nlohmann::ordered_json(range_text(p)) : nlohmann::ordered_json()},
                    {"meaning", p.meaning},
                    {"source", p.source}});
   return out;
@@ -96,8 +97,8 @@ void print_text(const nlohmann::ordered_json& out) {
       if (item.contains("collective")) {
         name = item["collective"].get<std::string>() + " " + name;
         for (const auto& p : item["parameters"])
-          description +=
-              " [--set " + p["name"].get<std::string>() + "=" + p["default"].get<std::string>() + "]";
+          description += " [--set " + p["name"].get<std::string>() + "=" + p["default"].get<std::string>() +
+                         (p["range"].is_null() ? "" : ", " + p["range"].get<std::string>()) + "]";
       }
       std::printf("  %-32s %s\n", name.c_str(), description.c_str());
     }

@@ -20,12 +20,13 @@ struct MoeArgs {
 int cmd_moe(MoeArgs args, const std::string& command) {
   check_choice("format", args.format, {"table", "json"});
   MoeConfig& c = args.request.config;
-  c.tokens_per_chip = parse_count(args.tokens);
-  c.hidden = parse_count(args.hidden);
-  if (!args.ffn.empty()) c.ffn = parse_count(args.ffn);
-  c.zipf = parse_ratio(args.zipf);
-  if (args.capacity != "unlimited") c.capacity_factor = parse_ratio(args.capacity);
-  c.seed = parse_seed(args.seed);
+  c.tokens_per_chip = with_context("--tokens-per-chip", [&] { return parse_count(args.tokens); });
+  c.hidden = with_context("--hidden", [&] { return parse_count(args.hidden); });
+  if (!args.ffn.empty()) c.ffn = with_context("--ffn", [&] { return parse_count(args.ffn); });
+  c.zipf = with_context("--zipf", [&] { return parse_ratio(args.zipf); });
+  if (args.capacity != "unlimited")
+    c.capacity_factor = with_context("--capacity-factor", [&] { return parse_ratio(args.capacity); });
+  c.seed = with_context("--seed", [&] { return parse_seed(args.seed); });
   c.dedup = !args.no_dedup;
   c.overrides = split_assignments(args.sets);
   if (!args.expert_load.empty()) {

@@ -32,7 +32,7 @@ int parse_jobs(const std::string& text) {
   const int most = std::max(16, 4 * cores);
   int jobs = 0;
   try {
-    jobs = static_cast<int>(parse_count(text));
+    jobs = static_cast<int>(with_context("--jobs", [&] { return parse_count(text); }));
   } catch (const InputError&) {
     throw InputError("invalid --jobs '" + text + "'; expected a whole number from 1 to " +
                      std::to_string(most));

@@ -51,15 +51,13 @@ int run_workload(const WorkloadArgs& args, const std::string& command_line) {
   if (chakra) {
     text = chakra_workload_of(args).dump();
   } else if (args.file == "-") {
-    std::stringstream in;
-    in << std::cin.rdbuf();
-    text = in.str();
+    text = read_input_stream(std::cin, "workload file '-' (standard input)");
   } else {
     text = read_input_file(args.file, "workload file '" + args.file + "'", "a JSON workload object");
   }
   nlohmann::json w;
   try {
-    w = nlohmann::json::parse(text);
+    w = parse_json_input(text, "workload file '" + args.file + "'");
   } catch (const std::exception& e) {
     throw InputError("workload file '" + args.file + "': " + json_error_text(e));
   }

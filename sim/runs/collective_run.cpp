@@ -37,9 +37,9 @@ CollectiveJob collective_job_of(const RunArgs& args) {
   return CollectiveJob{args.topology,
                        args.collective,
                        args.algorithm,
-                       args.size.empty() ? 0 : parse_bytes(args.size),
+                       args.size.empty() ? 0 : with_context("--size", [&] { return parse_bytes(args.size); }),
                        args.dtype,
-                       parse_seed(args.seed),
+                       with_context("--seed", [&] { return parse_seed(args.seed); }),
                        split_assignments(args.sets),
                        args.traffic_matrix,
                        args.faults,
@@ -125,7 +125,10 @@ int run_collective(const RunArgs& args, const std::string& command) {
     flows->close();
   }
   if (link_stats_file) *link_stats_file << link_stats_csv(*prepared.topology, *links);
-  return result.verdict.wrong == 0 ? 0 : 3;
+  if (result.verdict.wrong == 0) return 0;
+  // The result (stdout) says it too; stderr carries the one line every failing run leaves.
+  std::cerr << "ultrasim: error: verification failed: " << result.verdict.first_error << "\n";
+  return 3;
 }
 
 RunArgs collective_args_from_json(const nlohmann::json& w, const std::string& file) {

@@ -122,7 +122,7 @@ nlohmann::json job_workload(const nlohmann::json& field, const std::string& wher
   const std::string text =
       read_input_file(path, where + ": workload file '" + path + "'", "a JSON workload object");
   try {
-    return nlohmann::json::parse(text);
+    return parse_json_input(text, where + ": workload file '" + path + "'");
   } catch (const std::exception& e) {
     throw InputError(where + ": workload file '" + path + "': " + json_error_text(e));
   }

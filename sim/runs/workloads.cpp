@@ -34,7 +34,12 @@ int print_workload_result(const nlohmann::ordered_json& result, const std::strin
   } else {
     std::cout << table(result);
   }
-  return result["verified"].get<bool>() ? 0 : 3;
+  if (result["verified"].get<bool>()) return 0;
+  std::cerr << "ultrasim: error: verification failed"
+            << (result.contains("first_error") ? ": " + result["first_error"].get<std::string>()
+                                               : std::string())
+            << "\n";
+  return 3;
 }
 
 nlohmann::ordered_json run_prepared(PreparedWorkload& prepared, RunOptions options,

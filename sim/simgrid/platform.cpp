@@ -8,6 +8,7 @@
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 
 namespace sg = simgrid::s4u;
 
@@ -16,35 +17,76 @@ namespace {
 constexpr double kHostSpeed = 1e9;  // flop/s; compute is modelled as time, so the value is unused
 }
 
+namespace {
+
+// The settings --simgrid-cfg accepts: each changes how SimGrid computes, not what (the times stay those
+// of the model, within its precision), and none can abort, crash or hang it in the values given. A model
+// (network/model, bandwidth or latency factors, TCP-gamma, crosstraffic) would change the times ultrasim
+// checks against theory; contexts/factory:thread deadlocks SimGrid 3.32 at the end of a run.
+struct SimGridSetting {
+  std::string name;
+  std::vector<std::string> words;  // the values accepted, or empty for a number
+  double min = 0, max = 0;         // a number: [min, max]
+  std::string meaning;
+};
+
+const std::vector<SimGridSetting>& simgrid_settings() {
+  static const std::vector<SimGridSetting> settings{
+      {"surf/precision", {}, 1e-15, 1e-5, "the solver's precision (ultrasim sets 1e-9)"},
+      {"maxmin/precision", {}, 1e-15, 1e-5, "the max-min solver's precision"},
+      {"network/maxmin-selective-update", {"yes", "no"}, 0, 0, "re-solve only what changed"},
+      {"network/optim", {"Full", "Lazy"}, 0, 0, "how the network model updates its actions"},
+      {"cpu/optim", {"Full", "Lazy", "TI"}, 0, 0, "how the CPU model updates its actions"},
+      {"contexts/factory", {"ucontext", "boost", "raw"}, 0, 0, "how actors switch stacks"},
+      {"contexts/stack-size", {}, 16, 1 << 20, "an actor's stack, KiB"},
+      {"contexts/guard-size", {}, 0, 64, "guard pages under an actor's stack"},
+  };
+  return settings;
+}
+
+std::string accepted_settings() {
+  std::string out;
+  for (const auto& s : simgrid_settings()) out += (out.empty() ? "" : ", ") + s.name;
+  return out;
+}
+
+}  // namespace
+
 void check_simgrid_setting(const std::string& setting) {
   const auto colon = setting.find(':');
   if (colon == std::string::npos || colon == 0)
     throw InputError("invalid --simgrid-cfg '" + setting +
                      "'; expected name:value, e.g. surf/precision:1e-9");
   const std::string name = setting.substr(0, colon), value = setting.substr(colon + 1);
-  // SimGrid 3.32 calls xbt_die (abort) on an unknown model or optimisation name when the platform is built.
-  static const std::vector<std::pair<std::string, std::vector<std::string>>> kChoices{
-      {"network/model", {"CM02", "LV08", "SMPI", "IB"}},
-      {"cpu/model", {"Cas01"}},
-      {"host/model", {"default", "compound", "ptask_L07"}},
-      {"network/optim", {"Full", "Lazy"}},
-      {"cpu/optim", {"Full", "Lazy", "TI"}},
-  };
-  for (const auto& [key, known] : kChoices)
-    if (name == key && std::find(known.begin(), known.end(), value) == known.end())
-      throw InputError("--simgrid-cfg " + name + ": " + unknown_name_message("value", value, known));
-  if (name == "disk/model")
-    throw InputError("--simgrid-cfg disk/model: ultrasim's platforms have no disks; leave it unset");
-  // A precision of 0 never converges (a hang), a stack of 0 or a negative guard crashes the actors.
-  auto number = [&](double lowest, const std::string& expected) {
-    char* end = nullptr;
-    const double x = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || !(x >= lowest) || !std::isfinite(x))
-      throw InputError("invalid --simgrid-cfg '" + setting + "'; expected " + expected);
-  };
-  if (name.ends_with("precision")) number(1e-300, "a precision > 0, e.g. " + name + ":1e-9");
-  if (name == "contexts/stack-size") number(16, "a stack size of at least 16 (KiB)");
-  if (name == "contexts/guard-size") number(0, "a guard size >= 0 (pages)");
+  const auto& settings = simgrid_settings();
+  const auto it =
+      std::find_if(settings.begin(), settings.end(), [&](const auto& s) { return s.name == name; });
+  if (it == settings.end())
+    throw InputError("--simgrid-cfg " + name +
+                     ": not a setting ultrasim passes to SimGrid (it could change "
+                     "the model's times or stop the run); accepted: " +
+                     accepted_settings());
+  if (!it->words.empty()) {
+    if (std::find(it->words.begin(), it->words.end(), value) == it->words.end())
+      throw InputError("--simgrid-cfg " + name + ": " + unknown_name_message("value", value, it->words));
+    return;
+  }
+  char* end = nullptr;
+  const double x = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !(x >= it->min && x <= it->max))
+    throw InputError("invalid --simgrid-cfg '" + setting + "'; expected a number in [" +
+                     shortest_number(it->min) + ", " + shortest_number(it->max) + "] (" + it->meaning + ")");
+}
+
+std::vector<std::pair<std::string, std::string>> simgrid_setting_table() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& s : simgrid_settings()) {
+    std::string values;
+    for (const auto& w : s.words) values += (values.empty() ? "" : "|") + w;
+    if (values.empty()) values = "[" + shortest_number(s.min) + ", " + shortest_number(s.max) + "]";
+    out.emplace_back(s.name + ":" + values, s.meaning);
+  }
+  return out;
 }
 
 void configure_engine() {
@@ -85,7 +127,8 @@ Platform Platform::build(const PlatformPlan& plan, const Topology& topology) {
 
 Platform Platform::load(const std::string& xml_file, const Topology& topology) {
   // SimGrid's parser exits with a bare "input in flex scanner failed" on a directory.
-  check_input_file(xml_file, "platform '" + xml_file + "'", "a SimGrid XML file");
+  const std::string name = "platform '" + xml_file + "'";
+  check_xml_depth(read_input_file(xml_file, name, "a SimGrid XML file"), name);
   try {
     sg::Engine::get_instance()->load_platform(xml_file);
   } catch (const std::exception& e) {

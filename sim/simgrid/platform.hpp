@@ -5,6 +5,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
@@ -16,11 +17,14 @@ namespace ultrasim {
 // Sets the network model for exact α-β agreement: CM02, no cross traffic, no TCP window, optim Full.
 void configure_engine();
 
-// Checks a --simgrid-cfg "name:value" before SimGrid sees it, where SimGrid would abort, crash or hang
-// on a bad value instead of reporting it: the model and optimisation names, precisions (> 0) and context
-// stack sizes. Throws InputError naming the setting and the values accepted. Other settings are passed
-// to SimGrid, which reports their errors itself.
+// Checks a --simgrid-cfg "name:value" before SimGrid sees it: only settings that change how SimGrid
+// computes and not what (precisions, selective update, the optimisation modes, the actors' contexts) are
+// accepted, each within its values or range; anything else (a model, a factor) would break the exactness
+// the tests check, or abort, crash or hang SimGrid. Throws InputError naming the setting and what is
+// accepted.
 void check_simgrid_setting(const std::string& setting);
+// The accepted settings, as {"name:values", meaning}, for the manual and the tests.
+std::vector<std::pair<std::string, std::string>> simgrid_setting_table();
 
 class Platform {
  public:

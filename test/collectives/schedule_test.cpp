@@ -235,8 +235,8 @@ TEST_CASE("schedule loader: chunk and dst_chunk must name a slot of the collecti
                      "dst_chunk": 4, "op": "copy"}]]})") ==
         "s.json: step 0, transfer 0: \"dst_chunk\" 4 is out of range: alltoall on 2 chips has slots 0..3");
   // All-gather, reduce-scatter and all-to-all are cut one part per chip; chunks may only say so.
-  CHECK(error_of(R"({"collective": "allgather", "chips": 4, "chunks": 4, "steps": []})") == "");
-  CHECK(error_of(R"({"collective": "allgather", "chips": 4, "chunks": 2, "steps": []})") ==
+  CHECK(error_of(R"({"collective": "allgather", "chips": 4, "chunks": 4, "steps": [[]]})") == "");
+  CHECK(error_of(R"({"collective": "allgather", "chips": 4, "chunks": 2, "steps": [[]]})") ==
         "s.json: \"chunks\" is 2, but allgather cuts the data into one part per chip (4); leave it out");
   CHECK(error_of(R"({"collective": "broadcast", "chips": 4, "chunks": 65537, "steps": []})") ==
         "s.json: \"chunks\" 65537 is out of range: 1..65536");

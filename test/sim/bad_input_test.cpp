@@ -3,6 +3,7 @@
 // memory guard) rejects a bad value with exit status 2 and one "ultrasim: error: " line naming it. Each
 // table is one TEST_CASE (one CTest process); every row is a subprocess, none of them simulates.
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -104,7 +105,7 @@ TEST_CASE("bad sizes, rates, times and ratios name the value and the accepted fo
       {run({"--size", "inf"}), "invalid size 'inf'"},
       {run({"--size", "1e400"}), "invalid size '1e400'"},
       {run({"--size", "1e-400"}), "invalid size '1e-400'"},
-      {run({"--size", "99999999999999999999"}), "expected a whole number of bytes"},
+      {run({"--size", "99999999999999999999"}), "out of range: at most 2^53 bytes"},
       {run({"--size", "1.5"}), "invalid size '1.5'; expected a whole number of bytes"},
       {run({"--size", "1KiBx"}), "expected a byte count such as 4096, 64MiB or 1GB"},
       {run({"--size", "0x10"}), "invalid size '0x10'"},
@@ -118,7 +119,8 @@ TEST_CASE("bad sizes, rates, times and ratios name the value and the accepted fo
       {run({"--size", "1KiB", "--set", "link_latency=1e999s"}), "invalid time '1e999s'"},
       {run({"--size", "1KiB", "--set", "link_efficiency=1/0"}), "the denominator must be > 0"},
       {run({"--size", "1KiB", "--set", "link_efficiency=1e300/1e-300"}), "out of range"},
-      {run({"--size", "1KiB", "--set", "link_efficiency=2"}), "efficiency must be in (0, 1], got 2"},
+      {run({"--size", "1KiB", "--set", "link_efficiency=2"}),
+       "parameter link_efficiency: '2' is out of range; expected (0, 1]"},
   });
 }
 
@@ -253,7 +255,7 @@ TEST_CASE("bad schedule files name the file, the step and the transfer") {
        "step 0, transfer 0: chip 0 sends to itself"},
       {schedule("x4.json", R"({"collective": "allreduce", "chips": 99999999999, "chunks": 1, "steps": []})"),
        R"("chips" 99999999999 is out of range)"},
-      {schedule("x5.json", R"({"collective": "allreduce", "chips": 4, "chunks": 1, "steps": []})"),
+      {schedule("x5.json", R"({"collective": "allreduce", "chips": 4, "chunks": 1, "steps": [[]]})"),
        "the schedule is for 4 chips, but topology switch:2 has 2"},
       {{"run", "--topology", "switch:2", "--collective", "allreduce", "--algorithm", "file:", "--size", "1"},
        "--algorithm file: needs a path"},
@@ -312,11 +314,21 @@ TEST_CASE("bad platforms and SimGrid settings are refused before SimGrid aborts 
       {run({"--size", "1", "--platform", temp_path("")}), "is a directory"},  // flex's bare message before
       {run({"--size", "1", "--platform", "/nonexistent/p.xml"}), "cannot read platform '/nonexistent/p.xml'"},
       {run({"--size", "1", "--platform", xml}), "cannot load platform"},
-      {run({"--size", "1", "--simgrid-cfg", "network/model:bogus"}), "unknown value 'bogus'"},  // aborted
-      {run({"--size", "1", "--simgrid-cfg", "network/optim:x"}), "network/optim"},              // aborted
-      {run({"--size", "1", "--simgrid-cfg", "surf/precision:0"}), "expected a precision > 0"},  // hung
-      {run({"--size", "1", "--simgrid-cfg", "contexts/stack-size:0"}), "at least 16"},          // crashed
-      {run({"--size", "1", "--simgrid-cfg", "foo:bar"}), "Bad config key: foo"},  // one line, not 100
+      // Only settings that change how SimGrid computes, not what, pass (sim/simgrid/platform.hpp).
+      {run({"--size", "1", "--simgrid-cfg", "network/model:bogus"}),
+       "network/model: not a setting"},  // aborted
+      {run({"--size", "1", "--simgrid-cfg", "network/model:LV08"}),
+       "network/model: not a setting"},                                                        // inexact
+      {run({"--size", "1", "--simgrid-cfg", "network/bandwidth-factor:0"}), "not a setting"},  // aborted
+      {run({"--size", "1", "--simgrid-cfg", "network/optim:x"}),
+       "network/optim: unknown value 'x'"},  // aborted
+      {run({"--size", "1", "--simgrid-cfg", "surf/precision:0"}),
+       "expected a number in [1e-15, 1e-05]"},  // hung
+      {run({"--size", "1", "--simgrid-cfg", "contexts/stack-size:0"}),
+       "expected a number in [16, "},  // crashed
+      {run({"--size", "1", "--simgrid-cfg", "contexts/factory:thread"}),
+       "unknown value 'thread'"},                                                                // deadlocked
+      {run({"--size", "1", "--simgrid-cfg", "foo:bar"}), "foo: not a setting ultrasim passes"},  // one line
       {run({"--size", "1", "--simgrid-cfg", "nocolon"}), "expected name:value"},
   });
 }
@@ -324,8 +336,8 @@ TEST_CASE("bad platforms and SimGrid settings are refused before SimGrid aborts 
 TEST_CASE("the memory guard refuses a configuration that would not fit, saying how much it needs") {
   unsetenv("ULTRASIM_MEMORY_LIMIT");
   // Routes for 1e12 chip pairs: no machine has that; this used to end in std::bad_alloc (exit 1).
-  expect_input_error({"topology", "switch:1000000"}, "of memory (1000000 chips");
-  expect_input_error(run({"--size", "1"}, "torus:1000x1000"), "routes of 999999000000 chip pairs");
+  expect_input_error({"topology", "switch:200000"}, "of memory (200000 chips");
+  expect_input_error(run({"--size", "1"}, "torus:400x400"), "routes of 25599840000 chip pairs");
   // With a limit set, a small run is measured against it instead of MemAvailable.
   setenv("ULTRASIM_MEMORY_LIMIT", "64MiB", 1);
   expect_input_error({"run", "--topology", "switch:64", "--collective", "alltoall", "--algorithm", "direct",
@@ -371,4 +383,195 @@ TEST_CASE("a path that is not UTF-8 is not an error: JSON output shows its bad b
   auto json = nlohmann::json::parse(r.out);
   CHECK(json["algorithm"] == "file:" + temp_path("ring\xef\xbf\xbd.json"));
   CHECK(json["verified"] == true);
+}
+
+// ---- Round two (issue "hardening, round two"): each class below probed in every subcommand that reads
+// that kind of input. expect_input_error also holds each refusal to 5 s and 512 MiB.
+
+namespace {
+
+// `levels` nested JSON arrays around `inner`: what a parser that recursed would crash on.
+std::string deep_json(int levels, const std::string& inner = "") {
+  return std::string(levels, '[') + inner + std::string(levels, ']');
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& extra) {
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+const std::string kMoe[] = {"moe", "--topology",        "switch:4", "--experts", "4", "--top-k",
+                            "1",   "--tokens-per-chip", "2",        "--hidden",  "8"};
+std::vector<std::string> moe(const std::vector<std::string>& extra) {
+  return with(std::vector<std::string>(std::begin(kMoe), std::end(kMoe)), extra);
+}
+
+}  // namespace
+
+TEST_CASE("deeply nested input is refused at 64 levels in every reader, never a crash") {
+  const std::string deep = deep_json(100000);
+  std::string deep_xml;
+  for (int i = 0; i < 100000; ++i) deep_xml += "<a>";
+  for (int i = 0; i < 100000; ++i) deep_xml += "</a>";
+  expect_all({
+      {matrix("deep_matrix.json", deep), "JSON nested deeper than 64 levels"},
+      {matrix("deep_matrix2.json", R"({"bytes": )" + deep + "}"), "nested deeper than 64"},
+      {sweep_file("deep_sweep.json", R"({"topologies": ["switch:4"], "sets": )" + deep + "}"),
+       "nested deeper than 64"},
+      {schedule("deep_schedule.json",
+                R"({"collective": "allreduce", "chips": 2, "chunks": 2, "steps": )" + deep + "}"),
+       "nested deeper than 64"},
+      {topology_file("deep_topology.json", R"({"nodes": )" + deep + "}"), "nested deeper than 64"},
+      {topology_file("deep.graphml", "<graphml>" + deep_xml + "</graphml>"),
+       "XML nested deeper than 64 elements"},
+      {run({"--size", "1", "--platform",
+            file("deep_platform.xml", "<platform version=\"4.1\">" + deep_xml + "</platform>")}),
+       "XML nested deeper than 64 elements"},
+      {{"workload", file("deep_workload.json", R"({"workload": "training", "stages": )" + deep + "}")},
+       "nested deeper than 64"},
+      {{"tune", "--from", file("deep_rows.jsonl", R"({"point": )" + deep + "}")}, "nested deeper than 64"},
+      {moe({"--expert-load", file("deep_load.json", deep)}), "nested deeper than 64"},
+      {run({"--size", "1", "--stack",
+            file("deep_stack.json", R"({"name": "x", "protocols": )" + deep + "}")}),
+       "nested deeper than 64"},
+      {{"calibrate", "--topology", "switch:8", "--from",
+        file("deep_log.json", R"({"results": )" + deep + "}")},
+       "nested deeper than 64"},
+  });
+}
+
+TEST_CASE("a device, a pipe that never ends or an oversized file is refused unread in every reader") {
+  // /dev/zero never ends: it used to be read to ~4 GB. A regular file over 64 MiB is refused by its size.
+  const std::string big = temp_path("big.json");
+  {
+    std::ofstream out(big, std::ios::binary);
+    const std::string block(1 << 20, ' ');
+    for (int i = 0; i < 65; ++i) out << block;
+  }
+  // Through a link named .json, as a FILE.json stack must be named: the device is what counts.
+  const std::string zero = temp_path("zero.json");
+  REQUIRE(symlink("/dev/zero", zero.c_str()) == 0);
+  for (const std::string& path : {zero, big}) {
+    const std::string what =
+        path == big ? "over the 64 MiB limit of an input file" : "is a device, not a file";
+    const std::vector<std::string> with_schedule{"run",          "--topology", "switch:2",
+                                                 "--collective", "allreduce",  "--algorithm",
+                                                 "file:" + path, "--size",     "1KiB"};
+    expect_all({
+        {{"run", "--topology", "switch:2", "--collective", "alltoallv", "--algorithm", "direct",
+          "--traffic-matrix", path},
+         what},
+        {with_schedule, what},
+        {run({"--size", "1", "--stack", path}), what},
+        {run({"--size", "1", "--platform", path}), what},
+        {{"topology", "file:" + path}, what},
+        {{"sweep", "--file", path}, what},
+        {{"tune", "--from", path}, what},
+        {{"calibrate", "--topology", "switch:8", "--from", path}, what},
+        {moe({"--expert-load", path}), what},
+        {{"workload", path}, what},
+    });
+  }
+}
+
+TEST_CASE("a key given twice in one JSON object is refused, in every JSON reader") {
+  const std::string twice = R"("a": 1, "a": 2)";
+  expect_all({
+      {matrix("dup_matrix.json", R"({"bytes": [[0, 1], [1, 0]], "bytes": [[0, 2], [2, 0]]})"),
+       R"(key "bytes" appears twice in one object)"},
+      {sweep_file("dup_sweep.json", R"({"topologies": ["switch:4"], "topologies": ["ring:4"]})"),
+       R"(key "topologies" appears twice)"},
+      {schedule("dup_schedule.json", R"({"collective": "allreduce", "collective": "allgather", "chips": 2})"),
+       R"(key "collective" appears twice)"},
+      {topology_file("dup_topology.json", two_chips(R"("raw_bandwidth_GBps": 1, "raw_bandwidth_GBps": 2)")),
+       R"(key "raw_bandwidth_GBps" appears twice)"},
+      {{"workload", file("dup_workload.json", R"({"workload": "moe", "workload": "training"})")},
+       R"(key "workload" appears twice)"},
+      {{"tune", "--from", file("dup_rows.jsonl", R"({"point": 0, "point": 1})")},
+       R"(key "point" appears twice)"},
+      {run({"--size", "1", "--stack", file("dup_stack.json", R"({"name": "x", "name": "y"})")}),
+       R"(key "name" appears twice)"},
+      {{"calibrate", "--topology", "switch:8", "--from",
+        file("dup_log.json", R"({"results": [], "results": []})")},
+       R"(key "results" appears twice)"},
+  });
+}
+
+TEST_CASE("numbers outside their declared range are refused naming the option and the range") {
+  expect_all({
+      // Sizes above 2^53 bytes: the byte counters stay exact (they overflowed to 0 near 2^63).
+      {run({"--size", "9223372036854775807"}), "--size: invalid size '9223372036854775807'; out of range"},
+      {run({"--size", "9007199254740993"}), "at most 2^53 bytes"},  // 2^53 + 1: read exactly, not rounded
+      {sweep({"--sizes", "1:9223372036854775807:x2"}), "at most 2^53 bytes"},
+      {matrix("huge_entry.json", "[[0, 1e17], [1, 0]]"), "is not a whole number of bytes"},
+      // A rate so small that every time is inf; a time past 1e6 s (a fault at @1e300 printed 63 digits).
+      {run({"--size", "1", "--set", "link_bandwidth=1e-300"}), "out of range: 1kBps to 1e18Bps"},
+      {run({"--size", "1", "--fault", "late-chip:0@1e300"}), "out of range: at most 1e6 s"},
+      {run({"--size", "1", "--set", "link_latency=2e6s"}), "out of range: at most 1e6 s"},
+      // Efficiencies are fractions; FLOP/s are positive; pipelines have at most 4096 chunks.
+      {run({"--size", "1", "--set", "link_efficiency=2"}),
+       "parameter link_efficiency: '2' is out of range; expected (0, 1]"},
+      {run({"--size", "1", "--set", "link_efficiency=0"}), "expected (0, 1]"},
+      {moe({"--set", "chip_flops=0"}), "parameter chip_flops: '0' is out of range; expected (0, 1e+18]"},
+      {moe({"--set", "compute_efficiency=1.5"}), "parameter compute_efficiency: '1.5' is out of range"},
+      {run({"--size", "1MiB", "--set", "pipeline_chunks=100000000"}),
+       "parameter pipeline_chunks: '100000000' is out of range; expected [1, 4096]"},
+      {sweep({"--sizes", "1KiB", "--set", "pipeline_chunks=2,5000"}), "expected [1, 4096]"},
+  });
+}
+
+TEST_CASE("work too large for the machine is refused from the spec, before anything is built") {
+  expect_all({
+      // switch: and ring: built for ~18 s and 5.8 GB before running out of memory.
+      {{"topology", "switch:100000000"},
+       "switch:100000000 would have 1e+08 chips and 1e+08 links, over the limit"},
+      {{"topology", "ring:100000000"}, "would have 1e+08 chips"},
+      {{"topology", "switch:64", "--set", "planes=1000000"}, "would have 64 chips and 6.4e+07 links"},
+      {run({"--size", "1"}, "mesh:100000"), "mesh:100000 would have 1e+05 chips and 4999950000 links"},
+      // pipeline_chunks=4096 on 1152 chips: 1.1e10 messages, which ran past any time limit.
+      {run({"--size", "1GiB", "--set", "pipeline_chunks=4096"}, "switch:1152"),
+       "ring would post about 10871635968 messages (2 x 1152 chips x 4718592 chunks), over the limit of "
+       "1e+08"},
+      // A grid of 1e8 points allocated 2.4 GB before refusing, even with --shard picking one point.
+      {sweep({"--sizes", "1:100000:+1", "--seeds", "0:999", "--shard", "0/100000000"}),
+       "the sweep has 99900000 points (at most; --set values cross), over the limit of 100000"},
+  });
+}
+
+TEST_CASE("messages name the option whose value is bad") {
+  expect_all({
+      {run({"--size", "1", "--groups", "blocks:0"}), "--groups blocks:0: invalid count '0'"},
+      {run({"--size", "1", "--groups", "tp", "--layout", "tp=0"}), "--layout tp: invalid count '0'"},
+      {{"moe", "--experts", "4", "--top-k", "1", "--tokens-per-chip", "2", "--hidden", "0"},
+       "--hidden: invalid count '0'"},
+      {{"moe", "--experts", "4", "--top-k", "1", "--tokens-per-chip", "x", "--hidden", "8"},
+       "--tokens-per-chip: invalid count 'x'"},
+      {moe({"--zipf", "-1"}), "--zipf: invalid ratio '-1'"},
+      {moe({"--seed", "x"}), "--seed:"},
+      {{"topology", "fattree:3"}, "e.g. fattree:2 or fattree:4"},  // read "fattree:4 or fattree:4"
+      // A NUL byte in a quoted key cut the line short (what() is a C string): it shows as \x00.
+      {sweep_file("nul_key.json", R"({"topologies": ["switch:4"], "bad\u0000key": 1})"), "bad\\x00key"},
+      {{"calibrate", "--topology", "nvl72", "--from",
+        std::string(ULTRASIM_SOURCE_DIR) + "/test/data/calibrate/gb200_nvl72_coreweave.log", "--hold-out",
+        "x"},
+       "--hold-out: invalid size 'x'"},
+  });
+}
+
+TEST_CASE("an error every point of a sweep would hit is refused before the sweep starts") {
+  // A fault naming no link ran every point as an error row and exited 0.
+  expect_all({
+      {sweep({"--sizes", "1KiB,2KiB", "--fault", "link-down:nolink@1us"}),
+       "--fault on switch:4: invalid --fault"},
+  });
+}
+
+TEST_CASE("an empty schedule and a training layout that does not divide the chips are bad input") {
+  expect_all({
+      {schedule("empty_steps.json", R"({"collective": "allreduce", "chips": 2, "chunks": 2, "steps": []})"),
+       R"("steps" is empty: 2 chips need at least one transfer to allreduce)"},
+      {{"workload", file("layout.json", R"({"workload": "training", "topology": "switch:8", "layout": "tp=3",
+          "stages": [{"name": "s", "compute_s": 1e-6}]})")},
+       "--layout 'tp=3': tp x ep x dp x pp"},
+  });
 }

@@ -1,27 +1,127 @@
 #include "topology/base/input_files.hpp"
 
-#include <filesystem>
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <fstream>
-#include <sstream>
+#include <set>
+#include <vector>
 
 #include "topology/base/errors.hpp"
 
 namespace ultrasim {
+namespace {
 
-void check_input_file(const std::string& path, const std::string& name, const std::string& expected) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error))
-    throw InputError(name + " is a directory; expected " + expected);
+std::string limit_text(std::uint64_t bytes) {
+  return std::to_string(bytes >> 20) + " MiB";
+}
+
+std::string too_large(const std::string& name, const std::string& size, std::uint64_t limit) {
+  return name + " is " + size + ", over the " + limit_text(limit) + " limit of an input file";
+}
+
+// The parse callback of both JSON flavours: depth and repeated keys.
+template <class Json>
+typename Json::parser_callback_t json_guard(std::vector<std::set<std::string>>& keys,
+                                            const std::string& name) {
+  return [&keys, &name](int depth, nlohmann::json::parse_event_t event, Json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if ((event == Event::object_start || event == Event::array_start) && depth >= kJsonDepthLimit)
+      throw InputError(name + ": JSON nested deeper than " + std::to_string(kJsonDepthLimit) + " levels");
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    if (event == Event::key && !keys.empty() &&
+        !keys.back().insert(parsed.template get<std::string>()).second)
+      throw InputError(name + ": key \"" + parsed.template get<std::string>() +
+                       "\" appears twice in one object");
+    return true;
+  };
+}
+
+template <class Json>
+Json parse_guarded(const std::string& text, const std::string& name) {
+  std::vector<std::set<std::string>> keys;
+  return Json::parse(text, json_guard<Json>(keys, name));
+}
+
+}  // namespace
+
+void check_input_file(const std::string& path, const std::string& name, const std::string& expected,
+                      std::uint64_t limit) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0)
+    throw InputError("cannot read " + name + " (missing or not readable)");
+  if (S_ISDIR(info.st_mode)) throw InputError(name + " is a directory; expected " + expected);
+  if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode) || S_ISSOCK(info.st_mode))
+    throw InputError(name + " is a device, not a file; expected " + expected);
+  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > limit)
+    throw InputError(too_large(name, std::to_string(info.st_size) + " bytes", limit));
   if (!std::ifstream(path)) throw InputError("cannot read " + name + " (missing or not readable)");
 }
 
-std::string read_input_file(const std::string& path, const std::string& name, const std::string& expected) {
-  check_input_file(path, name, expected);
+std::string read_input_file(const std::string& path, const std::string& name, const std::string& expected,
+                            std::uint64_t limit) {
+  check_input_file(path, name, expected, limit);
   std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
+  return read_input_stream(in, name, limit);
+}
+
+std::string read_input_stream(std::istream& in, const std::string& name, std::uint64_t limit) {
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > limit)
+      throw InputError(too_large(name, "more than " + std::to_string(limit) + " bytes", limit));
+  }
   if (in.bad()) throw InputError("cannot read " + name + " (missing or not readable)");
-  return text.str();
+  return text;
+}
+
+nlohmann::json parse_json_input(const std::string& text, const std::string& name) {
+  return parse_guarded<nlohmann::json>(text, name);
+}
+
+nlohmann::ordered_json parse_ordered_json_input(const std::string& text, const std::string& name) {
+  return parse_guarded<nlohmann::ordered_json>(text, name);
+}
+
+void check_xml_depth(const std::string& text, const std::string& name) {
+  int depth = 0;
+  auto skip_past = [&](std::size_t from, const char* end) {
+    const std::size_t at = text.find(end, from);
+    return at == std::string::npos ? text.size() : at + std::char_traits<char>::length(end);
+  };
+  for (std::size_t i = text.find('<'); i < text.size(); i = text.find('<', i)) {
+    if (text.compare(i, 4, "<!--") == 0) {
+      i = skip_past(i + 4, "-->");
+    } else if (text.compare(i, 9, "<![CDATA[") == 0) {
+      i = skip_past(i + 9, "]]>");
+    } else if (text.compare(i, 2, "<?") == 0) {
+      i = skip_past(i + 2, "?>");
+    } else if (text.compare(i, 2, "<!") == 0) {
+      i = skip_past(i + 2, ">");
+    } else if (text.compare(i, 2, "</") == 0) {
+      depth = std::max(0, depth - 1);
+      i = skip_past(i + 2, ">");
+    } else {  // a start tag: find its end outside quoted attribute values
+      char quote = 0;
+      std::size_t j = i + 1;
+      for (; j < text.size(); ++j) {
+        if (quote != 0) {
+          if (text[j] == quote) quote = 0;
+        } else if (text[j] == '"' || text[j] == '\'') {
+          quote = text[j];
+        } else if (text[j] == '>') {
+          break;
+        }
+      }
+      if (j >= text.size()) return;  // unterminated: the parser says so
+      if (text[j - 1] != '/' && ++depth > kXmlDepthLimit)
+        throw InputError(name + ": XML nested deeper than " + std::to_string(kXmlDepthLimit) + " elements");
+      i = j + 1;
+    }
+  }
 }
 
 std::string json_error_text(const std::exception& error) {

@@ -1,19 +1,51 @@
 // Reading the user's input files and writing JSON text, the same way for every reader (topologies,
-// schedules, traffic matrices, sweep files and rows, platforms): one message per kind of failure.
+// schedules, traffic matrices, sweep files and rows, stacks, workload files, logs, platforms): one
+// message per kind of failure, each naming the file.
+//
+// What every input file gets, before anything is parsed:
+//   - a size limit, read from the file system first (a regular file over it is refused unread) and
+//     enforced while reading (a pipe stops at the limit);
+//   - no devices: a character or block device (/dev/zero, a terminal) or a socket is refused unread;
+//   - JSON nested at most kJsonDepthLimit levels, and no key twice in one object (parse_json_input);
+//   - XML nested at most kXmlDepthLimit elements (check_xml_depth; the XML parsers recurse).
 #pragma once
 
+#include <cstdint>
 #include <exception>
+#include <istream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace ultrasim {
 
-// Throws InputError "<name> is a directory; expected <expected>" or "cannot read <name> (missing or not
+// The size limit of an input file, bytes (64 MiB: a 1,152-chip traffic matrix in JSON is ~15 MB).
+inline constexpr std::uint64_t kInputFileLimit = 64ull << 20;
+// Nesting limits. No input kind needs more than a handful of levels (a schedule: 5).
+inline constexpr int kJsonDepthLimit = 64;
+inline constexpr int kXmlDepthLimit = 64;
+
+// Throws InputError "<name> is a directory; expected <expected>", "<name> is a device, not a file",
+// "<name> is N bytes, over the limit of L for an input file" or "cannot read <name> (missing or not
 // readable)"; `name` says what the file is, e.g. "sweep file 'x.json'".
-void check_input_file(const std::string& path, const std::string& name, const std::string& expected);
-// check_input_file, then the file's bytes.
-std::string read_input_file(const std::string& path, const std::string& name, const std::string& expected);
+void check_input_file(const std::string& path, const std::string& name, const std::string& expected,
+                      std::uint64_t limit = kInputFileLimit);
+// check_input_file, then the file's bytes (at most `limit`).
+std::string read_input_file(const std::string& path, const std::string& name, const std::string& expected,
+                            std::uint64_t limit = kInputFileLimit);
+
+// The bytes of `in` (standard input), at most `limit`; throws InputError as read_input_file does.
+std::string read_input_stream(std::istream& in, const std::string& name,
+                              std::uint64_t limit = kInputFileLimit);
+
+// `text` parsed as JSON. A syntax error throws nlohmann's parse_error (callers say where it is); nesting
+// deeper than kJsonDepthLimit or a key repeated in one object throws InputError "<name>: ...".
+nlohmann::json parse_json_input(const std::string& text, const std::string& name);
+nlohmann::ordered_json parse_ordered_json_input(const std::string& text, const std::string& name);
+
+// Throws InputError "<name>: XML nested deeper than kXmlDepthLimit elements" (comments, CDATA,
+// declarations and quoted attribute values are skipped; the parser reports any other malformation).
+void check_xml_depth(const std::string& text, const std::string& name);
 
 // nlohmann's exception text without its "[json.exception.parse_error.101] " prefix.
 std::string json_error_text(const std::exception& error);

@@ -38,8 +38,59 @@ static double parse_choice(const ParamSpec& spec, const std::string& text) {
   throw InputError(unknown_name_message("value", text, spec.choices));
 }
 
+std::optional<Range> range_of(const ParamSpec& spec) {
+  if (spec.range) return spec.range;
+  switch (spec.unit) {
+    case Unit::kBytes:
+      return Range{0, kMaxBytes};
+    case Unit::kRate:
+    case Unit::kOptRate:
+      return Range{kMinRate, kMaxRate};
+    case Unit::kTime:
+      return Range{0, kMaxTime};
+    case Unit::kRatio:
+      if (spec.name.ends_with("_efficiency")) return kFraction;
+      return Range{0, 1e18};
+    case Unit::kCount:
+      return Range{1, static_cast<double>(kMaxCount)};
+    case Unit::kBool:
+    case Unit::kChoice:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::string range_text(const ParamSpec& spec) {
+  const auto range = range_of(spec);
+  if (!range) return {};
+  const char* unit = spec.unit == Unit::kBytes                                 ? " bytes"
+                     : spec.unit == Unit::kRate || spec.unit == Unit::kOptRate ? " B/s"
+                     : spec.unit == Unit::kTime                                ? " s"
+                                                                               : "";
+  return (range->min_open ? "(" : "[") + shortest_number(range->min) + ", " + shortest_number(range->max) +
+         "]" + unit;
+}
+
+// Throws InputError when `value` is outside the spec's range.
+static void check_range(const ParamSpec& spec, const std::string& text, double value) {
+  const auto range = range_of(spec);
+  if (!range || (spec.unit == Unit::kOptRate && std::isinf(value))) return;
+  if (value < range->min || (range->min_open && value == range->min) || value > range->max)
+    throw InputError("'" + text + "' is out of range; expected " + range_text(spec));
+}
+
 ParamSet::Value ParamSet::parse(const ParamSpec& spec, const std::string& text) {
   try {
+    Value value = parse_value(spec, text);
+    check_range(spec, text, value.number);
+    return value;
+  } catch (const InputError& e) {
+    throw InputError("parameter " + spec.name + ": " + e.what());
+  }
+}
+
+ParamSet::Value ParamSet::parse_value(const ParamSpec& spec, const std::string& text) {
+  {
     switch (spec.unit) {
       case Unit::kBytes:
         return {text, static_cast<double>(parse_bytes(text))};
@@ -59,8 +110,6 @@ ParamSet::Value ParamSet::parse(const ParamSpec& spec, const std::string& text) 
       case Unit::kChoice:
         return {text, parse_choice(spec, text)};
     }
-  } catch (const InputError& e) {
-    throw InputError("parameter " + spec.name + ": " + e.what());
   }
   return {};
 }

@@ -24,6 +24,13 @@ enum class Unit {
              // ending in .json, "NAME" any word its owner checks)
 };
 
+// The values a numeric parameter accepts, in its base unit: [min, max], or (min, max] when min_open.
+struct Range {
+  double min = 0, max = 0;
+  bool min_open = false;
+};
+inline constexpr Range kFraction{0, 1, true};  // an efficiency: (0, 1]
+
 struct ParamSpec {
   std::string name;           // unique across topology, model and algorithm parameters
   std::string default_value;  // as a user would type it
@@ -31,7 +38,15 @@ struct ParamSpec {
   std::string meaning;  // one line
   std::string source;   // where the default comes from ("hardware.md: AWS trn3-arch", "assumption")
   std::vector<std::string> choices = {};  // kChoice: the words accepted
+  std::optional<Range> range = {};        // numeric units: narrower than the unit's (range_of)
 };
+
+// The range a parameter's value must fall in: its own, else (0, 1] for a ratio named *_efficiency, else
+// its unit's limits (topology/base/units.hpp: bytes [0, 2^53], rates [1e3, 1e18] B/s, times [0, 1e6] s,
+// ratios [0, 1e18], counts [1, 999999999]); none for booleans and choices.
+std::optional<Range> range_of(const ParamSpec& spec);
+// The range as `list` shows it and errors say it: "(0, 1]", "[1, 4096]", "[1000, 1e+18] B/s".
+std::string range_text(const ParamSpec& spec);
 
 // The parameters in effect for one run: the declared specs with their values (defaults unless set).
 class ParamSet {
@@ -68,7 +83,9 @@ class ParamSet {
     double number = 0;
   };
   const Value& at(const std::string& name) const;
+  // The value in the spec's unit, checked against range_of(spec); errors name the parameter.
   static Value parse(const ParamSpec& spec, const std::string& text);
+  static Value parse_value(const ParamSpec& spec, const std::string& text);
 
   std::vector<ParamSpec> specs_;
   std::map<std::string, Value> values_;

@@ -88,9 +88,19 @@ std::pair<double, double> split(std::string_view text, const std::array<Suffix, 
 }  // namespace
 
 std::uint64_t parse_bytes(std::string_view text) {
+  // A plain integer is read exactly (strtod would round 2^53 + 1 down into range).
+  if (!text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string_view::npos) {
+    std::uint64_t exact = 0;
+    std::from_chars(text.data(), text.data() + text.size(), exact);
+    if (static_cast<double>(exact) > kMaxBytes || exact > (1ull << 53))
+      throw InputError("invalid size '" + std::string(text) + "'; out of range: at most 2^53 bytes (8 PiB)");
+    return exact;
+  }
   double bytes = split(text, kSizeSuffixes, "size", "a byte count such as 4096, 64MiB or 1GB").second;
-  if (bytes != std::floor(bytes) || bytes > 1.8e19)
+  if (bytes != std::floor(bytes))
     throw InputError("invalid size '" + std::string(text) + "'; expected a whole number of bytes");
+  if (bytes > kMaxBytes)
+    throw InputError("invalid size '" + std::string(text) + "'; out of range: at most 2^53 bytes (8 PiB)");
   return static_cast<std::uint64_t>(bytes);
 }
 
@@ -98,11 +108,16 @@ double parse_rate(std::string_view text) {
   auto [value, rate] =
       split(text, kRateSuffixes, "bandwidth", "a positive rate such as 100GBps, 25GiBps or 400Gbps");
   if (value <= 0) throw InputError("invalid bandwidth '" + std::string(text) + "'; expected a positive rate");
+  if (rate < kMinRate || rate > kMaxRate)
+    throw InputError("invalid bandwidth '" + std::string(text) + "'; out of range: 1kBps to 1e18Bps");
   return rate;
 }
 
 double parse_time(std::string_view text) {
-  return split(text, kTimeSuffixes, "time", "a duration such as 500ns, 1.5us or 2ms").second;
+  const double seconds = split(text, kTimeSuffixes, "time", "a duration such as 500ns, 1.5us or 2ms").second;
+  if (seconds > kMaxTime)
+    throw InputError("invalid time '" + std::string(text) + "'; out of range: at most 1e6 s (11.6 days)");
+  return seconds;
 }
 
 double parse_ratio(std::string_view text) {

@@ -3,7 +3,8 @@
 //   rates: 100GBps, 25GiBps, 400Gbps (bits), 1e11 (plain number = bytes per second).
 //   times: 1.5us, 500ns, 2ms, 1s, 3e-6 (plain number = seconds).
 // Every parser throws InputError naming the text and the accepted forms; none accepts negative values,
-// NaN or trailing garbage.
+// NaN or trailing garbage, nor a value outside its unit's limits (kMaxBytes, kMinRate..kMaxRate,
+// kMaxTime): beyond them a byte counter stops being exact or a time stops being a number one can print.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,13 @@
 #include <vector>
 
 namespace ultrasim {
+
+// The limits every quantity of a unit stays within.
+inline constexpr double kMaxBytes = 9007199254740992.0;  // 2^53 (8 PiB): every byte count below is exact
+inline constexpr double kMinRate = 1e3;                  // 1 kB/s
+inline constexpr double kMaxRate = 1e18;                 // 1 EB/s
+inline constexpr double kMaxTime = 1e6;                  // 11.6 days of simulated time
+inline constexpr long kMaxCount = 999999999;             // nine digits
 
 // A byte count; must be a whole, non-negative number of bytes ("1.5KiB" = 1536 is fine, "1.3B" is not).
 std::uint64_t parse_bytes(std::string_view text);

@@ -53,7 +53,7 @@ std::vector<MeasuredPoint> read_nccl_tests_json(const std::string& text, const s
                                                 const std::string& name) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text);
+    doc = parse_json_input(text, name);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(name + " is not valid JSON: " + json_error_text(e));
   }

@@ -25,6 +25,7 @@
 #include "topology/registry.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/experiments/tune.hpp"
+#include "workloads/faults.hpp"
 
 extern char** environ;
 
@@ -64,7 +65,7 @@ SweepSpec read_workload_sweep(const nlohmann::ordered_json& j, const std::string
       const std::string path = base.get<std::string>();
       const std::string what = "workload file '" + path + "'";
       try {
-        spec.base = nlohmann::ordered_json::parse(read_input_file(path, what, "a JSON workload object"));
+        spec.base = parse_ordered_json_input(read_input_file(path, what, "a JSON workload object"), what);
       } catch (const nlohmann::json::exception& e) {
         throw InputError(name + ": base " + what + " is not JSON: " + json_error_text(e));
       }
@@ -251,12 +252,12 @@ SweepSpec read_sweep_file(const std::string& path) {
   const std::string text = read_input_file(path, name, "a JSON file");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = parse_json_input(text, name);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
     throw InputError(name + " is not JSON: " + json_error_text(e));
   }
   if (!j.is_object()) throw InputError(name + ": expected an object {\"topologies\": [...], ...}");
-  if (j.contains("workload")) return read_workload_sweep(nlohmann::ordered_json::parse(text), name);
+  if (j.contains("workload")) return read_workload_sweep(parse_ordered_json_input(text, name), name);
   const SweepFileReader file(name, j);
   file.check_keys();
   SweepSpec spec;
@@ -278,7 +279,12 @@ SweepSpec read_sweep_file(const std::string& path) {
 std::vector<SweepPoint> expand(const SweepSpec& spec) {
   if (spec.topologies.empty() || spec.collectives.empty() || spec.algorithms.empty() || spec.sizes.empty())
     throw InputError("a sweep needs --topology, --collective, --algorithm and --sizes");
-  for (const auto& t : spec.topologies) make_topology(t, model_params(), {});   // unknown or bad: InputError
+  for (const auto& t : spec.topologies) {  // unknown or bad: InputError
+    const Topology topology = make_topology(t, model_params(), {});
+    // A fault that names nothing on the topology fails every point alike, unless --set reshapes it.
+    if (spec.sets.empty())
+      with_context("--fault on " + t, [&] { return plan_faults(spec.faults, topology); });
+  }
   std::vector<std::pair<std::string, std::vector<std::string>>> algorithms_of;  // collective -> algorithms
   std::set<std::string> used;
   for (const auto& c : spec.collectives) {
@@ -308,6 +314,16 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
   }
   for (const auto& a : spec.algorithms)
     if (!used.count(a)) find_algorithm(spec.collectives.front(), a);  // no collective has it: did you mean
+  // Counted before any point is made: a grid of 1e8 points would take gigabytes to refuse.
+  double points = 0;
+  for (const auto& [c, names] : algorithms_of) points += static_cast<double>(names.size());
+  points *= static_cast<double>(spec.topologies.size() * spec.sizes.size() * spec.seeds.size());
+  for (const auto& [name, values] : spec.sets)
+    points *= static_cast<double>(std::max<std::size_t>(1, values.size()));
+  if (points > kMaxSweepValues)
+    throw InputError("the sweep has " + shortest_number(points) +
+                     " points (at most; --set values cross), over the limit of " +
+                     std::to_string(kMaxSweepValues));
   std::set<std::string> applied;
   std::vector<SweepPoint> grid;
   for (const auto& t : spec.topologies)
@@ -443,7 +459,7 @@ std::map<int, nlohmann::ordered_json> read_finished(const std::string& path,
   for (std::string line; std::getline(in, line);) {
     nlohmann::ordered_json row;
     try {
-      row = nlohmann::ordered_json::parse(line);
+      row = parse_ordered_json_input(line, path);
     } catch (const std::exception&) {
       continue;  // a line torn by a killed sweep: that point runs again
     }

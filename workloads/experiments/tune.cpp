@@ -136,7 +136,7 @@ std::vector<SweepRow> read_sweep_rows(std::istream& in, const std::string& sourc
     if (text.find_first_not_of(" \t") == std::string::npos) continue;
     json row;
     try {
-      row = json::parse(text);
+      row = parse_json_input(text, source + ": line " + std::to_string(line));
     } catch (const json::parse_error& e) {
       bad_row(source, line, "not JSON (parse error at column " + std::to_string(e.byte) + ")");
     } catch (const json::exception&) {  // out_of_range: a number such as 1e400
