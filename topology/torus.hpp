@@ -34,7 +34,7 @@ std::vector<std::string> torus_tiers(const std::vector<TorusDimension>& dims);
 // ("invalid tpu-v5p dimensions '4x0x4'; expected positive sizes such as 4x4x4"). Throws InputError,
 // also when the product exceeds `max_chips`.
 std::vector<long> parse_torus_dims(const std::string& name, const std::string& args,
-                                   const std::string& example, long max_chips = 1 << 20);
+                                   const std::string& example, long max_chips = 1 << 18);
 
 // Links the chips 0 .. prod(size)-1, which must already exist, rank = x0 + s0 (x1 + s1 (x2 + ...)) (the
 // first dimension varies fastest): along each dimension chip x links to x+1, and the last one back to

@@ -85,10 +85,11 @@ TrainingConfig training_config_from_json(const nlohmann::json& w, const std::str
     if (s.contains("compute_s")) {
       if (s["compute_s"].is_string()) {
         stage.compute_s = parse_time(s["compute_s"].get<std::string>());
-      } else if (s["compute_s"].is_number() && s["compute_s"].get<double>() >= 0) {
+      } else if (s["compute_s"].is_number() && s["compute_s"].get<double>() >= 0 &&
+                 s["compute_s"].get<double>() <= kMaxTime) {
         stage.compute_s = s["compute_s"].get<double>();
       } else {
-        throw InputError(at + ".compute_s must be a time (seconds, or \"2ms\")");
+        throw InputError(at + ".compute_s must be a time from 0 to 1e6 s (seconds, or \"2ms\")");
       }
     }
     if (s.contains("compute_flops")) {
@@ -119,6 +120,10 @@ TrainingStep::TrainingStep(const TrainingConfig& config, const Topology& topolog
   for (std::size_t s = 0; s < config.stages.size(); ++s) {
     const TrainingStage& stage = config.stages[s];
     compute_s_.push_back(stage.compute_s + stage.compute_flops / rate);
+    if (compute_s_.back() > kMaxTime)  // FLOPs at chip_flops: a time past any one can print exactly
+      throw InputError(
+          "training stage '" + stage.name + "' computes for " + shortest_number(compute_s_.back()) +
+          " s, over the limit of 1e6 s of a time (compute_flops / (chip_flops x compute_efficiency))");
     auto add = [&](const StageCollective& c, bool p2p) {
       ResolvedCollective r;
       r.stage = static_cast<int>(s);

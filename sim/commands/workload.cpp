@@ -58,6 +58,8 @@ int run_workload(const WorkloadArgs& args, const std::string& command_line) {
   nlohmann::json w;
   try {
     w = parse_json_input(text, "workload file '" + args.file + "'");
+  } catch (const InputError&) {
+    throw;  // already names the file
   } catch (const std::exception& e) {
     throw InputError("workload file '" + args.file + "': " + json_error_text(e));
   }

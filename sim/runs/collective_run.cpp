@@ -102,6 +102,7 @@ int run_collective(const RunArgs& args, const std::string& command) {
   std::optional<double> fault_free;
   if (!prepared.faults.empty()) fault_free = fault_free_time(prepared, options);
   SimResult result = simulate(prepared, options);
+  check_simulated_time(result.time_s, prepared.entry->name + "'s time");
   Metrics metrics = compute_metrics(prepared, result.time_s);
   const RecordPaths paths(*prepared.routes, prepared.faults);
   std::optional<LinkStats> links;

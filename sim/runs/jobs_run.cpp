@@ -123,6 +123,8 @@ nlohmann::json job_workload(const nlohmann::json& field, const std::string& wher
       read_input_file(path, where + ": workload file '" + path + "'", "a JSON workload object");
   try {
     return parse_json_input(text, where + ": workload file '" + path + "'");
+  } catch (const InputError&) {
+    throw;  // already names the file
   } catch (const std::exception& e) {
     throw InputError(where + ": workload file '" + path + "': " + json_error_text(e));
   }

@@ -1,5 +1,7 @@
 #include "sim/runs/workloads.hpp"
 
+#include "topology/base/units.hpp"
+
 #include <iostream>
 
 #include "sim/analysis/trace.hpp"
@@ -8,6 +10,7 @@
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
 
 namespace ultrasim {
 
@@ -27,8 +30,24 @@ namespace ultrasim {
 ULTRASIM_WORKLOADS(ULTRASIM_DECLARE)
 #undef ULTRASIM_DECLARE
 
+namespace {
+
+// Every time of a result (a field named *_s but not a rate *_per_s, at any depth) within
+// check_simulated_time's limit.
+void check_result_times(const nlohmann::ordered_json& j, const std::string& key) {
+  if (j.is_number() && key.ends_with("_s") && !key.ends_with("per_s"))
+    check_simulated_time(j.get<double>(), "the result's " + key);
+  if (j.is_object())
+    for (const auto& [k, v] : j.items()) check_result_times(v, k);
+  if (j.is_array())
+    for (const auto& v : j) check_result_times(v, key);
+}
+
+}  // namespace
+
 int print_workload_result(const nlohmann::ordered_json& result, const std::string& format,
                           std::string (*table)(const nlohmann::ordered_json&)) {
+  check_result_times(result, "");
   if (format == "json") {
     std::cout << json_text(result, 2) << "\n";
   } else {

@@ -575,3 +575,23 @@ TEST_CASE("an empty schedule and a training layout that does not divide the chip
        "--layout 'tp=3': tp x ep x dp x pp"},
   });
 }
+
+TEST_CASE("inputs each in range but out of proportion are refused instead of printing inf or noise") {
+  const std::string training =
+      R"({"workload": "training", "topology": "switch:8", "layout": "tp=2", "stages": [)";
+  expect_all({
+      // 1e300 s of compute printed a 63-digit step time.
+      {{"workload", file("long_stage.json", training + R"({"name": "s", "compute_s": 1e300}]})")},
+       "stages[0].compute_s must be a time from 0 to 1e6 s"},
+      {{"workload", file("many_flops.json", training + R"({"name": "s", "compute_flops": 1e300}]})")},
+       "training stage 's' computes for 6.621639517944644e+284 s, over the limit of 1e6 s"},
+      // chip_flops in range, but an expert FFN then takes 1.28e303 s: the layer time printed as inf.
+      {moe({"--set", "chip_flops=1e-300"}),
+       "the result's layer_time_s would be 1.28e+303 s, over the limit of 1e6 s"},
+      {moe({"--set", "chip_flops=1e-10"}),
+       "the result's layer_time_s would be 1.28e+13 s, over the limit of 1e6 s of a simulated time"},
+      // 1 kB/s links under a 7.3 PB buffer: each in its range, together 1.3e13 s.
+      {run({"--size", "8000TiB", "--set", "link_bandwidth=1kBps"}),
+       "ring's time would be 13194139533312 s, over the limit of 1e6 s"},
+  });
+}

@@ -113,6 +113,14 @@ double parse_rate(std::string_view text) {
   return rate;
 }
 
+void check_simulated_time(double seconds, const std::string& what) {
+  if (std::isfinite(seconds) && seconds <= kMaxTime) return;
+  throw InputError(what + " would be " +
+                   (std::isfinite(seconds) ? shortest_number(seconds) + " s" : "infinite") +
+                   ", over the limit of 1e6 s of a simulated time; the parameters are out of proportion "
+                   "(a bandwidth, chip_flops or size set far from the others)");
+}
+
 double parse_time(std::string_view text) {
   const double seconds = split(text, kTimeSuffixes, "time", "a duration such as 500ns, 1.5us or 2ms").second;
   if (seconds > kMaxTime)

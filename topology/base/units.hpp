@@ -21,6 +21,11 @@ inline constexpr double kMaxRate = 1e18;                 // 1 EB/s
 inline constexpr double kMaxTime = 1e6;                  // 11.6 days of simulated time
 inline constexpr long kMaxCount = 999999999;             // nine digits
 
+// Throws InputError when a simulated time (`what`, e.g. "the step time") is not finite or is over kMaxTime:
+// every input was in range, but together they are out of proportion (1 kB/s links under a 1 TiB buffer, a
+// FLOP count at a slow chip_flops), and a time past 1e6 s prints as inf or as 20 digits of noise.
+void check_simulated_time(double seconds, const std::string& what);
+
 // A byte count; must be a whole, non-negative number of bytes ("1.5KiB" = 1536 is fine, "1.3B" is not).
 std::uint64_t parse_bytes(std::string_view text);
 // A bandwidth in bytes per second; must be positive (a zero-bandwidth link is not a link).
