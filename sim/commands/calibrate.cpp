@@ -2,7 +2,6 @@
 // -J JSON, or nccom-test output) and writes it as a stack file (workloads/experiments/calibrate.hpp has the
 // fit).
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -60,10 +59,13 @@ int run_calibrate(CalibrateArgs& args) {
   if (!args.hold_out.empty())
     for (const std::string& size : split_items(args.hold_out, ','))
       args.request.held_out.push_back(with_context("--hold-out", [&] { return parse_bytes(size); }));
-  std::unique_ptr<std::ofstream> file;
-  if (!args.output.empty()) file = open_output(args.output, "stack file");
+  std::unique_ptr<OutputFile> file;
+  if (!args.output.empty()) file = std::make_unique<OutputFile>(args.output, "stack file");
   const Calibration c = calibrate(args.request);
-  if (file) *file << c.fitted.file_text();
+  if (file) {
+    *file << c.fitted.file_text();
+    file->close();
+  }
   if (args.format == "json") {
     nlohmann::json points = nlohmann::json::array();
     for (const CalibratedPoint& x : c.points)
