@@ -1,6 +1,7 @@
 // ultrasim: the command-line program. Parses the user's words, runs one command (sim/commands/, one
 // file each), and maps errors to exit statuses: 0 success, 2 bad input, 3 simulation failed or did not
-// verify, 1 internal error.
+// verify, 1 internal error. A failed write (an output file or the standard output on a full disk) is
+// exit status 2, as any output that cannot be written where the user asked (topology/base/output_file.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "sim/analysis/report.hpp"
 #include "sim/commands/command.hpp"
 #include "topology/base/errors.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
 
 namespace {
@@ -89,7 +91,13 @@ int main(int argc, char** argv) {
 
   try {
     for (const auto& [sub, body] : bodies)
-      if (*sub) return body(command_line);
+      if (*sub) {
+        const int status = body(command_line);
+        // A result that did not reach the standard output (a full disk, > /dev/full) is a failure too;
+        // a failed command has said why already.
+        const std::string lost = standard_output_error();
+        return status == 0 && !lost.empty() ? fail(2, lost) : status;
+      }
   } catch (const InputError& e) {
     return fail(2, e.what());
   } catch (const SimulationError& e) {
