@@ -183,7 +183,7 @@ TEST_CASE("output: an output that is also an input is refused, and the input's b
   expect_input_error({"tune", "--from", dir + "/../output_inputs/rows.jsonl", "-o", rows},
                      "is also an input");
   CHECK(read_file(rows) == before);
-  CHECK(names_in(dir) == std::set<std::string>{"rows.jsonl", "hard.jsonl"});
+  CHECK(names_in(dir) == std::set<std::string>{"rows.jsonl", "hard.jsonl"});  // no temporary file
 
   const std::string matrix = write(dir + "/matrix.json", "[[0, 1024], [2048, 0]]\n");
   expect_input_error({"run", "--topology", "switch:2", "--collective", "alltoallv", "--algorithm", "direct",
@@ -196,6 +196,20 @@ TEST_CASE("output: an output that is also an input is refused, and the input's b
   expect_input_error({"sweep", "--file", sweep_file, "--out", sweep_file}, "is also an input (sweep file");
   expect_input_error({"sweep", "--file", sweep_file, "--timing", sweep_file}, "is also an input (sweep file");
   CHECK(read_file(sweep_file) == spec);
+
+  const std::string log =
+      write(dir + "/nvl72.log",
+            read_file(std::string(ULTRASIM_SOURCE_DIR) + "/test/data/calibrate/gb200_nvl72_coreweave.log"));
+  const std::string stack =
+      write(dir + "/stack.json", R"({"name": "s", "description": "d", "protocols": [{"name":
+      "p", "launch_latency": "7us", "step_latency": "2us", "network_step_latency": "0us", "efficiency": 0.8, "source": "test"}]})");
+  const std::string log_bytes = read_file(log), stack_bytes = read_file(stack);
+  expect_input_error({"calibrate", "--topology", "nvl72", "--from", log, "-o", log},
+                     "stack file '" + log + "' is also an input (measured log");
+  expect_input_error({"calibrate", "--topology", "nvl72", "--from", log, "--stack", stack, "-o", stack},
+                     "stack file '" + stack + "' is also an input (stack file '" + stack + "')");
+  CHECK(read_file(log) == log_bytes);
+  CHECK(read_file(stack) == stack_bytes);
 
   // The standard output's file, as an output too.
   const std::string shared = write(dir + "/shared.txt", "");
@@ -350,4 +364,34 @@ TEST_CASE("output: a run replaces its outputs whole, keeps their permissions and
   auto rows = read_json_lines(out);
   REQUIRE(rows.size() == 3);
   for (std::size_t i = 0; i < rows.size(); ++i) CHECK(rows[i]["point"] == i);
+}
+
+TEST_CASE("output: a sweep whose --out fills up stops with one error line, and --resume completes it") {
+  // The limit: the file holds two rows but not three, while each point's own output (its JSON on the
+  // standard output, to a file the sweep reads) still fits.
+  const std::string sizes = "1KiB:32KiB:x2";  // 6 points
+  const std::string reference = temp_path("full_reference.jsonl");
+  CliResult r = run_cli(sweep_args(sizes, {"--out", reference}));
+  REQUIRE(r.status == 0);
+  std::size_t row = 0;
+  for (const auto& line : read_json_lines(reference)) row = std::max(row, line.dump().size() + 1);
+  std::size_t point = 0;
+  for (const std::string size : {"1024", "32768"})
+    point = std::max(point, run_cli({"run", "--topology", "switch:4", "--collective", "allreduce",
+                                     "--algorithm", "ring", "--size", size, "--format", "json"})
+                                .out.size());
+  const std::size_t low = std::max(point, 2 * row + 256), high = 3 * row - 256;
+  REQUIRE(low < high);
+  const long limit = static_cast<long>((low + high) / 2);
+
+  const std::string out = temp_path("full.jsonl");
+  r = run_with(sweep_args(sizes, {"--out", out, "--jobs", "1"}), "/dev/null", limit);
+  CHECK(r.status == 2);
+  expect_one_error_line(r, "cannot write --out file '" + out + "': File too large");
+  CHECK(read_file(out).size() <= static_cast<std::size_t>(limit));
+
+  r = run_cli(sweep_args(sizes, {"--out", out, "--resume"}));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(read_file(out) == read_file(reference));  // every point once, as if never stopped
 }
