@@ -73,14 +73,20 @@ int main(int argc, char** argv) {
 
   if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end())
     return fail(2, unknown_name_message("command", argv[1], names));
+  // A result that did not reach the standard output (a full disk, > /dev/full) is a failure too; a failed
+  // command has said why already.
+  auto checked = [](int status) {
+    const std::string lost = standard_output_error();
+    return status == 0 && !lost.empty() ? fail(2, lost) : status;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return checked(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return checked(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return checked(app.exit(e));
   } catch (const CLI::ParseError& e) {
     if (!app.get_subcommands().empty()) return fail(2, e.what());
     std::string list;
@@ -91,13 +97,7 @@ int main(int argc, char** argv) {
 
   try {
     for (const auto& [sub, body] : bodies)
-      if (*sub) {
-        const int status = body(command_line);
-        // A result that did not reach the standard output (a full disk, > /dev/full) is a failure too;
-        // a failed command has said why already.
-        const std::string lost = standard_output_error();
-        return status == 0 && !lost.empty() ? fail(2, lost) : status;
-      }
+      if (*sub) return checked(body(command_line));
   } catch (const InputError& e) {
     return fail(2, e.what());
   } catch (const SimulationError& e) {

@@ -316,10 +316,12 @@ TEST_CASE("output: a sweep's --out held by another writer is refused, its rows u
 
 TEST_CASE("output: a failed write, to the standard output or to an output file, exits 2 with one line") {
   // The standard output on a full disk: every command's result.
-  for (const auto& args : {run_args({"--format", "json"}), run_args({}),
-                           std::vector<std::string>{"topology", "switch:4", "--format", "json"},
-                           std::vector<std::string>{"tune", "--from", kRows},
-                           std::vector<std::string>{"list", "topologies"}, sweep_args("1KiB,2KiB", {})}) {
+  for (const auto& args :
+       {run_args({"--format", "json"}), run_args({}),
+        std::vector<std::string>{"topology", "switch:4", "--format", "json"},
+        std::vector<std::string>{"tune", "--from", kRows}, std::vector<std::string>{"list", "topologies"},
+        sweep_args("1KiB,2KiB", {}), std::vector<std::string>{"run", "--help"},
+        std::vector<std::string>{"--version"}}) {
     INFO(nlohmann::json(args).dump());
     CliResult r = run_with(args, "/dev/full");
     CHECK(r.status == 2);
