@@ -1,6 +1,7 @@
 // ultrasim: the command-line program. Parses the user's words, runs one command (sim/commands/, one
 // file each), and maps errors to exit statuses: 0 success, 2 bad input, 3 simulation failed or did not
-// verify, 1 internal error.
+// verify, 1 internal error. A failed write (an output file or the standard output on a full disk) is
+// exit status 2, as any output that cannot be written where the user asked (topology/base/output_file.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "sim/analysis/report.hpp"
 #include "sim/commands/command.hpp"
 #include "topology/base/errors.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
 
 namespace {
@@ -71,14 +73,20 @@ int main(int argc, char** argv) {
 
   if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end())
     return fail(2, unknown_name_message("command", argv[1], names));
+  // A result that did not reach the standard output (a full disk, > /dev/full) is a failure too; a failed
+  // command has said why already.
+  auto checked = [](int status) {
+    const std::string lost = standard_output_error();
+    return status == 0 && !lost.empty() ? fail(2, lost) : status;
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return checked(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return checked(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return checked(app.exit(e));
   } catch (const CLI::ParseError& e) {
     if (!app.get_subcommands().empty()) return fail(2, e.what());
     std::string list;
@@ -89,7 +97,7 @@ int main(int argc, char** argv) {
 
   try {
     for (const auto& [sub, body] : bodies)
-      if (*sub) return body(command_line);
+      if (*sub) return checked(body(command_line));
   } catch (const InputError& e) {
     return fail(2, e.what());
   } catch (const SimulationError& e) {

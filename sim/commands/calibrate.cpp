@@ -2,10 +2,10 @@
 // -J JSON, or nccom-test output) and writes it as a stack file (workloads/experiments/calibrate.hpp has the
 // fit).
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
+#include "collectives/stack.hpp"
 #include "sim/commands/command.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
@@ -60,10 +60,15 @@ int run_calibrate(CalibrateArgs& args) {
   if (!args.hold_out.empty())
     for (const std::string& size : split_items(args.hold_out, ','))
       args.request.held_out.push_back(with_context("--hold-out", [&] { return parse_bytes(size); }));
-  std::unique_ptr<std::ofstream> file;
-  if (!args.output.empty()) file = open_output(args.output, "stack file");
+  // A base stack file read now, as --from is: -o may be neither (a bad one fails before the fit, too).
+  if (args.request.base_stack.ends_with(".json")) (void)find_stack(args.request.base_stack);
+  std::unique_ptr<OutputFile> file;
+  if (!args.output.empty()) file = std::make_unique<OutputFile>(args.output, "stack file");
   const Calibration c = calibrate(args.request);
-  if (file) *file << c.fitted.file_text();
+  if (file) {
+    *file << c.fitted.file_text();
+    file->close();
+  }
   if (args.format == "json") {
     nlohmann::json points = nlohmann::json::array();
     for (const CalibratedPoint& x : c.points)

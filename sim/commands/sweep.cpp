@@ -9,6 +9,7 @@
 #include "sim/engine/records.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/experiments/sweep.hpp"
@@ -105,6 +106,8 @@ int sweep(const SweepArgs& args) {
     if (args.format == "csv") std::cout << sweep_csv_header(options.columns);
     for (const auto& row : rows)
       std::cout << (args.format == "csv" ? sweep_csv_line(row, options.columns) : sweep_json_line(row));
+    // Rows that did not reach the standard output fail the sweep, before its summary joins the error.
+    if (const std::string lost = standard_output_error(); !lost.empty()) throw InputError(lost);
     std::cerr << summary;
   } else {
     std::cout << summary;

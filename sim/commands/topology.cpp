@@ -1,5 +1,6 @@
 // `ultrasim topology SPEC`: a topology's summary, or its export as JSON, GraphViz DOT or SimGrid XML.
 #include <iostream>
+#include <memory>
 
 #include "sim/commands/command.hpp"
 #include "topology/base/input_files.hpp"
@@ -22,6 +23,8 @@ int describe(const TopologyArgs& args) {
   check_choice("format", args.format, {"summary", "json", "dot", "simgrid-xml"});
   Topology topology = make_topology(args.spec, model_params(), split_assignments(args.sets));
   check_memory(topology_memory(topology), "describing " + args.spec);
+  std::unique_ptr<OutputFile> out;  // before the export's work: an unwritable path fails fast
+  if (!args.output.empty()) out = std::make_unique<OutputFile>(args.output, "output");
   Routes routes(topology);
   std::string text;
   if (args.format == "summary") text = topology_summary(topology, routes);
@@ -31,7 +34,8 @@ int describe(const TopologyArgs& args) {
   if (args.output.empty()) {
     std::cout << text;
   } else {
-    *open_output(args.output, "output") << text;
+    *out << text;
+    out->close();
   }
   return 0;
 }

@@ -1,6 +1,5 @@
 // `ultrasim tune`: tuning tables (the best algorithm per size range) from sweep rows;
 // workloads/experiments/tune.hpp has the rules.
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -21,18 +20,23 @@ struct TuneArgs {
 
 int tune(const TuneArgs& args, const std::string& command_line) {
   check_choice("format", args.format, {"text", "json"});
-  std::unique_ptr<std::ofstream> file;
-  if (!args.output.empty()) file = open_output(args.output, "output");
   std::vector<SweepRow> rows;
   for (std::size_t i = 0; i < args.from.size(); ++i) {
     auto more = read_sweep_rows(args.from[i], static_cast<int>(i));
     rows.insert(rows.end(), more.begin(), more.end());
   }
+  std::unique_ptr<OutputFile> file;  // after the inputs are read: -o may not be one of them
+  if (!args.output.empty()) file = std::make_unique<OutputFile>(args.output, "output");
   auto tables = build_tuning_tables(rows);
   std::string text = args.format == "json"
                          ? json_text(tuning_json(tables, ultrasim_version(), command_line), 2) + "\n"
                          : tuning_text(tables);
-  (file ? *file : std::cout) << text;
+  if (file) {
+    *file << text;
+    file->close();
+  } else {
+    std::cout << text;
+  }
   return 0;
 }
 

@@ -1,6 +1,5 @@
 #include "sim/runs/collective_run.hpp"
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -86,11 +85,11 @@ int run_collective(const RunArgs& args, const std::string& command) {
   if (!args.trace_chips.empty())
     trace_options.chips = parse_chip_list(args.trace_chips, prepared.topology->chip_count(), "--trace-chips");
   trace_options.aggregate_steps = args.trace_aggregate == "step";
-  std::unique_ptr<OutputFile> trace, flows;
-  std::unique_ptr<std::ofstream> link_stats_file;
+  std::unique_ptr<OutputFile> trace, flows, link_stats_file;
   if (!args.trace.empty()) trace = std::make_unique<OutputFile>(args.trace, "trace");
   if (!args.flows.empty()) flows = std::make_unique<OutputFile>(args.flows, "flow records");
-  if (!args.link_stats.empty()) link_stats_file = open_output(args.link_stats, "link statistics");
+  if (!args.link_stats.empty())
+    link_stats_file = std::make_unique<OutputFile>(args.link_stats, "link statistics");
 
   // The link statistics, computed from the records of every flow, only where they show: JSON, --explain,
   // --link-stats, traces (their counters) and flow records (each flow's bottleneck).
@@ -125,7 +124,10 @@ int run_collective(const RunArgs& args, const std::string& command) {
     write_flow_records(*flows, *prepared.topology, result, paths, links ? &*links : nullptr, trace_options);
     flows->close();
   }
-  if (link_stats_file) *link_stats_file << link_stats_csv(*prepared.topology, *links);
+  if (link_stats_file) {
+    *link_stats_file << link_stats_csv(*prepared.topology, *links);
+    link_stats_file->close();
+  }
   if (result.verdict.wrong == 0) return 0;
   // The result (stdout) says it too; stderr carries the one line every failing run leaves.
   std::cerr << "ultrasim: error: verification failed: " << result.verdict.first_error << "\n";

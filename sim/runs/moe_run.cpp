@@ -101,14 +101,13 @@ Machine moe_machine(const MoeConfig& config) {
   return build_machine(config.topology, chip.apply_known(config.overrides), chip.names(), true);
 }
 
-// Writes the p-chip dispatch matrix to `path` (--traffic-out): JSON bytes, row = sender.
-void write_moe_traffic(const std::string& path, const TrafficMatrix& dispatch, int p) {
+// Writes the p-chip dispatch matrix to `out` (--traffic-out): JSON bytes, row = sender.
+void write_moe_traffic(OutputFile& out, const TrafficMatrix& dispatch, int p) {
   nlohmann::json rows = nlohmann::json::array();
   for (int s = 0; s < p; ++s) {
     rows.push_back(nlohmann::json::array());
     for (int d = 0; d < p; ++d) rows.back().push_back(dispatch.bytes(s, d));
   }
-  OutputFile out(path, "traffic matrix");
   out << json_text(nlohmann::json{{"description", "MoE dispatch, bytes, row = sender"}, {"bytes", rows}})
       << "\n";
   out.close();
@@ -287,15 +286,17 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   const MoeConfig& config = prepared.config();
   Machine& machine = prepared.machine();
   const int p = machine.p();
+  // The outputs before any simulation: a path that cannot be one fails fast, and touches neither.
+  std::unique_ptr<OutputFile> trace, traffic;
+  if (!request.trace.empty()) trace = std::make_unique<OutputFile>(request.trace, "trace");
+  if (!request.traffic.empty()) traffic = std::make_unique<OutputFile>(request.traffic, "traffic matrix");
 
   // Further batches first, each in a child (before this process runs its own simulation). The uniform
   // router routes every batch alike: one simulation stands for all.
   if (config.router == "random")
     prepared.other_batches = batch_times(machine, config, prepared.moe(), config.batches, engine);
 
-  if (!request.traffic.empty()) write_moe_traffic(request.traffic, prepared.batch().layer->dispatch(), p);
-  std::unique_ptr<OutputFile> trace;
-  if (!request.trace.empty()) trace = std::make_unique<OutputFile>(request.trace, "trace");
+  if (traffic) write_moe_traffic(*traffic, prepared.batch().layer->dispatch(), p);
 
   RunOptions options;
   options.engine = engine;

@@ -197,7 +197,8 @@ TEST_CASE("bad sweep flags are refused before any point runs") {
       {sweep({"--sizes", "1", "--jobs", "100000"}), "--jobs 100000 is more than 4 x the"},
       {sweep({"--sizes", "1", "--timing", "/nonexistent/dir/t"}),
        "cannot write --timing file"},  // was ignored
-      {sweep({"--sizes", "1", "--out", "/nonexistent/dir/o"}), "cannot write '/nonexistent/dir/o'"},
+      {sweep({"--sizes", "1", "--out", "/nonexistent/dir/o"}),
+       "cannot write --out file '/nonexistent/dir/o'"},
       {sweep({"--sizes", "1", "--resume"}), "--resume needs --out FILE"},
       {{"sweep", "--file", "/nonexistent/sweep.json"}, "cannot read sweep file '/nonexistent/sweep.json'"},
       {{"sweep", "--file", temp_path("")}, "is a directory"},

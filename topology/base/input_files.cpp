@@ -12,6 +12,11 @@
 namespace ultrasim {
 namespace {
 
+std::vector<InputSeen>& seen_inputs() {
+  static std::vector<InputSeen> inputs;
+  return inputs;
+}
+
 std::string limit_text(std::uint64_t bytes) {
   return std::to_string(bytes >> 20) + " MiB";
 }
@@ -57,6 +62,16 @@ void check_input_file(const std::string& path, const std::string& name, const st
   if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > limit)
     throw InputError(too_large(name, std::to_string(info.st_size) + " bytes", limit));
   if (!std::ifstream(path)) throw InputError("cannot read " + name + " (missing or not readable)");
+  const InputSeen seen{static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino),
+                       name};
+  std::vector<InputSeen>& all = seen_inputs();
+  if (std::none_of(all.begin(), all.end(),
+                   [&](const InputSeen& x) { return x.device == seen.device && x.inode == seen.inode; }))
+    all.push_back(seen);
+}
+
+const std::vector<InputSeen>& inputs_seen() {
+  return seen_inputs();
 }
 
 std::string read_input_file(const std::string& path, const std::string& name, const std::string& expected,

@@ -14,6 +14,7 @@
 #include <exception>
 #include <istream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,14 @@ inline constexpr int kXmlDepthLimit = 64;
 // readable)"; `name` says what the file is, e.g. "sweep file 'x.json'".
 void check_input_file(const std::string& path, const std::string& name, const std::string& expected,
                       std::uint64_t limit = kInputFileLimit);
+// Every input file check_input_file has passed in this process, by identity (device, inode) and name: the
+// output layer (output_file.hpp) refuses to write over one of them.
+struct InputSeen {
+  std::uint64_t device = 0, inode = 0;
+  std::string name;
+};
+const std::vector<InputSeen>& inputs_seen();
+
 // check_input_file, then the file's bytes (at most `limit`).
 std::string read_input_file(const std::string& path, const std::string& name, const std::string& expected,
                             std::uint64_t limit = kInputFileLimit);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -20,6 +21,7 @@
 #include "collectives/schedule.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
+#include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "topology/registry.hpp"
@@ -532,41 +534,31 @@ std::string clock_text(double seconds) {
   return text;
 }
 
-void write_rows(const std::string& path, const std::string& format, const std::vector<std::string>& columns,
-                const std::vector<nlohmann::ordered_json>& rows) {
-  std::string temp = path + ".sorting";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    if (format == "csv") out << sweep_csv_header(columns);
-    for (const auto& row : rows)
-      out << (format == "csv" ? sweep_csv_line(row, columns) : sweep_json_line(row));
-    if (!out) throw InputError("cannot write '" + path + "'");
-  }
-  std::filesystem::rename(temp, path);
+// The whole text of a rows file.
+std::string rows_text(const std::string& format, const std::vector<std::string>& columns,
+                      const std::vector<nlohmann::ordered_json>& rows) {
+  std::string text = format == "csv" ? sweep_csv_header(columns) : "";
+  for (const auto& row : rows) text += format == "csv" ? sweep_csv_line(row, columns) : sweep_json_line(row);
+  return text;
 }
 
 }  // namespace
 
 namespace {
 
-// Where rows go as points finish: the --out file (appended, flushed row by row, so a killed sweep keeps
-// what finished) and the --timing file.
+// Where rows go as points finish: the --out file (written in place and appended to, row by row, so a
+// killed sweep keeps what finished and --resume reads it back; locked against a second sweep for the
+// whole run: topology/base/output_file.hpp) and the --timing file (appended to, unlocked). Opened before
+// --out is read back or emptied, so a second sweep is refused before it touches the file.
 struct SweepSinks {
-  std::unique_ptr<std::ofstream> out, timing;
+  std::unique_ptr<AppendedFile> out, timing;
 };
 
 SweepSinks open_sweep_sinks(const SweepOptions& options) {
   SweepSinks sinks;
-  if (!options.out.empty()) {
-    sinks.out =
-        std::make_unique<std::ofstream>(options.out, options.resume ? std::ios::app : std::ios::trunc);
-    if (!*sinks.out) throw InputError("cannot write '" + options.out + "'");
-    if (!options.resume && options.format == "csv") *sinks.out << sweep_csv_header(options.columns);
-  }
-  if (!options.timing.empty()) {
-    sinks.timing = std::make_unique<std::ofstream>(options.timing, std::ios::app);
-    if (!*sinks.timing) throw InputError("cannot write --timing file '" + options.timing + "'");
-  }
+  if (!options.out.empty()) sinks.out = std::make_unique<AppendedFile>(options.out, "--out file", true);
+  if (!options.timing.empty())
+    sinks.timing = std::make_unique<AppendedFile>(options.timing, "--timing file", false);
   return sinks;
 }
 
@@ -595,13 +587,15 @@ class SweepProgress {
 };
 
 // Runs `pending` as child processes, options.jobs at a time, in `dir`; `finish(child, exit status)` is
-// called as each ends, in the order they end.
+// called as each ends, in the order they end. Once it returns false no more points start (those running
+// are waited for, and finish is not called for them).
 void run_point_processes(const std::vector<const SweepPoint*>& pending, const SweepOptions& options,
-                         const std::string& dir, const std::function<void(const Child&, int)>& finish) {
+                         const std::string& dir, const std::function<bool(const Child&, int)>& finish) {
   std::map<pid_t, Child> running;
   std::size_t next = 0;
-  while (next < pending.size() || !running.empty()) {
-    while (next < pending.size() && static_cast<int>(running.size()) < std::max(1, options.jobs)) {
+  bool going = true;
+  while ((going && next < pending.size()) || !running.empty()) {
+    while (going && next < pending.size() && static_cast<int>(running.size()) < std::max(1, options.jobs)) {
       Child child = spawn(options, *pending[next++], dir);
       running[child.pid] = child;
     }
@@ -612,7 +606,7 @@ void run_point_processes(const std::vector<const SweepPoint*>& pending, const Sw
     if (it == running.end()) continue;
     Child child = it->second;
     running.erase(it);
-    finish(child, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    if (going) going = finish(child, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   }
 }
 
@@ -627,14 +621,11 @@ std::vector<const SweepPoint*> shard_points(const std::vector<SweepPoint>& grid,
 }
 
 std::map<int, nlohmann::ordered_json> resumed_rows(const std::vector<SweepPoint>& grid,
-                                                   const SweepOptions& options) {
-  if (!options.resume) return {};
-  if (options.out.empty() || options.format != "jsonl")
-    throw InputError("--resume needs --out FILE in the jsonl format");
+                                                   const SweepOptions& options, AppendedFile& out) {
   std::map<int, nlohmann::ordered_json> done = read_finished(options.out, grid);
   std::vector<nlohmann::ordered_json> kept;
   for (auto& [id, row] : done) kept.push_back(row);
-  write_rows(options.out, options.format, options.columns, kept);  // drops a torn last line
+  out.replace(rows_text(options.format, options.columns, kept));  // drops a torn last line
   return done;
 }
 
@@ -643,8 +634,16 @@ std::map<int, nlohmann::ordered_json> resumed_rows(const std::vector<SweepPoint>
 std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& grid,
                                               const SweepOptions& options) {
   const std::vector<const SweepPoint*> todo = shard_points(grid, options);
-  std::map<int, nlohmann::ordered_json> done = resumed_rows(grid, options);
+  if (options.resume && (options.out.empty() || options.format != "jsonl"))
+    throw InputError("--resume needs --out FILE in the jsonl format");
   SweepSinks sinks = open_sweep_sinks(options);
+  std::map<int, nlohmann::ordered_json> done;
+  if (options.resume) {
+    done = resumed_rows(grid, options, *sinks.out);
+  } else if (sinks.out) {
+    sinks.out->truncate();
+    if (options.format == "csv") sinks.out->append(sweep_csv_header(options.columns));
+  }
   std::string dir =
       (std::filesystem::temp_directory_path() / ("ultrasim-sweep-" + std::to_string(getpid()))).string();
   std::filesystem::create_directories(dir);
@@ -652,33 +651,37 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
   std::vector<const SweepPoint*> pending;
   for (const SweepPoint* p : todo)
     if (!done.count(p->id)) pending.push_back(p);
+  std::exception_ptr write_failure;
   {
     SweepProgress progress(todo.size(), todo.size() - pending.size());
-    run_point_processes(pending, options, dir, [&](const Child& child, int exit_status) {
+    run_point_processes(pending, options, dir, [&](const Child& child, int exit_status) -> bool {
       nlohmann::ordered_json row =
           sweep_row(grid[child.point], exit_status, slurp(child.out), slurp(child.err));
       std::filesystem::remove(child.out), std::filesystem::remove(child.err);
       std::filesystem::remove(dir + "/" + std::to_string(child.point) + ".json");
-      if (sinks.out)
-        *sinks.out << (options.format == "csv" ? sweep_csv_line(row, options.columns) : sweep_json_line(row))
-                   << std::flush;
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
-      if (sinks.timing)
-        *sinks.timing << nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() << "\n"
-                      << std::flush;
+      try {  // a failed write (a full disk) stops the sweep: no more points start, and it fails
+        if (sinks.out)
+          sinks.out->append(options.format == "csv" ? sweep_csv_line(row, options.columns)
+                                                    : sweep_json_line(row));
+        if (sinks.timing)
+          sinks.timing->append(nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() +
+                               "\n");
+      } catch (...) {
+        write_failure = std::current_exception();
+        return false;
+      }
       done[child.point] = row;
       progress.point_done();
+      return true;
     });
   }
   std::filesystem::remove_all(dir);
+  if (write_failure) std::rethrow_exception(write_failure);
   std::vector<nlohmann::ordered_json> rows;
   for (const SweepPoint* p : todo)
     if (done.count(p->id)) rows.push_back(done[p->id]);
-  if (sinks.out) {
-    sinks.out.reset();
-    write_rows(options.out, options.format, options.columns,
-               rows);  // a finished sweep's file is sorted by point
-  }
+  if (sinks.out) sinks.out->replace(rows_text(options.format, options.columns, rows));  // sorted by point
   return rows;
 }
 
