@@ -9,9 +9,10 @@ stdout and stderr together as a terminal shows them. The output must match exact
 trailing blanks are ignored), except that a line holding only `...` (indented or not) matches any run of lines, none
 included. A command must exit 0 unless its output shows `ultrasim: error:`; then it must fail.
 
-A fence that is not meant to run (a synopsis, a long sweep, a Slurm job) follows the line
-`<!-- not run: REASON -->`; a fence that holds a command without a prompt and without that line is a
-problem too, so that no example escapes by losing its prompt.
+A fence that is not meant to run (a long sweep, a Slurm job) follows the line `<!-- not run: REASON -->`;
+a synopsis (`ultrasim COMMAND [--option VALUE]...` lines) follows `<!-- synopsis -->` and must name every
+option of `ultrasim COMMAND --help`, and no other. A fence that holds a command without a prompt and
+without either line is a problem too, so that no example escapes by losing its prompt.
 
 Each manual's examples run in order in one temporary directory, through bash, with `ultrasim` and
 `build/ultrasim` the binary given and the repository's top-level entries linked in: commands read the
@@ -34,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_reference import ROOT, manuals  # noqa: E402  the same manuals, the same fences
 
 NOT_RUN = re.compile(r"^<!-- not run: (.+) -->$")
+SYNOPSIS = "<!-- synopsis -->"  # a fence of `ultrasim COMMAND [--option ...]` lines, held to --help
 # A line in a fence that reads like a command someone would type (not program output, not a synopsis
 # with placeholders: those are marked not run too).
 COMMAND = re.compile(r"^(ultrasim|build/ultrasim|scripts/|/usr/bin/python3|python3|\.ci/|sbatch|"
@@ -52,7 +54,7 @@ def fences(text):
         while j < len(lines) and lines[j].strip() != "```":
             j += 1
         before = next((x.strip() for x in reversed(lines[:start]) if x.strip()), "")
-        reason = m.group(1) if (m := NOT_RUN.match(before)) else None
+        reason = m.group(1) if (m := NOT_RUN.match(before)) else "synopsis" if before == SYNOPSIS else None
         out.append((start + 1, lines[start].strip()[3:], lines[start + 1:j], reason))
         i = j + 1
     return out
@@ -105,6 +107,26 @@ def workdir(binary):
     return tmp
 
 
+def synopsis_problems(binary, body):
+    """A synopsis must name every option of each command's --help, and no other."""
+    named, command = {}, None
+    for line in body:
+        if m := re.match(r"^ultrasim (\w+)", line):
+            command = m.group(1)
+        if command:  # a line that does not start a command continues the last one
+            named.setdefault(command, set()).update(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", line.split("#")[0]))
+    problems = []
+    for command, mentioned in named.items():
+        help_text = subprocess.run([binary, command, "--help"], capture_output=True, text=True).stdout
+        options = [set(m.group(1).split(",")) for m in re.finditer(r"^\s+(-[\w,-]+)", help_text, re.M)]
+        options = [names for names in options if "--help" not in names]
+        if missing := [sorted(names)[-1] for names in options if not names & mentioned]:
+            problems.append(f"`ultrasim {command}` lacks {', '.join(missing)}")
+        if unknown := sorted(mentioned - set().union(*options)):
+            problems.append(f"`ultrasim {command}` has no {', '.join(unknown)}")
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("binary", help="the ultrasim binary")
@@ -120,7 +142,10 @@ def main():
         todo = []
         for line, info, body, reason in fences(md.read_text()):
             found = examples(body)
-            if reason:
+            if reason == "synopsis":
+                problems += [f"{name}:{line}: synopsis: {x} (`ultrasim COMMAND --help`)"
+                             for x in synopsis_problems(binary, body)]
+            elif reason:
                 unrun.append(f"{name}:{line}: {reason}")
             elif found:
                 todo += [(line, command, expected) for command, expected in found]
