@@ -12,7 +12,8 @@ included. A command must exit 0 unless its output shows `ultrasim: error:`; then
 A fence that is not meant to run (a long sweep, a Slurm job) follows the line `<!-- not run: REASON -->`;
 a synopsis (`ultrasim COMMAND [--option VALUE]...` lines) follows `<!-- synopsis -->` and must name every
 option of `ultrasim COMMAND --help`, and no other. A fence that holds a command without a prompt and
-without either line is a problem too, so that no example escapes by losing its prompt.
+without either line is a problem too, and so is one that shows ultrasim's output (`# ultrasim ...`,
+`ultrasim: error: ...`) without the command: no example escapes by losing its prompt.
 
 Each manual's examples run in order in one temporary directory, through bash, with `ultrasim` and
 `build/ultrasim` the binary given and the repository's top-level entries linked in: commands read the
@@ -40,6 +41,8 @@ SYNOPSIS = "<!-- synopsis -->"  # a fence of `ultrasim COMMAND [--option ...]` l
 # with placeholders: those are marked not run too).
 COMMAND = re.compile(r"^(ultrasim|build/ultrasim|scripts/|/usr/bin/python3|python3|\.ci/|sbatch|"
                      r"jupyter|ULTRASIM=|mkdir|cat) ")
+# ... and a line that reads like ultrasim's output: shown without the command that prints it, it could drift.
+OUTPUT = re.compile(r"^(ultrasim: error: |# ultrasim )")
 TIMEOUT_S = 60
 
 
@@ -149,9 +152,9 @@ def main():
                 unrun.append(f"{name}:{line}: {reason}")
             elif found:
                 todo += [(line, command, expected) for command, expected in found]
-            elif any(COMMAND.match(x) for x in body):
-                problems.append(f"{name}:{line}: a command without a `$ ` prompt: make the fence an example, "
-                                "or put `<!-- not run: REASON -->` before it")
+            elif any(COMMAND.match(x) or OUTPUT.match(x) for x in body):
+                problems.append(f"{name}:{line}: a command or ultrasim's output without a `$ ` prompt: make the "
+                                "fence an example, or put `<!-- not run: REASON -->` before it")
         todo = [t for t in todo if args.only in str(name) or args.only in t[1]]
         if args.list:
             for line, command, _ in todo:
