@@ -123,7 +123,7 @@ def synopsis_problems(binary, body):
         help_text = subprocess.run([binary, command, "--help"], capture_output=True, text=True).stdout
         options = [set(m.group(1).split(",")) for m in re.finditer(r"^\s+(-[\w,-]+)", help_text, re.M)]
         options = [names for names in options if "--help" not in names]
-        if missing := [sorted(names)[-1] for names in options if not names & mentioned]:
+        if missing := [max(names, key=len) for names in options if not names & mentioned]:
             problems.append(f"`ultrasim {command}` lacks {', '.join(missing)}")
         if unknown := sorted(mentioned - set().union(*options)):
             problems.append(f"`ultrasim {command}` has no {', '.join(unknown)}")
@@ -136,12 +136,14 @@ def main():
     parser.add_argument("--only", default="", help="run only the examples whose manual or command has TEXT")
     parser.add_argument("--list", action="store_true", help="list the examples and the fences not run")
     parser.add_argument("--verbose", action="store_true", help="print each example's wall time")
+    parser.add_argument("--manual", action="append", type=Path, help="check this Markdown file instead of "
+                        "the manuals (repeatable; its examples still run from the repository root)")
     args = parser.parse_args()
     binary = Path(args.binary).resolve()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ULTRASIM")}
     problems, ran, unrun, began = [], 0, [], time.monotonic()
-    for md in manuals():
-        name = md.relative_to(ROOT)
+    for md in [m.resolve() for m in args.manual] if args.manual else manuals():
+        name = md.relative_to(ROOT) if md.is_relative_to(ROOT) else md
         todo = []
         for line, info, body, reason in fences(md.read_text()):
             found = examples(body)
