@@ -1,13 +1,15 @@
 """Runs every command example of the manuals and compares what it prints with the text shown.
 
-    /usr/bin/python3 scripts/check_doc_examples.py [--only TEXT] [--list] [--verbose] build/ultrasim
+    /usr/bin/python3 scripts/check_doc_examples.py [--only TEXT] [--list] [--verbose] [--manual FILE]...
+        build/ultrasim
 
 An example is a code fence of README.md or a */README.md (the manuals make_reference.py checks) with
 lines that start with a shell prompt, `$ `: each such line is a command (continued on the next line
 after a trailing backslash) and the lines up to the next prompt or the fence's end are what it prints,
 stdout and stderr together as a terminal shows them. The output must match exactly (numbers included;
-trailing blanks are ignored), except that a line holding only `...` (indented or not) matches any run of lines, none
-included. A command must exit 0 unless its output shows `ultrasim: error:`; then it must fail.
+trailing blanks are ignored), except that a line holding only `...` (indented or not) matches any run
+of lines, none included. A command must exit 0 unless its output shows `ultrasim: error:`; then it
+must fail.
 
 A fence that is not meant to run (a long sweep, a Slurm job) follows the line `<!-- not run: REASON -->`;
 a synopsis (`ultrasim COMMAND [--option VALUE]...` lines) follows `<!-- synopsis -->` and must name every
@@ -37,8 +39,7 @@ from make_reference import ROOT, manuals  # noqa: E402  the same manuals, the sa
 
 NOT_RUN = re.compile(r"^<!-- not run: (.+) -->$")
 SYNOPSIS = "<!-- synopsis -->"  # a fence of `ultrasim COMMAND [--option ...]` lines, held to --help
-# A line in a fence that reads like a command someone would type (not program output, not a synopsis
-# with placeholders: those are marked not run too).
+# A line in a fence that reads like a command someone would type: without a prompt or a marker, a problem.
 COMMAND = re.compile(r"^(ultrasim|build/ultrasim|scripts/|/usr/bin/python3|python3|\.ci/|sbatch|"
                      r"jupyter|ULTRASIM=|mkdir|cat) ")
 # ... and a line that reads like ultrasim's output: shown without the command that prints it, it could drift.
@@ -47,7 +48,7 @@ TIMEOUT_S = 60
 
 
 def fences(text):
-    """(first line number, info string, body lines, the `<!-- not run -->` reason or None) per fence."""
+    """(first line number, info string, body lines, the `<!-- not run -->` reason, "synopsis" or None)."""
     lines, out, i = text.splitlines(), [], 0
     while i < len(lines):
         if not lines[i].lstrip().startswith("```"):

@@ -30,7 +30,8 @@ def fence(*lines, before=""):
 
 def main():
     binary = sys.argv[1]
-    table = "#          size        count      type  redop     time(us) algbw(GB/s) busbw(GB/s)  #wrong    model(us)    bound(us)  %bound"
+    table = ("#          size        count      type  redop     time(us) algbw(GB/s) busbw(GB/s)  #wrong"
+             "    model(us)    bound(us)  %bound")
     cases = [  # (what, manual, exit status expected, text the report must hold)
         ("the exact output", fence(RUN, HEAD, table, ROW), 0, "1 examples run"),
         ("a '...' line eliding the middle", fence(RUN, HEAD, "...", ROW), 0, "0 problem(s)"),
