@@ -82,13 +82,17 @@ def collectives_reference(listing):
     return "".join(out)
 
 
+def manuals():  # the front page and the module manuals: what the link check and check_doc_examples.py read
+    return [ROOT / "README.md", *sorted(ROOT.glob("*/README.md"))]
+
+
 def markdown_problems():
     def anchors(path):  # GitHub's anchors for a Markdown file's headings
         return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
                 for h in re.findall(r"^#+ (.*)$", FENCED.sub("", path.read_text()), re.M)}
 
     problems = []
-    for md in [ROOT / "README.md", *sorted(ROOT.glob("*/README.md"))]:
+    for md in manuals():
         name, text, fence = md.relative_to(ROOT), md.read_text(), None
         for line in text.splitlines():
             if line.lstrip().startswith("```"):
