@@ -236,8 +236,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "calibrate refuses an nccl-tests log of -C 1 (cputime) or whose rows mix types or ops (-d all, -o all), "
-    "text or JSON, and reads one of one type and op as before",
+    "calibrate refuses an nccl-tests log of -C 1 (cputime), whose rows mix types or ops (-d all, -o all) or "
+    "with a size over 2^53, text or JSON, and reads one of one type and op as before",
     "[calibrate]") {
   const auto log = [](const std::string& name, const std::string& text) {
     const std::string path = temp_path(name);
@@ -316,6 +316,16 @@ TEST_CASE(
           "types float, bfloat16 and ops sum, as nccl-tests -d all or -o all prints them (every "
           "size again per type and op), and one fit takes one of each; rerun with one -d and "
           "one -o (e.g. -d float -o sum) or keep one type's and op's rows");
+  // A size over 2^53, as everywhere else a size is read (2^53 itself is one).
+  const std::string huge = log("huge.log", kHeader + row("9007199254740992", "float", "sum", "20") +
+                                               row("9007199254740993", "float", "sum", "21"));
+  REQUIRE_THROWS_WITH(ultrasim::read_measured_log(huge),
+                      huge + ":3: size 9007199254740993 is out of range: at most 2^53 bytes (8 PiB)");
+  const std::string huge_json =
+      log("huge.json", R"({"version":3,"results":[)" + entry("9007199254740993", "float", "sum") + "]}");
+  REQUIRE_THROWS_WITH(
+      ultrasim::read_measured_log(huge_json),
+      huge_json + ":results[0]: size 9007199254740993 is out of range: at most 2^53 bytes (8 PiB)");
   // A word that would not keep the message one line is shown as a JSON string.
   const std::string odd = log("odd.json", R"({"version":3,"results":[)" + entry("1024", "float", "sum") +
                                               "," + entry("1024", R"(flo\nat)", "sum") + "]}");

@@ -37,6 +37,14 @@ double time_us(const std::string& text, const std::string& where) {
   return v;
 }
 
+// A row's size, at most 2^53 bytes as every size the simulator reads (topology/base/units.hpp).
+std::uint64_t size_bytes(std::uint64_t bytes, const std::string& where) {
+  if (bytes > (1ull << 53))
+    throw InputError(where + ": size " + std::to_string(bytes) +
+                     " is out of range: at most 2^53 bytes (8 PiB)");
+  return bytes;
+}
+
 // A JSON value as it appears in the file, cut short: for messages that stay one line.
 std::string shown(const nlohmann::json& value) {
   const std::string text = json_text(value);
@@ -129,7 +137,7 @@ std::vector<MeasuredPoint> read_nccl_tests_json(const std::string& text, const s
     if (!(us > 0) || !std::isfinite(us))
       throw InputError(where + ": out-of-place time " + shown(time) +
                        " is not a positive number of microseconds");
-    points.push_back({size.get<std::uint64_t>(), us * 1e-6, where});
+    points.push_back({size_bytes(size.get<std::uint64_t>(), where), us * 1e-6, where});
     const auto type = row.find("type"), redop = row.find("redop");
     if (type != row.end() && type->is_string() && redop != row.end() && redop->is_string())
       kinds.push_back({where, type->get<std::string>(), redop->get<std::string>()});
@@ -165,10 +173,11 @@ std::vector<MeasuredPoint> read_measured_log(const std::string& path) {
     if (t.empty() || t[0][0] == '#' || !whole_number(t[0]) || t.size() < 2 || !whole_number(t[1])) continue;
     // nccl-tests: size count type redop root time algbw busbw #wrong (out-of-place), then in-place.
     if (!nccom && t.size() >= 9) {
-      points.push_back({std::stoull(t[0]), time_us(t[5], where) * 1e-6, where});
+      points.push_back({size_bytes(std::stoull(t[0]), where), time_us(t[5], where) * 1e-6, where});
       kinds.push_back({where, t[2], t[3]});
     }
-    if (nccom && t.size() >= 4) points.push_back({std::stoull(t[0]), time_us(t[3], where) * 1e-6, where});
+    if (nccom && t.size() >= 4)
+      points.push_back({size_bytes(std::stoull(t[0]), where), time_us(t[3], where) * 1e-6, where});
   }
   refuse_mixed_rows(kinds);
   if (points.empty())
