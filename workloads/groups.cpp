@@ -21,10 +21,17 @@ ParallelLayout parse_layout(const std::string& text, int chips) {
     (axis == "tp" ? layout.tp : axis == "ep" ? layout.ep : axis == "dp" ? layout.dp : layout.pp) = n;
     dp_given = dp_given || axis == "dp";
   }
-  const long others = static_cast<long>(layout.tp) * layout.ep * layout.pp;
-  if (!dp_given && others > 0 && chips % others == 0) layout.dp = static_cast<int>(chips / others);
-  if (others * layout.dp != chips)
-    throw InputError("--layout '" + text + "': tp x ep x dp x pp = " + std::to_string(others * layout.dp) +
+  // Each axis is below 10^9, so three or four of them can overflow a long: the product is checked.
+  long others = 1, product = 0;
+  bool overflow = false;
+  for (int n : {layout.tp, layout.ep, layout.pp})
+    overflow = overflow || __builtin_mul_overflow(others, n, &others);
+  if (!overflow && !dp_given && others > 0 && chips % others == 0)
+    layout.dp = static_cast<int>(chips / others);
+  overflow = overflow || __builtin_mul_overflow(others, layout.dp, &product);
+  if (overflow || product != chips)
+    throw InputError("--layout '" + text + "': tp x ep x dp x pp = " +
+                     (overflow ? std::string("more than 2^63") : std::to_string(product)) +
                      ", but the topology has " + std::to_string(chips) + " chips");
   return layout;
 }

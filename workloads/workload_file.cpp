@@ -38,11 +38,10 @@ void FieldReader::bytes(const char* key, std::uint64_t& out, bool required) cons
                        "' (a size: bytes, or a string such as \"64MiB\")");
     return;
   }
-  if (v->is_number_unsigned()) {
-    out = v->get<std::uint64_t>();
-  } else if (v->is_string()) {
+  if (v->is_number_unsigned() || v->is_string()) {
     try {
-      out = parse_bytes(v->get<std::string>());
+      // A JSON integer over 2^53 is refused as a string would be (parse_bytes reads it exactly).
+      out = parse_bytes(v->is_string() ? v->get<std::string>() : std::to_string(v->get<std::uint64_t>()));
     } catch (const InputError& e) {
       throw InputError(where + ": field '" + key + "': " + e.what());
     }

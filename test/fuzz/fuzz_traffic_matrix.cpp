@@ -1,5 +1,6 @@
 // Traffic-matrix files (`run --traffic-matrix FILE`, workloads/traffic_matrix_file.hpp), JSON or CSV as
-// the content says. What is accepted must answer the per-chip sums that prepare() and the report use.
+// the content says. What is accepted must answer the per-chip sums that prepare() and the report use, and
+// every entry is at most 2^53 bytes (JSON integers as CSV text).
 #include "collectives/traffic_matrix.hpp"
 #include "fuzz_common.hpp"
 #include "workloads/traffic_matrix_file.hpp"
@@ -10,6 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::accepts_or_rejects([&] {
     const TrafficMatrix matrix = read_traffic_matrix(path);
     for (int chip = 0; chip < matrix.p(); ++chip) {
+      if (matrix.p() <= 64)
+        for (int dst = 0; dst < matrix.p(); ++dst) fuzz::check(matrix.bytes(chip, dst) <= (1ull << 53));
       matrix.sent_by(chip);
       matrix.received_by(chip);
       matrix.fabric_load(chip);

@@ -237,7 +237,9 @@ TEST_CASE("bad traffic matrices name the file, the row and the entry") {
       {matrix("m5.json", "[[0,1],[1,0]"), "invalid JSON"},
       {matrix("m6.json", "[[0,true],[1,0]]"), "row 0, column 1: expected a byte count"},
       {matrix("m7.json", "[[0,1.5],[1,0]]"), "1.5 is not a whole number of bytes"},
-      {matrix("m8.json", "[[0,18446744073709551615],[18446744073709551615,0]]"), "more than 2^64 bytes"},
+      // An entry over 2^53 is refused before the sums (which a row of them overflowed past 2^64).
+      {matrix("m8.json", "[[0,18446744073709551615],[18446744073709551615,0]]"),
+       "row 0, column 1: invalid size '18446744073709551615'; out of range: at most 2^53 bytes"},
       {matrix("m9.json", "[[0,1,1],[1,0,1],[1,1,0]]"), "is 3 x 3 but topology 'switch:2' has 2 chips"},
       {{"run", "--topology", "switch:2", "--collective", "alltoallv", "--algorithm", "direct",
         "--traffic-matrix", temp_path("")},
@@ -505,6 +507,15 @@ TEST_CASE("numbers outside their declared range are refused naming the option an
       {run({"--size", "9007199254740993"}), "at most 2^53 bytes"},  // 2^53 + 1: read exactly, not rounded
       {sweep({"--sizes", "1:9223372036854775807:x2"}), "at most 2^53 bytes"},
       {matrix("huge_entry.json", "[[0, 1e17], [1, 0]]"), "is not a whole number of bytes"},
+      // 2^53 + 1 as a JSON integer, refused as the same text is (a matrix in CSV, a --size).
+      {matrix("huge_int_entry.json", "[[0, 9007199254740993], [1, 0]]"),
+       "row 0, column 1: invalid size '9007199254740993'; out of range: at most 2^53 bytes"},
+      {{"workload", file("huge_training.json", R"({"workload": "training", "topology": "switch:8", "stages":
+           [{"name": "s", "collectives": [{"collective": "allreduce", "groups": "chips:0-7", "size": 9007199254740993}]}]})")},
+       ".size: invalid size '9007199254740993'; out of range: at most 2^53 bytes"},
+      {{"workload", file("huge_pingpong.json", R"({"workload": "pingpong", "topology": "switch:2",
+           "size": 9007199254740993})")},
+       "field 'size': invalid size '9007199254740993'; out of range: at most 2^53 bytes"},
       // A rate so small that every time is inf; a time past 1e6 s (a fault at @1e300 printed 63 digits).
       {run({"--size", "1", "--set", "link_bandwidth=1e-300"}), "out of range: 1kBps to 1e18Bps"},
       {run({"--size", "1", "--fault", "late-chip:0@1e300"}), "out of range: at most 1e6 s"},

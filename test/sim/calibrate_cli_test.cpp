@@ -234,3 +234,101 @@ TEST_CASE(
     refused(results("42"), ":results[0]: 42 is not a result object");
   }
 }
+
+TEST_CASE(
+    "calibrate refuses an nccl-tests log of -C 1 (cputime), whose rows mix types or ops (-d all, -o all) or "
+    "with a size over 2^53, text or JSON, and reads one of one type and op as before",
+    "[calibrate]") {
+  const auto log = [](const std::string& name, const std::string& text) {
+    const std::string path = temp_path(name);
+    std::ofstream(path) << text;
+    return path;
+  };
+  const auto row = [](const std::string& size, const std::string& type, const std::string& redop,
+                      const std::string& us) {
+    return "  " + size + "  256  " + type + "  " + redop + "  -1  " + us + "  0.02  0.03  0  " + us +
+           "  0.02  0.03  0\n";
+  };
+  const std::string banner = "# nThread 1 nGpus 8 minBytes 1024 maxBytes 2048 step: 2(factor)\n#\n";
+
+  // One type and op: every row read, as before.
+  const std::string plain = log("plain.log", banner + kHeader + row("1024", "float", "sum", "59.8") +
+                                                 row("2048", "float", "sum", "61"));
+  const auto points = ultrasim::read_measured_log(plain);
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].bytes == 1024);
+  CHECK(points[0].time_s == Approx(59.8e-6).epsilon(1e-12));
+  CHECK(points[1].source == plain + ":5");
+
+  // -C 1: nccl-tests heads both time columns "cputime" (src/common.cu, writeResultHeader).
+  std::string cputime_header = kHeader;
+  for (auto at = cputime_header.find(" time "); at != std::string::npos;
+       at = cputime_header.find(" time ", at))
+    cputime_header.replace(at, 6, "cputime "), at += 8;
+  const std::string cputime =
+      log("cputime.log", banner + cputime_header + row("1024", "float", "sum", "3.1"));
+  REQUIRE_THROWS_WITH(
+      ultrasim::read_measured_log(cputime),
+      cputime +
+          ":3: the time columns are \"cputime\", not \"time\": a run with -C 1 reports the CPU "
+          "time to launch, not the collective's; rerun without -C 1");
+  expect_input_error({"calibrate", "--topology", "switch:8", "--from", cputime},
+                     cputime + ":3: the time columns are \"cputime\"");
+
+  // -d all: the sizes again for each datatype.
+  const std::string types =
+      log("types.log", banner + kHeader + row("1024", "int8", "sum", "20") +
+                           row("2048", "int8", "sum", "21") + row("1024", "half", "sum", "22") +
+                           row("2048", "half", "sum", "23") + row("1024", "float", "sum", "24"));
+  REQUIRE_THROWS_WITH(
+      ultrasim::read_measured_log(types),
+      types +
+          ":6: a row of half sum after rows of int8 sum: the log's rows name types int8, half, "
+          "float and ops sum, as nccl-tests -d all or -o all prints them (every size again per "
+          "type and op), and one fit takes one of each; rerun with one -d and one -o (e.g. -d "
+          "float -o sum) or keep one type's and op's rows");
+  expect_input_error({"calibrate", "--topology", "switch:8", "--from", types},
+                     types + ":6: a row of half sum after rows of int8 sum");
+
+  // -o all: the sizes again for each reduction op.
+  const std::string ops =
+      log("ops.log", banner + kHeader + row("1024", "float", "sum", "20") +
+                         row("1024", "float", "prod", "21") + row("1024", "float", "max", "22"));
+  REQUIRE_THROWS_WITH(
+      ultrasim::read_measured_log(ops),
+      ops +
+          ":5: a row of float prod after rows of float sum: the log's rows name types float "
+          "and ops sum, prod, max, as nccl-tests -d all or -o all prints them (every size "
+          "again per type and op), and one fit takes one of each; rerun with one -d and one -o "
+          "(e.g. -d float -o sum) or keep one type's and op's rows");
+
+  // The same in -J JSON: the entries' "type" and "redop".
+  const auto entry = [](const std::string& size, const std::string& type, const std::string& redop) {
+    return R"({"size":)" + size + R"(,"count":256,"type":")" + type + R"(","redop":")" + redop +
+           R"(","root":"    -1","out_of_place":{"time":59.8,"alg_bw":0.02,"bus_bw":0.03,"nwrong":0.0}})";
+  };
+  const std::string json = log("types.json", R"({"version":3,"results":[)" + entry("1024", "float", "sum") +
+                                                 "," + entry("1024", "bfloat16", "sum") + "]}");
+  REQUIRE_THROWS_WITH(
+      ultrasim::read_measured_log(json),
+      json +
+          ":results[1]: a row of bfloat16 sum after rows of float sum: the log's rows name "
+          "types float, bfloat16 and ops sum, as nccl-tests -d all or -o all prints them (every "
+          "size again per type and op), and one fit takes one of each; rerun with one -d and "
+          "one -o (e.g. -d float -o sum) or keep one type's and op's rows");
+  // A size over 2^53, as everywhere else a size is read (2^53 itself is one).
+  const std::string huge = log("huge.log", kHeader + row("9007199254740992", "float", "sum", "20") +
+                                               row("9007199254740993", "float", "sum", "21"));
+  REQUIRE_THROWS_WITH(ultrasim::read_measured_log(huge),
+                      huge + ":3: size 9007199254740993 is out of range: at most 2^53 bytes (8 PiB)");
+  const std::string huge_json =
+      log("huge.json", R"({"version":3,"results":[)" + entry("9007199254740993", "float", "sum") + "]}");
+  REQUIRE_THROWS_WITH(
+      ultrasim::read_measured_log(huge_json),
+      huge_json + ":results[0]: size 9007199254740993 is out of range: at most 2^53 bytes (8 PiB)");
+  // A word that would not keep the message one line is shown as a JSON string.
+  const std::string odd = log("odd.json", R"({"version":3,"results":[)" + entry("1024", "float", "sum") +
+                                              "," + entry("1024", R"(flo\nat)", "sum") + "]}");
+  expect_input_error({"calibrate", "--topology", "switch:8", "--from", odd},
+                     odd + R"(:results[1]: a row of "flo\nat" sum after rows of float sum)");
+}

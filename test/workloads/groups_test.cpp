@@ -68,6 +68,11 @@ TEST_CASE("explicit groups, and specs that cannot hold") {
   CHECK_THAT(error("server"), Catch::Contains("has no servers"));
   CHECK_THAT(error("tp"), Catch::Contains("needs --layout"));
   CHECK_THAT(error("tp", "tp=3"), Catch::Contains("tp x ep x dp x pp = 3, but the topology has 8 chips"));
+  // Three axes of 9 digits multiply past a long (UBSan's signed overflow, found by fuzz_training_workload).
+  CHECK_THAT(error("tp", "tp=999999999,ep=999999999,pp=999999999"),
+             Catch::Contains("tp x ep x dp x pp = more than 2^63, but the topology has 8 chips"));
+  CHECK_THAT(error("tp", "tp=999999999,ep=999999999,dp=999999999"),
+             Catch::Contains("tp x ep x dp x pp = more than 2^63, but the topology has 8 chips"));
   CHECK_THAT(error("tp", "xp=2"), Catch::Contains("expected AXIS=N"));
   CHECK_THAT(error("teams"), Catch::Contains("expected server, rack"));
 }

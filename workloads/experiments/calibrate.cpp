@@ -37,10 +37,57 @@ double time_us(const std::string& text, const std::string& where) {
   return v;
 }
 
+// A row's size, at most 2^53 bytes as every size the simulator reads (topology/base/units.hpp).
+std::uint64_t size_bytes(std::uint64_t bytes, const std::string& where) {
+  if (bytes > (1ull << 53))
+    throw InputError(where + ": size " + std::to_string(bytes) +
+                     " is out of range: at most 2^53 bytes (8 PiB)");
+  return bytes;
+}
+
 // A JSON value as it appears in the file, cut short: for messages that stay one line.
 std::string shown(const nlohmann::json& value) {
   const std::string text = json_text(value);
   return text.size() <= 40 ? text : text.substr(0, 37) + "...";
+}
+
+// One nccl-tests row's datatype and reduction op (its `type` and `redop` columns), where it is.
+struct RowKind {
+  std::string where, type, redop;
+};
+
+// A column's word as a message shows it: as is when short and printable, else as a JSON string cut
+// short (a newline or a long word would not keep the message one line).
+std::string word(const std::string& text) {
+  const bool plain = !text.empty() && text.size() <= 24 &&
+                     std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < 127; });
+  return plain ? text : shown(nlohmann::json(text));
+}
+
+// The values of `column` over `rows`, each once, in first-seen order, joined by ", ".
+std::string distinct(const std::vector<RowKind>& rows, std::string RowKind::*column) {
+  std::vector<std::string> seen;
+  for (const RowKind& row : rows)
+    if (std::find(seen.begin(), seen.end(), row.*column) == seen.end()) seen.push_back(row.*column);
+  std::string out;
+  for (const std::string& s : seen) out += (out.empty() ? "" : ", ") + word(s);
+  return out;
+}
+
+// nccl-tests with -d all (every datatype) or -o all (every reduction op) sweeps the sizes once per type
+// and op, in one table: each size appears once per pair, at different times. One fit takes one pair, so
+// a log whose rows name more than one is refused at the first row that differs from the first.
+void refuse_mixed_rows(const std::vector<RowKind>& rows) {
+  for (const RowKind& row : rows) {
+    if (row.type == rows.front().type && row.redop == rows.front().redop) continue;
+    throw InputError(row.where + ": a row of " + word(row.type) + " " + word(row.redop) + " after rows of " +
+                     word(rows.front().type) + " " + word(rows.front().redop) +
+                     ": the log's rows name types " + distinct(rows, &RowKind::type) + " and ops " +
+                     distinct(rows, &RowKind::redop) +
+                     ", as nccl-tests -d all or -o all prints them (every size again per type and op), and "
+                     "one fit takes one of each; rerun with one -d and one -o (e.g. -d float -o sum) or keep "
+                     "one type's and op's rows");
+  }
 }
 
 // nccl-tests' JSON, as `all_reduce_perf ... -J FILE.json` writes it (NVIDIA/nccl-tests src/util.cu:
@@ -65,6 +112,7 @@ std::vector<MeasuredPoint> read_nccl_tests_json(const std::string& text, const s
     throw InputError(name + " holds no results: nccl-tests -J JSON with a non-empty \"results\" list " +
                      "expected");
   std::vector<MeasuredPoint> points;
+  std::vector<RowKind> kinds;
   for (std::size_t i = 0; i < results->size(); ++i) {
     const std::string where = path + ":results[" + std::to_string(i) + "]";
     const nlohmann::json& row = (*results)[i];
@@ -89,8 +137,12 @@ std::vector<MeasuredPoint> read_nccl_tests_json(const std::string& text, const s
     if (!(us > 0) || !std::isfinite(us))
       throw InputError(where + ": out-of-place time " + shown(time) +
                        " is not a positive number of microseconds");
-    points.push_back({size.get<std::uint64_t>(), us * 1e-6, where});
+    points.push_back({size_bytes(size.get<std::uint64_t>(), where), us * 1e-6, where});
+    const auto type = row.find("type"), redop = row.find("redop");
+    if (type != row.end() && type->is_string() && redop != row.end() && redop->is_string())
+      kinds.push_back({where, type->get<std::string>(), redop->get<std::string>()});
   }
+  refuse_mixed_rows(kinds);
   return points;
 }
 
@@ -105,18 +157,29 @@ std::vector<MeasuredPoint> read_measured_log(const std::string& path) {
     return read_nccl_tests_json(text, path, name);
   std::vector<MeasuredPoint> points;
   std::istringstream in(text);
-  bool nccom = false;  // after nccom-test's "size(B) ... time(us)" header: the time is the 4th column
+  std::vector<RowKind> kinds;  // of the nccl-tests rows
+  bool nccom = false;          // after nccom-test's "size(B) ... time(us)" header: the time is the 4th column
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
     if (line.find("size(B)") != std::string::npos && line.find("time(us)") != std::string::npos) nccom = true;
     const auto t = tokens_of(line);
-    if (t.empty() || t[0][0] == '#' || !whole_number(t[0]) || t.size() < 2 || !whole_number(t[1])) continue;
     const std::string where = path + ":" + std::to_string(number);
+    // nccl-tests -C 1 heads its time columns "cputime" (src/common.cu, writeResultHeader): the CPU time
+    // to launch the collective, not the collective's.
+    if (!t.empty() && t[0][0] == '#' && std::find(t.begin(), t.end(), "cputime") != t.end())
+      throw InputError(where + ": the time columns are \"cputime\", not \"time\": a run with -C 1 " +
+                       "reports the CPU time to launch, not the collective's; rerun without -C 1");
+    if (t.empty() || t[0][0] == '#' || !whole_number(t[0]) || t.size() < 2 || !whole_number(t[1])) continue;
     // nccl-tests: size count type redop root time algbw busbw #wrong (out-of-place), then in-place.
-    if (!nccom && t.size() >= 9) points.push_back({std::stoull(t[0]), time_us(t[5], where) * 1e-6, where});
-    if (nccom && t.size() >= 4) points.push_back({std::stoull(t[0]), time_us(t[3], where) * 1e-6, where});
+    if (!nccom && t.size() >= 9) {
+      points.push_back({size_bytes(std::stoull(t[0]), where), time_us(t[5], where) * 1e-6, where});
+      kinds.push_back({where, t[2], t[3]});
+    }
+    if (nccom && t.size() >= 4)
+      points.push_back({size_bytes(std::stoull(t[0]), where), time_us(t[3], where) * 1e-6, where});
   }
+  refuse_mixed_rows(kinds);
   if (points.empty())
     throw InputError(name +
                      " holds no result row of nccl-tests (size count type redop root time ...) or "

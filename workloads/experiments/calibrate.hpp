@@ -28,7 +28,10 @@ struct MeasuredPoint {
 // read as nccl-tests' JSON, any other as text. Throws InputError naming the file when it holds no row of
 // either text format, or is JSON that does not parse, is not an object or has no "results"; naming the
 // row (file:line, file:results[i]) when its size or time does not parse, or a JSON entry lacks "size",
-// "out_of_place" or its "time" (a run with -C 1 has "cpu_time" instead, and is refused).
+// "out_of_place" or its "time" (a run with -C 1 has "cpu_time" instead, and is refused). A text log whose
+// header names its time columns "cputime" (-C 1) is refused naming that line; a log (text or JSON) whose
+// nccl-tests rows do not all have the first row's type and redop (-d all, -o all) is refused naming the
+// first row that differs and the types and ops seen.
 std::vector<MeasuredPoint> read_measured_log(const std::string& path);
 
 struct CalibrationRequest {
