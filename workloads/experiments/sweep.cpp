@@ -278,16 +278,30 @@ SweepSpec read_sweep_file(const std::string& path) {
   return spec;
 }
 
-std::vector<SweepPoint> expand(const SweepSpec& spec) {
-  if (spec.topologies.empty() || spec.collectives.empty() || spec.algorithms.empty() || spec.sizes.empty())
-    throw InputError("a sweep needs --topology, --collective, --algorithm and --sizes");
-  for (const auto& t : spec.topologies) {  // unknown or bad: InputError
-    const Topology topology = make_topology(t, model_params(), {});
-    // A fault that names nothing on the topology fails every point alike, unless --set reshapes it.
-    if (spec.sets.empty())
-      with_context("--fault on " + t, [&] { return plan_faults(spec.faults, topology); });
+namespace {
+
+using NamedLists = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// Steps an odometer over lists of the given sizes, the last fastest; false once it has wrapped around.
+bool advance(std::vector<std::size_t>& index, const std::vector<std::size_t>& sizes) {
+  for (std::size_t k = index.size(); k-- > 0;) {
+    if (++index[k] < sizes[k]) return true;
+    index[k] = 0;
   }
-  std::vector<std::pair<std::string, std::vector<std::string>>> algorithms_of;  // collective -> algorithms
+  return false;
+}
+
+template <class Lists>
+std::vector<std::size_t> list_sizes(const Lists& lists) {
+  std::vector<std::size_t> sizes;
+  for (const auto& [name, values] : lists) sizes.push_back(values.size());
+  return sizes;
+}
+
+// Each collective with the algorithms of the sweep that run it ("all" expanded, "auto" and schedule
+// files kept for every collective); an algorithm no collective has fails with "did you mean".
+NamedLists algorithms_by_collective(const SweepSpec& spec) {
+  NamedLists algorithms_of;
   std::set<std::string> used;
   for (const auto& c : spec.collectives) {
     find_collective(c);
@@ -297,26 +311,26 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
         for (const AlgorithmEntry& entry : algorithms())
           if (entry.collective == c) names.push_back(entry.name);
         used.insert(a);
-        continue;
-      }
-      if (a == "auto") {
+      } else if (a == "auto") {
         names.push_back(a), used.insert(a);
-        continue;
-      }
-      if (a.starts_with(kScheduleFilePrefix)) {  // a schedule file: run for every collective given
+      } else if (a.starts_with(kScheduleFilePrefix)) {  // a schedule file: run for every collective given
         const std::string path = a.substr(std::string_view(kScheduleFilePrefix).size());
         check_input_file(path, "schedule file '" + path + "'", "a JSON schedule");
         names.push_back(a), used.insert(a);
-        continue;
+      } else {
+        for (const AlgorithmEntry& entry : algorithms())
+          if (entry.collective == c && entry.name == a) names.push_back(a), used.insert(a);
       }
-      for (const AlgorithmEntry& entry : algorithms())
-        if (entry.collective == c && entry.name == a) names.push_back(a), used.insert(a);
     }
     algorithms_of.emplace_back(c, names);
   }
   for (const auto& a : spec.algorithms)
     if (!used.count(a)) find_algorithm(spec.collectives.front(), a);  // no collective has it: did you mean
-  // Counted before any point is made: a grid of 1e8 points would take gigabytes to refuse.
+  return algorithms_of;
+}
+
+// Counted before any point is made: a grid of 1e8 points would take gigabytes to refuse.
+void check_point_count(const SweepSpec& spec, const NamedLists& algorithms_of) {
   double points = 0;
   for (const auto& [c, names] : algorithms_of) points += static_cast<double>(names.size());
   points *= static_cast<double>(spec.topologies.size() * spec.sizes.size() * spec.seeds.size());
@@ -326,42 +340,56 @@ std::vector<SweepPoint> expand(const SweepSpec& spec) {
     throw InputError("the sweep has " + shortest_number(points) +
                      " points (at most; --set values cross), over the limit of " +
                      std::to_string(kMaxSweepValues));
+}
+
+// The --set lists that apply to one (topology, collective, algorithm), each value checked in its unit;
+// the names found go into `applied`.
+NamedLists applicable_sets(const SweepSpec& spec, const std::vector<ParamSpec>& specs,
+                           std::set<std::string>& applied) {
+  NamedLists sets;
+  for (const auto& [name, values] : spec.sets) {
+    if (values.empty()) throw InputError("--set " + name + "= gives no value; expected name=v1,v2,...");
+    // (clang 14, which builds the fuzzers, cannot capture a structured binding)
+    auto it = std::find_if(specs.begin(), specs.end(),
+                           [&name = name](const ParamSpec& s) { return s.name == name; });
+    if (it == specs.end()) continue;
+    ParamSet check({*it});
+    for (const auto& v : values) check.apply({{name, v}});
+    sets.emplace_back(name, values), applied.insert(name);
+  }
+  return sets;
+}
+
+}  // namespace
+
+std::vector<SweepPoint> expand(const SweepSpec& spec) {
+  if (spec.topologies.empty() || spec.collectives.empty() || spec.algorithms.empty() || spec.sizes.empty())
+    throw InputError("a sweep needs --topology, --collective, --algorithm and --sizes");
+  for (const auto& t : spec.topologies) {  // unknown or bad: InputError
+    const Topology topology = make_topology(t, model_params(), {});
+    // A fault that names nothing on the topology fails every point alike, unless --set reshapes it.
+    if (spec.sets.empty())
+      with_context("--fault on " + t, [&] { return plan_faults(spec.faults, topology); });
+  }
+  const NamedLists algorithms_of = algorithms_by_collective(spec);
+  check_point_count(spec, algorithms_of);
   std::set<std::string> applied;
   std::vector<SweepPoint> grid;
   for (const auto& t : spec.topologies)
     for (const auto& [c, names] : algorithms_of)
       for (const auto& a : names) {
-        auto specs = declared(t, c, a);
-        // The parameter lists that apply here, each value checked in its unit.
-        std::vector<std::pair<std::string, std::vector<std::string>>> sets;
-        for (const auto& [name, values] : spec.sets) {
-          if (values.empty()) throw InputError("--set " + name + "= gives no value; expected name=v1,v2,...");
-          // (clang 14, which builds the fuzzers, cannot capture a structured binding)
-          auto it = std::find_if(specs.begin(), specs.end(),
-                                 [&name = name](const ParamSpec& s) { return s.name == name; });
-          if (it == specs.end()) continue;
-          ParamSet check({*it});
-          for (const auto& v : values) check.apply({{name, v}});
-          sets.emplace_back(name, values), applied.insert(name);
-        }
+        const NamedLists sets = applicable_sets(spec, declared(t, c, a), applied);
+        const std::vector<std::size_t> sizes = list_sizes(sets);
         for (std::uint64_t bytes : spec.sizes) {
           std::vector<std::size_t> index(sets.size(), 0);  // odometer over the value lists
-          for (bool more = true; more;) {
+          do {
             for (std::uint64_t seed : spec.seeds) {
               SweepPoint point{static_cast<int>(grid.size()), t, c, a, bytes, seed, {}, {}, {}, {}};
               for (std::size_t k = 0; k < sets.size(); ++k)
                 point.sets.emplace_back(sets[k].first, sets[k].second[index[k]]);
               grid.push_back(point);
             }
-            more = false;
-            for (std::size_t k = sets.size(); k-- > 0;) {
-              if (++index[k] < sets[k].second.size()) {
-                more = true;
-                break;
-              }
-              index[k] = 0;
-            }
-          }
+          } while (advance(index, sizes));
         }
       }
   for (const auto& [name, values] : spec.sets)
@@ -381,8 +409,9 @@ std::vector<SweepPoint> expand_workloads(const SweepSpec& spec, const WorkloadCh
       spec.cases.empty() ? std::vector<nlohmann::ordered_json>{nlohmann::ordered_json::object()} : spec.cases;
   std::vector<SweepPoint> grid;
   for (const nlohmann::ordered_json& variant : cases) {
+    const std::vector<std::size_t> sizes = list_sizes(spec.grid);
     std::vector<std::size_t> index(spec.grid.size(), 0);  // odometer over the axes, the first slowest
-    for (bool more = true; more;) {
+    do {
       SweepPoint point;
       point.id = static_cast<int>(grid.size());
       point.workload = spec.workload;
@@ -394,15 +423,7 @@ std::vector<SweepPoint> expand_workloads(const SweepSpec& spec, const WorkloadCh
       check(nlohmann::json::parse(json_text(point.spec)),
             "sweep point " + std::to_string(point.id) + " " + json_text(point.patch));
       grid.push_back(std::move(point));
-      more = false;
-      for (std::size_t k = spec.grid.size(); k-- > 0;) {
-        if (++index[k] < spec.grid[k].second.size()) {
-          more = true;
-          break;
-        }
-        index[k] = 0;
-      }
-    }
+    } while (advance(index, sizes));
   }
   return grid;
 }
