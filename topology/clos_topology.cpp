@@ -82,8 +82,7 @@ GeneratorEntry clos_generator() {
           throw InputError("clos:" + args + ": a spine needs one port per leaf, " + std::to_string(leaves) +
                            " leaves > radix " + std::to_string(radix) +
                            "; use fewer leaves, a larger radix, or fattree:K for a third tier");
-        if (leaves * per_leaf > kMaxTopologyChips)
-          throw InputError("clos:" + args + " has more than 262144 chips");
+        check_topology_size(spec, static_cast<double>(leaves) * per_leaf);
         const double bw = p.number("link_bandwidth"), lat = p.number("link_latency"),
                      eff = p.number("link_efficiency"), sw = p.number("switch_latency");
         const double uplink = per_leaf * bw / (over * spines);

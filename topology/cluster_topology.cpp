@@ -144,7 +144,7 @@ Topology cluster_build(const std::string& spec, const std::string& args, const P
   Topology inner = find_generator(inner_name).build(c.preset, inner_args, p);
   inner.validate();
   const long P = inner.chip_count();
-  if (c.domains * P > kMaxTopologyChips) throw InputError("cluster:" + args + " has more than 262144 chips");
+  check_topology_size(spec, static_cast<double>(c.domains) * static_cast<double>(P));
   const bool rail = p.text("scaleout") == "rail";
   const double over = p.number("scaleout_oversubscription");
   if (!(over > 0))

@@ -56,7 +56,7 @@ GeneratorEntry dragonfly_generator() {
                            " global links per group, but a group has routers_per_group x "
                            "global_links_per_router = " +
                            std::to_string(a * h) + "; at most " + std::to_string(most) + " groups");
-        if (g * a * p > kMaxTopologyChips) throw InputError("dragonfly with more than 262144 chips");
+        check_topology_size(spec, static_cast<double>(g) * a * p);
         const double bw = par.number("link_bandwidth"), lat = par.number("link_latency"),
                      eff = par.number("link_efficiency"), sw = par.number("switch_latency"),
                      global_lat = par.number("global_latency");

@@ -24,8 +24,6 @@
 namespace ultrasim {
 namespace {
 
-constexpr long kMaxK = 100;  // 250,000 chips
-
 long parse_k(const std::string& args) {
   if (args.empty()) throw InputError("topology fattree needs the switch radix K, e.g. fattree:4 (16 chips)");
   long k = parse_count(args);
@@ -33,7 +31,7 @@ long parse_k(const std::string& args) {
     throw InputError("fattree:" + args + ": K must be even (K-port switches, K/2 ports down and K/2 up), " +
                      "e.g. " + (k > 2 ? "fattree:" + std::to_string(k - 1) + " or " : std::string()) +
                      "fattree:" + std::to_string(k + 1));
-  if (k > kMaxK) throw InputError("fattree:" + args + " has more than 262144 chips (K^3/4)");
+  check_topology_size("fattree:" + args, static_cast<double>(k) * k * k / 4);  // K^3/4 chips
   return k;
 }
 

@@ -39,7 +39,7 @@ GeneratorEntry hgx_h100_generator() {
         if (!args.empty())
           throw InputError("topology hgx-h100 takes no arguments; got 'hgx-h100:" + args + "'");
         const int gpus = static_cast<int>(p.number("gpus"));
-        if (gpus > kMaxTopologyChips) throw InputError("hgx-h100 with more than 262144 GPUs");
+        check_topology_size(spec, gpus);
         Topology t(spec, p, {"nvlink"});
         t.set_chip_forwarding(false);
         t.set_multipath_default("stripe");

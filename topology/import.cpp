@@ -648,7 +648,8 @@ Topology import_topology(const std::string& path, const std::string& spec, const
     errors.fail("multipath_default", unknown_name_message("policy", d.multipath_default, multipath_names()));
   ImportNodeIndex index = import_index_nodes(errors, d);
   const long p = static_cast<long>(index.chips.size());
-  if (p > kMaxTopologyChips) errors.fail("nodes", "more than 262144 chips");
+  if (p > kMaxTopologyChips)
+    errors.fail("nodes", "more than " + shortest_number(kMaxTopologyChips) + " chips");
   const std::vector<std::size_t> chip_of_rank = import_rank_chips(errors, d, index.chips);
   import_check_switch_names(errors, d, p);
 

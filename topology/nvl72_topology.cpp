@@ -76,8 +76,7 @@ GeneratorEntry nvl72_generator() {
                          const int trays = static_cast<int>(p.number("compute_trays"));
                          const int per_tray = static_cast<int>(p.number("gpus_per_tray"));
                          const int chips = static_cast<int>(p.number("nvswitch_chips"));
-                         if (static_cast<long>(trays) * per_tray > kMaxTopologyChips)
-                           throw InputError("nvl72 with more than 262144 GPUs");
+                         check_topology_size(spec, static_cast<double>(trays) * per_tray);
                          Topology t(spec, p, {"nvlink"});
                          t.set_chip_forwarding(false);
                          t.set_multipath_default("stripe");

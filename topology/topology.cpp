@@ -12,6 +12,9 @@ namespace ultrasim {
 
 void check_topology_size(const std::string& spec, double chips, double links) {
   if (chips <= kMaxTopologyChips && links <= kMaxTopologyLinks) return;
+  if (links == 0)
+    throw InputError(spec + " would have " + shortest_number(chips) + " chips, over the limit of " +
+                     shortest_number(kMaxTopologyChips) + " chips");
   throw InputError(spec + " would have " + shortest_number(chips) + " chips and " + shortest_number(links) +
                    " links, over the limit of " + shortest_number(kMaxTopologyChips) + " chips and " +
                    shortest_number(kMaxTopologyLinks) + " links");

@@ -26,8 +26,9 @@ inline constexpr const char* kScaleOutTier = "nic";
 inline constexpr double kMaxTopologyChips = 1 << 18;
 inline constexpr double kMaxTopologyLinks = 1 << 21;
 // Throws InputError "SPEC would have N chips and M links, over the limit of ..." when either count,
-// estimated from the spec alone, is over its limit.
-void check_topology_size(const std::string& spec, double chips, double links);
+// estimated from the spec alone, is over its limit; a generator that cannot count its links before it
+// builds them passes only the chips (its links are then counted as they are added, by the memory guard).
+void check_topology_size(const std::string& spec, double chips, double links = 0);
 
 struct Node {
   NodeKind kind = NodeKind::kChip;

@@ -65,7 +65,7 @@ GeneratorEntry trn3_gen1_generator() {
         if (!args.empty())
           throw InputError("topology trn3-gen1 takes no arguments; got 'trn3-gen1:" + args + "'");
         const int per_server = static_cast<int>(p.number("chips_per_server"));
-        if (per_server * 4.0 > kMaxTopologyChips) throw InputError("trn3-gen1 with more than 262144 chips");
+        check_topology_size(spec, per_server * 4.0);
         Topology t(spec, p, {"pair", "cross_pair"});
         t.set_chip_forwarding(p.flag("chip_forwarding"));
         for (int pair = 0; pair < kPairs; ++pair) {

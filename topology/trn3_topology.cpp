@@ -197,8 +197,7 @@ Topology trn3_build(const std::string& spec, const std::string& args, const Para
   if (!args.empty()) throw InputError("topology trn3 takes no arguments; got 'trn3:" + args + "'");
   int per_server = static_cast<int>(p.number("chips_per_server"));
   int per_rack = static_cast<int>(p.number("servers_per_rack"));
-  if (per_server * per_rack * kRacks > kMaxTopologyChips)
-    throw InputError("trn3 with more than 262144 chips");
+  check_topology_size(spec, static_cast<double>(per_server) * per_rack * kRacks);
   const bool chips = p.text("rack_switch") == "chips";
   const int rack_ports = per_server * per_rack;
   std::vector<std::string> tiers{"server", "rack", "cross_rack"};

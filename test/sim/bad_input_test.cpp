@@ -540,6 +540,17 @@ TEST_CASE("work too large for the machine is refused from the spec, before anyth
       {{"topology", "ring:100000000"}, "would have 1e+08 chips"},
       {{"topology", "switch:64", "--set", "planes=1000000"}, "would have 64 chips and 6.4e+07 links"},
       {run({"--size", "1"}, "mesh:100000"), "mesh:100000 would have 1e+05 chips and 4999950000 links"},
+      // Every generator counts its chips from the spec the same way (check_topology_size).
+      {{"topology", "fattree:102"}, "fattree:102 would have 265302 chips, over the limit of 262144 chips"},
+      {{"topology", "cluster:2000:trn3"}, "cluster:2000:trn3 would have 288000 chips, over the limit"},
+      {{"topology", "hgx-h100", "--set", "gpus=300000"}, "hgx-h100 would have 3e+05 chips, over the limit"},
+      {{"topology", "trn3", "--set", "chips_per_server=999999999"}, "trn3 would have 35999999964 chips"},
+      {{"topology", "trn3-gen1", "--set", "chips_per_server=999999999"},
+       "trn3-gen1 would have 3999999996 chips"},
+      {{"topology", "nvl72", "--set", "compute_trays=100000"},
+       "nvl72 would have 4e+05 chips, over the limit"},
+      {{"topology", "dragonfly", "--set", "routers_per_group=1000", "--set", "chips_per_router=1000"},
+       "dragonfly would have 2.001e+09 chips, over the limit of 262144 chips"},
       // pipeline_chunks=4096 on 1152 chips: 1.1e10 messages, which ran past any time limit.
       {run({"--size", "1GiB", "--set", "pipeline_chunks=4096"}, "switch:1152"),
        "ring would post about 10871635968 messages (2 x 1152 chips x 4718592 chunks), over the limit of "
