@@ -128,10 +128,7 @@ int run_collective(const RunArgs& args, const std::string& command) {
     *link_stats_file << link_stats_csv(*prepared.topology, *links);
     link_stats_file->close();
   }
-  if (result.verdict.wrong == 0) return 0;
-  // The result (stdout) says it too; stderr carries the one line every failing run leaves.
-  std::cerr << "ultrasim: error: verification failed: " << result.verdict.first_error << "\n";
-  return 3;
+  return result.verdict.wrong == 0 ? 0 : unverified(result.verdict.first_error);
 }
 
 RunArgs collective_args_from_json(const nlohmann::json& w, const std::string& file) {

@@ -1,7 +1,5 @@
 #include "sim/runs/workloads.hpp"
 
-#include "topology/base/units.hpp"
-
 #include <iostream>
 
 #include "sim/analysis/trace.hpp"
@@ -45,6 +43,12 @@ void check_result_times(const nlohmann::ordered_json& j, const std::string& key)
 
 }  // namespace
 
+int unverified(const std::string& first_error) {
+  std::cerr << "ultrasim: error: verification failed" << (first_error.empty() ? "" : ": " + first_error)
+            << "\n";
+  return 3;
+}
+
 int print_workload_result(const nlohmann::ordered_json& result, const std::string& format,
                           std::string (*table)(const nlohmann::ordered_json&)) {
   check_result_times(result, "");
@@ -54,11 +58,7 @@ int print_workload_result(const nlohmann::ordered_json& result, const std::strin
     std::cout << table(result);
   }
   if (result["verified"].get<bool>()) return 0;
-  std::cerr << "ultrasim: error: verification failed"
-            << (result.contains("first_error") ? ": " + result["first_error"].get<std::string>()
-                                               : std::string())
-            << "\n";
-  return 3;
+  return unverified(result.contains("first_error") ? result["first_error"].get<std::string>() : "");
 }
 
 nlohmann::ordered_json run_prepared(PreparedWorkload& prepared, RunOptions options,

@@ -67,8 +67,12 @@ const std::vector<WorkloadKind>& workload_kinds();
 nlohmann::ordered_json run_prepared(PreparedWorkload& prepared, RunOptions options,
                                     const std::string& trace_path);
 
-// Prints a result that carries "verified" as JSON (format "json") or as `table` makes it; returns the
-// exit status it earns (0, or 3 when it did not verify).
+// Exit status 3 for a result that did not verify, with the one stderr line every failing run leaves
+// ("ultrasim: error: verification failed: FIRST_ERROR"; the result on stdout says it too).
+int unverified(const std::string& first_error);
+
+// Prints a result that carries "verified" as JSON (format "json") or as `table` makes it, after checking
+// its times (check_simulated_time); returns the exit status it earns (0, or unverified()).
 int print_workload_result(const nlohmann::ordered_json& result, const std::string& format,
                           std::string (*table)(const nlohmann::ordered_json&));
 

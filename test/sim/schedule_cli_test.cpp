@@ -109,6 +109,8 @@ TEST_CASE("a schedule with a dropped transfer runs but is reported unverified, e
   CHECK(j["wrong"] == 1);
   CHECK_THAT(j["first_error"].get<std::string>(), Catch::StartsWith("chip1 slot 3 holds"));
   CHECK(j["transfers"] == 14 * 8 - 1);
+  // stderr carries the one line every failing run leaves, with the same first error.
+  CHECK(r.err == "ultrasim: error: verification failed: " + j["first_error"].get<std::string>() + "\n");
 }
 
 TEST_CASE("bad schedule file: missing") {

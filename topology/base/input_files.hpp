@@ -27,7 +27,7 @@ inline constexpr int kJsonDepthLimit = 64;
 inline constexpr int kXmlDepthLimit = 64;
 
 // Throws InputError "<name> is a directory; expected <expected>", "<name> is a device, not a file",
-// "<name> is N bytes, over the limit of L for an input file" or "cannot read <name> (missing or not
+// "<name> is N bytes, over the 64 MiB limit of an input file" or "cannot read <name> (missing or not
 // readable)"; `name` says what the file is, e.g. "sweep file 'x.json'".
 void check_input_file(const std::string& path, const std::string& name, const std::string& expected,
                       std::uint64_t limit = kInputFileLimit);
