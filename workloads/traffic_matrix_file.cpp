@@ -32,8 +32,8 @@ std::uint64_t entry_bytes(const std::string& text, const std::string& where) {
 }
 
 std::uint64_t json_entry_bytes(const nlohmann::json& value, const std::string& where) {
-  // A JSON integer over 2^53 is refused as in CSV: through parse_bytes, which reads a plain integer exactly.
-  if (value.is_number_unsigned()) return entry_bytes(std::to_string(value.get<std::uint64_t>()), where);
+  if (value.is_number_unsigned())
+    return with_context(where, [&] { return checked_bytes(value.get<std::uint64_t>()); });
   if (value.is_number_integer() || (value.is_number_float() && value.get<double>() < 0))
     throw InputError(where + ": " + value.dump() + " is negative; entries are byte counts >= 0");
   if (value.is_number_float()) {

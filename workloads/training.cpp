@@ -19,8 +19,7 @@ constexpr int kStepsPerCollective = 1 << 20;  // step labels of collective k sta
 std::uint64_t bytes_field(const nlohmann::json& v, const std::string& where) {
   if (v.is_string()) return parse_bytes(v.get<std::string>());
   if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0))
-    // A JSON integer over 2^53 is refused as a string would be (parse_bytes reads it exactly).
-    return with_context(where, [&] { return parse_bytes(std::to_string(v.get<std::uint64_t>())); });
+    return with_context(where, [&] { return checked_bytes(v.get<std::uint64_t>()); });
   throw InputError(where + " must be a byte count (a number or a size such as \"16MiB\")");
 }
 

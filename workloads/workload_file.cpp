@@ -41,7 +41,7 @@ void FieldReader::bytes(const char* key, std::uint64_t& out, bool required) cons
   if (v->is_number_unsigned() || v->is_string()) {
     try {
       // A JSON integer over 2^53 is refused as a string would be (parse_bytes reads it exactly).
-      out = parse_bytes(v->is_string() ? v->get<std::string>() : std::to_string(v->get<std::uint64_t>()));
+      out = v->is_string() ? parse_bytes(v->get<std::string>()) : checked_bytes(v->get<std::uint64_t>());
     } catch (const InputError& e) {
       throw InputError(where + ": field '" + key + "': " + e.what());
     }

@@ -320,12 +320,12 @@ TEST_CASE(
   const std::string huge = log("huge.log", kHeader + row("9007199254740992", "float", "sum", "20") +
                                                row("9007199254740993", "float", "sum", "21"));
   REQUIRE_THROWS_WITH(ultrasim::read_measured_log(huge),
-                      huge + ":3: size 9007199254740993 is out of range: at most 2^53 bytes (8 PiB)");
+                      huge + ":3: invalid size '9007199254740993'; out of range: at most 2^53 bytes (8 PiB)");
   const std::string huge_json =
       log("huge.json", R"({"version":3,"results":[)" + entry("9007199254740993", "float", "sum") + "]}");
   REQUIRE_THROWS_WITH(
       ultrasim::read_measured_log(huge_json),
-      huge_json + ":results[0]: size 9007199254740993 is out of range: at most 2^53 bytes (8 PiB)");
+      huge_json + ":results[0]: invalid size '9007199254740993'; out of range: at most 2^53 bytes (8 PiB)");
   // A word that would not keep the message one line is shown as a JSON string.
   const std::string odd = log("odd.json", R"({"version":3,"results":[)" + entry("1024", "float", "sum") +
                                               "," + entry("1024", R"(flo\nat)", "sum") + "]}");

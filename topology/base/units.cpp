@@ -87,14 +87,19 @@ std::pair<double, double> split(std::string_view text, const std::array<Suffix, 
 
 }  // namespace
 
+std::uint64_t checked_bytes(std::uint64_t bytes) {
+  if (bytes > (1ull << 53))
+    throw InputError("invalid size '" + std::to_string(bytes) +
+                     "'; out of range: at most 2^53 bytes (8 PiB)");
+  return bytes;
+}
+
 std::uint64_t parse_bytes(std::string_view text) {
   // A plain integer is read exactly (strtod would round 2^53 + 1 down into range).
   if (!text.empty() && text.size() <= 19 && text.find_first_not_of("0123456789") == std::string_view::npos) {
     std::uint64_t exact = 0;
     std::from_chars(text.data(), text.data() + text.size(), exact);
-    if (static_cast<double>(exact) > kMaxBytes || exact > (1ull << 53))
-      throw InputError("invalid size '" + std::string(text) + "'; out of range: at most 2^53 bytes (8 PiB)");
-    return exact;
+    return checked_bytes(exact);
   }
   double bytes = split(text, kSizeSuffixes, "size", "a byte count such as 4096, 64MiB or 1GB").second;
   if (bytes != std::floor(bytes))

@@ -26,6 +26,10 @@ inline constexpr long kMaxCount = 999999999;             // nine digits
 // FLOP count at a slow chip_flops), and a time past 1e6 s prints as inf or as 20 digits of noise.
 void check_simulated_time(double seconds, const std::string& what);
 
+// `bytes` when it is at most 2^53 (kMaxBytes), else InputError "invalid size 'N'; out of range: ..." as
+// parse_bytes says it: for byte counts read as integers (a JSON number, a log's column).
+std::uint64_t checked_bytes(std::uint64_t bytes);
+
 // A byte count; must be a whole, non-negative number of bytes ("1.5KiB" = 1536 is fine, "1.3B" is not).
 std::uint64_t parse_bytes(std::string_view text);
 // A bandwidth in bytes per second; must be positive (a zero-bandwidth link is not a link).

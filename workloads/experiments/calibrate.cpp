@@ -39,10 +39,7 @@ double time_us(const std::string& text, const std::string& where) {
 
 // A row's size, at most 2^53 bytes as every size the simulator reads (topology/base/units.hpp).
 std::uint64_t size_bytes(std::uint64_t bytes, const std::string& where) {
-  if (bytes > (1ull << 53))
-    throw InputError(where + ": size " + std::to_string(bytes) +
-                     " is out of range: at most 2^53 bytes (8 PiB)");
-  return bytes;
+  return with_context(where, [&] { return checked_bytes(bytes); });
 }
 
 // A JSON value as it appears in the file, cut short: for messages that stay one line.
