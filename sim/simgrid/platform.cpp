@@ -78,17 +78,6 @@ void check_simgrid_setting(const std::string& setting) {
                      shortest_number(it->min) + ", " + shortest_number(it->max) + "] (" + it->meaning + ")");
 }
 
-std::vector<std::pair<std::string, std::string>> simgrid_setting_table() {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& s : simgrid_settings()) {
-    std::string values;
-    for (const auto& w : s.words) values += (values.empty() ? "" : "|") + w;
-    if (values.empty()) values = "[" + shortest_number(s.min) + ", " + shortest_number(s.max) + "]";
-    out.emplace_back(s.name + ":" + values, s.meaning);
-  }
-  return out;
-}
-
 void configure_engine() {
   sg::Engine::set_config("network/model:CM02");
   sg::Engine::set_config("network/crosstraffic:0");

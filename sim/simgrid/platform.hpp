@@ -23,8 +23,6 @@ void configure_engine();
 // the tests check, or abort, crash or hang SimGrid. Throws InputError naming the setting and what is
 // accepted.
 void check_simgrid_setting(const std::string& setting);
-// The accepted settings, as {"name:values", meaning}, for the manual and the tests.
-std::vector<std::pair<std::string, std::string>> simgrid_setting_table();
 
 class Platform {
  public:

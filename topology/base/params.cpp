@@ -79,39 +79,38 @@ static void check_range(const ParamSpec& spec, const std::string& text, double v
     throw InputError("'" + text + "' is out of range; expected " + range_text(spec));
 }
 
+// The text in the spec's unit, unchecked against its range.
+static double number_in_unit(const ParamSpec& spec, const std::string& text) {
+  switch (spec.unit) {
+    case Unit::kBytes:
+      return static_cast<double>(parse_bytes(text));
+    case Unit::kRate:
+      return parse_rate(text);
+    case Unit::kTime:
+      return parse_time(text);
+    case Unit::kRatio:
+      return parse_ratio(text);
+    case Unit::kCount:
+      return static_cast<double>(parse_count(text));
+    case Unit::kBool:
+      return parse_bool(text) ? 1.0 : 0.0;
+    case Unit::kOptRate:
+      if (text == "inf") return std::numeric_limits<double>::infinity();
+      return parse_rate(text);
+    case Unit::kChoice:
+      return parse_choice(spec, text);
+  }
+  return 0;
+}
+
 ParamSet::Value ParamSet::parse(const ParamSpec& spec, const std::string& text) {
   try {
-    Value value = parse_value(spec, text);
+    Value value{text, number_in_unit(spec, text)};
     check_range(spec, text, value.number);
     return value;
   } catch (const InputError& e) {
     throw InputError("parameter " + spec.name + ": " + e.what());
   }
-}
-
-ParamSet::Value ParamSet::parse_value(const ParamSpec& spec, const std::string& text) {
-  {
-    switch (spec.unit) {
-      case Unit::kBytes:
-        return {text, static_cast<double>(parse_bytes(text))};
-      case Unit::kRate:
-        return {text, parse_rate(text)};
-      case Unit::kTime:
-        return {text, parse_time(text)};
-      case Unit::kRatio:
-        return {text, parse_ratio(text)};
-      case Unit::kCount:
-        return {text, static_cast<double>(parse_count(text))};
-      case Unit::kBool:
-        return {text, parse_bool(text) ? 1.0 : 0.0};
-      case Unit::kOptRate:
-        if (text == "inf") return {text, std::numeric_limits<double>::infinity()};
-        return {text, parse_rate(text)};
-      case Unit::kChoice:
-        return {text, parse_choice(spec, text)};
-    }
-  }
-  return {};
 }
 
 void ParamSet::apply(const std::vector<std::pair<std::string, std::string>>& overrides) {

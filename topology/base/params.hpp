@@ -85,7 +85,6 @@ class ParamSet {
   const Value& at(const std::string& name) const;
   // The value in the spec's unit, checked against range_of(spec); errors name the parameter.
   static Value parse(const ParamSpec& spec, const std::string& text);
-  static Value parse_value(const ParamSpec& spec, const std::string& text);
 
   std::vector<ParamSpec> specs_;
   std::map<std::string, Value> values_;
