@@ -62,6 +62,12 @@ std::string temp_path(const std::string& name) {
   return dir + "/" + name;
 }
 
+std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
 CliResult run_cli(const std::vector<std::string>& args) {
   static int counter = 0;
   std::string out_path = temp_path("out" + std::to_string(++counter));

@@ -39,6 +39,8 @@ std::string read_file(const std::string& path);
 // Every line of a JSON Lines file (sweep rows, flow records), parsed.
 std::vector<nlohmann::json> read_json_lines(const std::string& path);
 std::string temp_path(const std::string& name);  // a fresh path under a per-process temp directory
+// temp_path(name), holding `text`.
+std::string temp_file(const std::string& name, const std::string& text);
 
 // The sizes a grid of runs checks: every one of `all` in the normal suite; under the sanitizers
 // (scripts/test --sanitize, which defines ULTRASIM_SANITIZE) only `sanitized`, one of them. The size

@@ -173,9 +173,7 @@ TEST_CASE(
     "[calibrate]") {
   int files = 0;
   const auto log = [&](const std::string& text) {
-    const std::string path = temp_path("bad" + std::to_string(++files) + ".json");
-    std::ofstream(path) << text;
-    return path;
+    return temp_file("bad" + std::to_string(++files) + ".json", text);
   };
   // One nccl-tests results entry, as -J writes it, with `out_of_place` in place of its own.
   const auto row = [](const std::string& size, const std::string& out_of_place) {
@@ -239,17 +237,18 @@ TEST_CASE(
     "calibrate refuses an nccl-tests log of -C 1 (cputime), whose rows mix types or ops (-d all, -o all) or "
     "with a size over 2^53, text or JSON, and reads one of one type and op as before",
     "[calibrate]") {
-  const auto log = [](const std::string& name, const std::string& text) {
-    const std::string path = temp_path(name);
-    std::ofstream(path) << text;
-    return path;
-  };
+  const auto log = temp_file;
   const auto row = [](const std::string& size, const std::string& type, const std::string& redop,
                       const std::string& us) {
     return "  " + size + "  256  " + type + "  " + redop + "  -1  " + us + "  0.02  0.03  0  " + us +
            "  0.02  0.03  0\n";
   };
   const std::string banner = "# nThread 1 nGpus 8 minBytes 1024 maxBytes 2048 step: 2(factor)\n#\n";
+  // What every refusal of a mixed log says after the types and ops it saw.
+  const std::string kMixed =
+      ", as nccl-tests -d all or -o all prints them (every size again per type and op), and one fit takes "
+      "one "
+      "of each; rerun with one -d and one -o (e.g. -d float -o sum) or keep one type's and op's rows";
 
   // One type and op: every row read, as before.
   const std::string plain = log("plain.log", banner + kHeader + row("1024", "float", "sum", "59.8") +
@@ -284,9 +283,8 @@ TEST_CASE(
       ultrasim::read_measured_log(types),
       types +
           ":6: a row of half sum after rows of int8 sum: the log's rows name types int8, half, "
-          "float and ops sum, as nccl-tests -d all or -o all prints them (every size again per "
-          "type and op), and one fit takes one of each; rerun with one -d and one -o (e.g. -d "
-          "float -o sum) or keep one type's and op's rows");
+          "float and ops sum" +
+          kMixed);
   expect_input_error({"calibrate", "--topology", "switch:8", "--from", types},
                      types + ":6: a row of half sum after rows of int8 sum");
 
@@ -294,13 +292,11 @@ TEST_CASE(
   const std::string ops =
       log("ops.log", banner + kHeader + row("1024", "float", "sum", "20") +
                          row("1024", "float", "prod", "21") + row("1024", "float", "max", "22"));
-  REQUIRE_THROWS_WITH(
-      ultrasim::read_measured_log(ops),
-      ops +
-          ":5: a row of float prod after rows of float sum: the log's rows name types float "
-          "and ops sum, prod, max, as nccl-tests -d all or -o all prints them (every size "
-          "again per type and op), and one fit takes one of each; rerun with one -d and one -o "
-          "(e.g. -d float -o sum) or keep one type's and op's rows");
+  REQUIRE_THROWS_WITH(ultrasim::read_measured_log(ops),
+                      ops +
+                          ":5: a row of float prod after rows of float sum: the log's rows name types float "
+                          "and ops sum, prod, max" +
+                          kMixed);
 
   // The same in -J JSON: the entries' "type" and "redop".
   const auto entry = [](const std::string& size, const std::string& type, const std::string& redop) {
@@ -309,13 +305,11 @@ TEST_CASE(
   };
   const std::string json = log("types.json", R"({"version":3,"results":[)" + entry("1024", "float", "sum") +
                                                  "," + entry("1024", "bfloat16", "sum") + "]}");
-  REQUIRE_THROWS_WITH(
-      ultrasim::read_measured_log(json),
-      json +
-          ":results[1]: a row of bfloat16 sum after rows of float sum: the log's rows name "
-          "types float, bfloat16 and ops sum, as nccl-tests -d all or -o all prints them (every "
-          "size again per type and op), and one fit takes one of each; rerun with one -d and "
-          "one -o (e.g. -d float -o sum) or keep one type's and op's rows");
+  REQUIRE_THROWS_WITH(ultrasim::read_measured_log(json),
+                      json +
+                          ":results[1]: a row of bfloat16 sum after rows of float sum: the log's rows name "
+                          "types float, bfloat16 and ops sum" +
+                          kMixed);
   // A size over 2^53, as everywhere else a size is read (2^53 itself is one).
   const std::string huge = log("huge.log", kHeader + row("9007199254740992", "float", "sum", "20") +
                                                row("9007199254740993", "float", "sum", "21"));
