@@ -1,7 +1,7 @@
 #include "cli_runner.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,8 +11,6 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
-
-extern char** environ;
 
 namespace ultrasim::test {
 
@@ -68,26 +66,31 @@ std::string temp_file(const std::string& name, const std::string& text) {
   return path;
 }
 
-CliResult run_cli(const std::vector<std::string>& args) {
+CliResult run_cli_to(const std::vector<std::string>& args, const std::string& stdout_path, long file_limit) {
   static int counter = 0;
-  std::string out_path = temp_path("out" + std::to_string(++counter));
-  std::string err_path = out_path + ".err";
+  const std::string err_path = temp_path("err" + std::to_string(++counter));
   std::vector<std::string> full{ULTRASIM_BINARY};
   full.insert(full.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : full) argv.push_back(a.data());
   argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(rc == 0);
   const auto started = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int in = open("/dev/null", O_RDONLY);
+    const int out = open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) _exit(126);
+    dup2(in, 0), dup2(out, 1), dup2(err, 2);
+    if (file_limit > 0) {
+      signal(SIGXFSZ, SIG_IGN);
+      const struct rlimit limit { static_cast<rlim_t>(file_limit), static_cast<rlim_t>(file_limit) };
+      setrlimit(RLIMIT_FSIZE, &limit);
+    }
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
   int status = 0;
   struct rusage usage {};
   wait4(pid, &status, 0, &usage);
@@ -95,10 +98,17 @@ CliResult run_cli(const std::vector<std::string>& args) {
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.peak_rss_kib = usage.ru_maxrss;
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = read_file(out_path);
   result.err = read_file(err_path);
-  unlink(out_path.c_str());
   unlink(err_path.c_str());
+  return result;
+}
+
+CliResult run_cli(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string out_path = temp_path("out" + std::to_string(++counter));
+  CliResult result = run_cli_to(args, out_path);
+  result.out = read_file(out_path);
+  unlink(out_path.c_str());
   return result;
 }
 

@@ -18,6 +18,11 @@ struct CliResult {
 
 // `args` are passed without a shell; the binary is the one built with the tests.
 CliResult run_cli(const std::vector<std::string>& args);
+// run_cli with the standard output on `stdout_path` (left there; `out` stays empty) and, when `file_limit`
+// > 0, a file-size limit of that many bytes (RLIMIT_FSIZE, SIGXFSZ ignored: a write past it fails with
+// EFBIG, as on a full disk).
+CliResult run_cli_to(const std::vector<std::string>& args, const std::string& stdout_path,
+                     long file_limit = 0);
 // Runs `run ... --format json` and parses the object; fails the test if the run did not exit 0.
 nlohmann::json run_json(std::vector<std::string> args);
 // Runs a collective (`--set` for each of `sets`) and checks what holds wherever the closed form is exact:

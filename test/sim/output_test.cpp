@@ -60,44 +60,6 @@ std::set<std::string> names_in(const std::string& dir) {
   return names;
 }
 
-// Runs ultrasim with its standard output on `stdout_path` and, when `file_limit` > 0, a file-size limit
-// of that many bytes (RLIMIT_FSIZE, SIGXFSZ ignored: a write past it fails with EFBIG, as on a full disk).
-CliResult run_with(const std::vector<std::string>& args, const std::string& stdout_path,
-                   long file_limit = 0) {
-  static int counter = 0;
-  const std::string err_path = temp_path("output_err" + std::to_string(++counter));
-  std::vector<std::string> full{ULTRASIM_BINARY};
-  full.insert(full.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : full) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int in = open("/dev/null", O_RDONLY);
-    const int out = open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0 || err < 0) _exit(126);
-    dup2(in, 0), dup2(out, 1), dup2(err, 2);
-    if (file_limit > 0) {
-      signal(SIGXFSZ, SIG_IGN);
-      struct rlimit limit {
-        static_cast<rlim_t>(file_limit), static_cast<rlim_t>(file_limit)
-      };
-      setrlimit(RLIMIT_FSIZE, &limit);
-    }
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  CliResult r;
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.err = read_file(err_path);
-  unlink(err_path.c_str());
-  return r;
-}
-
 // One "ultrasim: error: " line containing `fragment`.
 void expect_one_error_line(const CliResult& r, const std::string& fragment) {
   INFO("stderr: " << r.err);
@@ -230,7 +192,7 @@ TEST_CASE("output: an output that is also an input is refused, and the input's b
 
   // The standard output's file, as an output too.
   const std::string shared = write(dir + "/shared.txt", "");
-  CliResult r = run_with({"topology", "switch:4", "-o", shared}, shared);
+  CliResult r = run_cli_to({"topology", "switch:4", "-o", shared}, shared);
   CHECK(r.status == 2);
   expect_one_error_line(r, "output '" + shared + "' is also the standard output");
 }
@@ -323,7 +285,7 @@ TEST_CASE("output: a failed write, to the standard output or to an output file, 
         sweep_args("1KiB,2KiB", {}), std::vector<std::string>{"run", "--help"},
         std::vector<std::string>{"--version"}}) {
     INFO(nlohmann::json(args).dump());
-    CliResult r = run_with(args, "/dev/full");
+    CliResult r = run_cli_to(args, "/dev/full");
     CHECK(r.status == 2);
     expect_one_error_line(r, "cannot write the standard output");
   }
@@ -341,7 +303,7 @@ TEST_CASE("output: a failed write, to the standard output or to an output file, 
            {{"topology", "switch:4", "--format", "json", "-o", stack},
             "cannot write output '" + stack + "': File too large"}}) {
     INFO(nlohmann::json(args).dump());
-    CliResult r = run_with(args, "/dev/null", 512);
+    CliResult r = run_cli_to(args, "/dev/null", 512);
     CHECK(r.status == 2);
     expect_one_error_line(r, fragment);
     CHECK(read_file(trace) == "previous trace\n");
@@ -402,7 +364,7 @@ TEST_CASE("output: a sweep whose --out fills up stops with one error line, and -
   const long limit = static_cast<long>((low + high) / 2);
 
   const std::string out = temp_path("full.jsonl");
-  r = run_with(sweep_args(sizes, {"--out", out, "--jobs", "1"}), "/dev/null", limit);
+  r = run_cli_to(sweep_args(sizes, {"--out", out, "--jobs", "1"}), "/dev/null", limit);
   CHECK(r.status == 2);
   expect_one_error_line(r, "cannot write --out file '" + out + "': File too large");
   CHECK(read_file(out).size() <= static_cast<std::size_t>(limit));
