@@ -17,7 +17,7 @@ namespace {
 constexpr int kStepsPerCollective = 1 << 20;  // step labels of collective k start at k x 2^20
 
 std::uint64_t bytes_field(const nlohmann::json& v, const std::string& where) {
-  if (v.is_string()) return parse_bytes(v.get<std::string>());
+  if (v.is_string()) return with_context(where, [&] { return parse_bytes(v.get<std::string>()); });
   if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0))
     return with_context(where, [&] { return checked_bytes(v.get<std::uint64_t>()); });
   throw InputError(where + " must be a byte count (a number or a size such as \"16MiB\")");

@@ -513,6 +513,16 @@ TEST_CASE("numbers outside their declared range are refused naming the option an
       {{"workload", file("huge_training.json", R"({"workload": "training", "topology": "switch:8", "stages":
            [{"name": "s", "collectives": [{"collective": "allreduce", "groups": "chips:0-7", "size": 9007199254740993}]}]})")},
        ".size: invalid size '9007199254740993'; out of range: at most 2^53 bytes"},
+      // The same as a string names its field too (it said only "invalid size").
+      {{"workload",
+        file("huge_training_text.json", R"({"workload": "training", "topology": "switch:8", "stages":
+           [{"name": "s", "collectives": [{"collective": "allreduce", "groups": "chips:0-7", "size": "9000TiB"}]}]})")},
+       "stages[0].collectives[0].size: invalid size '9000TiB'; out of range: at most 2^53 bytes"},
+      // A tune row's bytes as a sweep never writes them.
+      {tune("huge_bytes.jsonl",
+            R"({"point": 0, "status": "ok", "topology": "switch:4", "collective": "allreduce", )"
+            R"("algorithm": "ring", "bytes": 9007199254740993, "verified": true, "time_s": 1})"),
+       "huge_bytes.jsonl:1: \"bytes\" 9007199254740993 is over 2^53"},
       {{"workload", file("huge_pingpong.json", R"({"workload": "pingpong", "topology": "switch:2",
            "size": 9007199254740993})")},
        "field 'size': invalid size '9007199254740993'; out of range: at most 2^53 bytes"},
