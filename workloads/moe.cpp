@@ -110,8 +110,13 @@ void MoeConfig::validate() const {
     throw InputError("--top-k " + std::to_string(top_k) + " must be between 1 and the experts (" +
                      std::to_string(experts) + ")");
   if (replicas < 1) throw InputError("--replicas must be at least 1");
-  if (tokens_per_chip < 1 || tokens_per_chip > (1u << 30))
+  if (chip_tokens.empty() && (tokens_per_chip < 1 || tokens_per_chip > (1u << 30)))
     throw InputError("--tokens-per-chip must be between 1 and 1073741824");
+  for (const auto n : chip_tokens)
+    if (n > (1u << 30))
+      throw InputError("tokens on a chip must be at most 1073741824, not " + std::to_string(n));
+  if (placement != "contiguous" && placement != "round-robin" && placement != "balanced")
+    throw InputError("--placement '" + placement + "': expected contiguous, round-robin or balanced");
   if (hidden < 1 || hidden > (1u << 24)) throw InputError("--hidden must be between 1 and 16777216");
   if (ffn > (1u << 24)) throw InputError("--ffn must be at most 16777216");
   if (router != "uniform" && router != "random")
@@ -137,11 +142,35 @@ std::uint64_t MoeRouting::copies_on(int chip) const {
   return total;
 }
 
-std::vector<int> place_experts(int experts, int p) {
+std::vector<int> place_experts(int experts, int p, const std::string& placement,
+                               const std::vector<double>& w) {
   std::vector<int> owner;
   const auto blocks = even_chunks(static_cast<std::uint64_t>(experts), p);
-  for (int c = 0; c < p; ++c) owner.insert(owner.end(), blocks[c], c);
+  if (placement == "round-robin") {
+    for (int e = 0; e < experts; ++e) owner.push_back(e % p);
+  } else if (placement == "balanced") {
+    owner.assign(experts, 0);
+    std::vector<int> order(experts);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return w[a] > w[b]; });
+    std::vector<double> load(p, 0.0);
+    std::vector<std::uint64_t> room(blocks.begin(), blocks.end());
+    for (int e : order) {
+      int best = -1;
+      for (int c = 0; c < p; ++c)
+        if (room[c] > 0 && (best < 0 || load[c] < load[best])) best = c;
+      owner[e] = best, load[best] += w[e], --room[best];
+    }
+  } else {
+    for (int c = 0; c < p; ++c) owner.insert(owner.end(), blocks[c], c);
+  }
   return owner;
+}
+
+int MoeConfig::hot_replicated(int p) const {
+  if (placement != "balanced" || replicate_hot > 0 || experts % p == 0 || experts > p * 1024)
+    return replicate_hot;
+  return std::min(experts, p - experts % p);
 }
 
 std::vector<double> expert_weights(const MoeConfig& config) {
@@ -189,15 +218,17 @@ MoeRouting moe_empty_routing(const MoeConfig& config, int p, const std::vector<d
   const int E = config.experts;
   MoeRouting r;
   r.p = p, r.experts = E;
-  r.owner = place_experts(E, p);
-  place_replicas(r, w, config.replicate_hot, config.replicas);
+  if (!config.chip_tokens.empty() && static_cast<int>(config.chip_tokens.size()) != p)
+    throw InputError("the MoE layer has tokens for " + std::to_string(config.chip_tokens.size()) +
+                     " chips; the topology has " + std::to_string(p));
+  r.owner = place_experts(E, p, config.placement, w);
+  place_replicas(r, w, config.hot_replicated(p), config.replicas);
   const int I = static_cast<int>(r.instance_chip.size());
   r.copies.assign(p, std::vector<std::uint64_t>(E, 0));
   r.instance_copies.assign(p, std::vector<std::uint64_t>(I, 0));
   r.dispatch_tokens.assign(p, std::vector<std::uint64_t>(p, 0));
   r.expert_load.assign(E, 0);
-  r.routed =
-      config.tokens_per_chip * static_cast<std::uint64_t>(config.top_k) * static_cast<std::uint64_t>(p);
+  for (int c = 0; c < p; ++c) r.routed += config.tokens_of(c) * static_cast<std::uint64_t>(config.top_k);
   if (config.capacity_factor) {  // a capacity no expert can reach is no limit (and must not overflow)
     const double capacity = std::ceil(*config.capacity_factor * static_cast<double>(r.routed) / E - 1e-9);
     if (capacity < static_cast<double>(r.routed))
@@ -217,9 +248,13 @@ std::vector<std::vector<int>> moe_expert_homes(const MoeRouting& r) {
 // an expert over capacity keeps capacity copies, in proportion to each sender's.
 void moe_uniform_copies(const MoeConfig& config, const std::vector<double>& w, MoeRouting& r) {
   const int E = config.experts, k = config.top_k, p = r.p;
-  const std::uint64_t N = config.tokens_per_chip;
-  const std::vector<double> share = capped_shares(w, static_cast<double>(N), k);
-  for (int s = 0; s < p; ++s) r.copies[s] = apportion(N * k, share, s);
+  std::uint64_t shared_n = config.tokens_of(0);
+  std::vector<double> share = capped_shares(w, static_cast<double>(shared_n), k);
+  for (int s = 0; s < p; ++s) {
+    const std::uint64_t N = config.tokens_of(s);
+    if (N != shared_n) shared_n = N, share = capped_shares(w, static_cast<double>(N), k);
+    r.copies[s] = apportion(N * k, share, s);
+  }
   for (int e = 0; e < E; ++e) {
     std::uint64_t load = 0;
     for (int s = 0; s < p; ++s) load += r.copies[s][e];
@@ -237,15 +272,15 @@ void moe_uniform_copies(const MoeConfig& config, const std::vector<double>& w, M
 void moe_uniform_dispatch(const MoeConfig& config, MoeRouting& r) {
   const int E = config.experts, k = config.top_k, p = r.p;
   const int I = static_cast<int>(r.instance_chip.size());
-  const std::uint64_t N = config.tokens_per_chip;
   for (int s = 0; s < p; ++s)
     for (int c = 0; c < p; ++c) {
+      const std::uint64_t N = config.tokens_of(s);
       double sum = 0;
       int held = 0;  // expert instances on c
       for (int i = 0; i < I; ++i)
         if (r.instance_chip[i] == c) sum += static_cast<double>(r.instance_copies[s][i]), ++held;
       double tokens = sum;
-      if (config.dedup && held > 1) {
+      if (config.dedup && held > 1 && N > 0) {
         // P(none of a token's k picks on c), drawing without replacement: q = c's share of the picks.
         const double q = sum / (static_cast<double>(N) * k);
         double none = 1;
@@ -301,8 +336,11 @@ void moe_route_random(const MoeConfig& config, const std::vector<double>& w,
   std::vector<int> picked;
   std::vector<std::uint64_t> arrived(config.experts, 0);
   std::vector<int> chips_of_token;
-  for (std::uint64_t t = 0; t < config.tokens_per_chip; ++t)
+  std::uint64_t most = 0;
+  for (int s = 0; s < r.p; ++s) most = std::max(most, config.tokens_of(s));
+  for (std::uint64_t t = 0; t < most; ++t)
     for (int s = 0; s < r.p; ++s) {
+      if (t >= config.tokens_of(s)) continue;
       std::uint64_t state = config.seed + static_cast<std::uint64_t>(batch);
       state = next_random(state) ^ (static_cast<std::uint64_t>(s) << 32) ^ t;
       moe_pick_experts(state, w, cumulative, config.top_k, picked);
@@ -522,7 +560,7 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
       "tokens_per_chip", "hidden",          "ffn",      "router",         "zipf",
       "expert_load",     "capacity_factor", "dedup",    "dispatch_dtype", "combine_dtype",
       "weight_dtype",    "micro_chunks",    "batches",  "seed",           "set",
-      "replicate_hot",   "replicas"};
+      "replicate_hot",   "replicas",        "placement"};
   check_known_fields(w, kKnown, where);
   const FieldReader read{w, where};
   read.text("topology", c.topology);
@@ -531,6 +569,7 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
   read.integer("tokens_per_chip", c.tokens_per_chip, true);
   read.integer("hidden", c.hidden, true);
   read.integer("ffn", c.ffn, false);
+  read.text("placement", c.placement);
   moe_json_routing(read, file, c);
   moe_json_execution(read, c);
   c.overrides = set_overrides(w, where);

@@ -3,9 +3,16 @@
 // chip's expert compute as a roofline, and the energy and cost of the layer. Free of SimGrid: the
 // simulation of dispatch -> experts -> combine is the MoeLayer program (moe_layer.hpp) run by sim/.
 //
-// Placement: expert e lives on chip owner(e) (optional replicas of the hottest: place_replicas): contiguous
-// blocks, chip c holding experts [first(c), first(c+1)) with the first E mod p chips holding one more
-// (even_chunks). E < p leaves the last chips without experts. Popularity: expert e's weight is w_e ∝ 1 / (e +
+// Placement (`placement`): expert e lives on chip owner(e) (optional replicas of the hottest:
+// place_replicas).
+//   contiguous   blocks, chip c holding experts [first(c), first(c+1)) with the first E mod p chips holding
+//                one more (even_chunks). E < p leaves the last chips without experts.
+//   round-robin  expert e on chip e mod p.
+//   balanced     the chips keep contiguous's expert counts; the experts, heaviest first, each go to the chip
+//                with the lowest expected load that still has room (ties to the lower rank), and unless
+//                --replicate-hot says otherwise the p - E mod p heaviest get one replica each (E mod p != 0),
+//                filling every chip to ceil(E / p): greedy balancing with redundant hot experts. Popularity:
+//                expert e's weight is w_e ∝ 1 / (e +
 // 1)^s (Zipf, s = 0 uniform): the hottest experts are the lowest numbered, on chip 0 (the worst case of
 // contiguous placement); a measured load vector
 // (--expert-load FILE) gives any other weights.
@@ -50,6 +57,8 @@ struct MoeConfig {
   int experts = 0;                         // E, >= 1
   int top_k = 1;                           // k, 1..E
   std::uint64_t tokens_per_chip = 0;       // N, >= 1: the batch's tokens on each chip
+  std::vector<std::uint64_t> chip_tokens;  // tokens on each chip, if they differ (empty: N on each)
+  std::string placement = "contiguous";    // contiguous | round-robin | balanced
   std::uint64_t hidden = 0;                // H, the model dimension
   std::uint64_t ffn = 0;                   // F, an expert's intermediate dimension (0: same as H)
   std::string router = "uniform";          // uniform | random
@@ -69,6 +78,12 @@ struct MoeConfig {
   std::vector<std::pair<std::string, std::string>> overrides;  // --set: topology, model and chip_params()
   // Checks ranges and names; throws InputError naming the option and what it expects.
   void validate() const;
+  // The tokens chip `chip` routes: chip_tokens[chip], or N.
+  std::uint64_t tokens_of(int chip) const {
+    return chip_tokens.empty() ? tokens_per_chip : chip_tokens.at(chip);
+  }
+  // The replicated experts in effect: replicate_hot, or balanced's default (see above).
+  int hot_replicated(int p) const;
 };
 
 // The chip, energy and price parameters (settable with --set; defaults with their sources).
@@ -94,8 +109,9 @@ struct MoeRouting {
   std::uint64_t copies_on(int chip) const;                  // the chip's experts' copies
 };
 
-// The expert -> chip placement (contiguous blocks, see above).
-std::vector<int> place_experts(int experts, int p);
+// The expert -> chip placement `placement` (see above) by weight `w` (balanced only).
+std::vector<int> place_experts(int experts, int p, const std::string& placement = "contiguous",
+                               const std::vector<double>& w = {});
 // Replicas (`replicate_hot` K, `replicas` R): the K heaviest experts (by weight `w`, ties to the lower
 // number), in that order, each get R replicas, one at a time on the chip whose expected share of the
 // copies is the lowest then (ties to the lower rank; never a chip that already holds the expert), and

@@ -12,6 +12,7 @@ namespace ultrasim {
   X(tune_command)            \
   X(calibrate_command)       \
   X(moe_command)             \
+  X(serve_command)           \
   X(workload_command)
 
 #define ULTRASIM_DECLARE(f) Command f();

@@ -64,6 +64,8 @@ Command moe_command() {
                        "pipeline the layer in this many chunks (default 1)");
         app.add_option("--replicate-hot", mc.replicate_hot,
                        "give the K most popular experts --replicas replicas each");
+        app.add_option("--placement", mc.placement,
+                       "contiguous (default) | round-robin | balanced (greedy, hot experts replicated)");
         app.add_option("--replicas", mc.replicas, "replicas per hot expert (default 1)");
         app.add_option("--batches", mc.batches, "batches, routing drawn afresh each (random): p50/p99/max");
         app.add_option("--seed", a.seed, "random seed of the router (default 0)");

@@ -1,5 +1,7 @@
 #include "sim/engine/runner.hpp"
 
+#include <cstring>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +99,16 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
 }
 
 ChildRun ChildRun::start(const std::function<double()>& work) {
+  return start_values([&] { return std::vector<double>{work()}; });
+}
+
+std::optional<double> ChildRun::finish() {
+  const auto values = finish_values();
+  if (!values || values->size() != 1) return std::nullopt;
+  return values->front();
+}
+
+ChildRun ChildRun::start_values(const std::function<std::vector<double>()>& work) {
   ChildRun run;
   int fds[2];
   if (pipe(fds) != 0) return run;
@@ -106,12 +118,21 @@ ChildRun ChildRun::start(const std::function<double()>& work) {
     close(fds[1]);
     return run;
   }
-  if (child == 0) {  // the child: the value in the pipe, then out without unwinding the parent's state
+  if (child == 0) {  // the child: the count and the values in the pipe, then out without unwinding
     close(fds[0]);
     int status = 1;
     try {
-      const double value = work();
-      status = write(fds[1], &value, sizeof value) == sizeof value ? 0 : 1;
+      const std::vector<double> values = work();
+      std::vector<double> message{static_cast<double>(values.size())};
+      message.insert(message.end(), values.begin(), values.end());
+      const auto* bytes = reinterpret_cast<const char*>(message.data());
+      std::size_t left = message.size() * sizeof(double);
+      while (left > 0) {
+        const ssize_t n = write(fds[1], bytes, left);
+        if (n <= 0) break;
+        bytes += n, left -= static_cast<std::size_t>(n);
+      }
+      status = left == 0 && values.size() <= 4096 ? 0 : 1;
     } catch (...) {
     }
     _exit(status);
@@ -122,16 +143,24 @@ ChildRun ChildRun::start(const std::function<double()>& work) {
   return run;
 }
 
-std::optional<double> ChildRun::finish() {
+std::optional<std::vector<double>> ChildRun::finish_values() {
   if (pid_ < 0) return std::nullopt;
-  double value = 0;
-  const bool got = read(fd_, &value, sizeof value) == sizeof value;
+  std::vector<char> got;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd_, buffer, sizeof buffer)) > 0 && got.size() < 8 * 4097;)
+    got.insert(got.end(), buffer, buffer + n);
   close(fd_);
   int status = 0;
   waitpid(pid_, &status, 0);
   pid_ = fd_ = -1;
-  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return value;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got.size() < sizeof(double) ||
+      got.size() % sizeof(double) != 0)
+    return std::nullopt;
+  std::vector<double> values(got.size() / sizeof(double));
+  std::memcpy(values.data(), got.data(), got.size());
+  if (values.front() != static_cast<double>(values.size() - 1)) return std::nullopt;
+  values.erase(values.begin());
+  return values;
 }
 
 std::optional<double> fault_free_time(Machine& machine, Program& program, const RunOptions& options) {

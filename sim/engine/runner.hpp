@@ -29,6 +29,9 @@ class ChildRun {
  public:
   static ChildRun start(const std::function<double()>& work);
   std::optional<double> finish();
+  // The same for work that computes several numbers (at most 4096).
+  static ChildRun start_values(const std::function<std::vector<double>()>& work);
+  std::optional<std::vector<double>> finish_values();
 
  private:
   int pid_ = -1, fd_ = -1;

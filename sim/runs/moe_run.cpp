@@ -178,7 +178,8 @@ void moe_config_json(nlohmann::ordered_json& out, const MoeConfig& config, const
   out["combine_dtype"] = config.combine_dtype;
   out["weight_dtype"] = config.weight_dtype;
   out["micro_chunks"] = config.micro_chunks;
-  out["replicate_hot"] = config.replicate_hot;
+  out["placement"] = config.placement;
+  out["replicate_hot"] = config.hot_replicated(routing.p);
   out["replicas"] = config.replicas;
   out["batches"] = config.batches;
   out["seed"] = config.seed;
@@ -192,7 +193,8 @@ void moe_measures_json(nlohmann::ordered_json& out, const Machine& machine, cons
   const TrafficMatrix& dispatch = batch.layer->dispatch();
   const int p = machine.p();
   const double time = m.time;
-  const double tokens = static_cast<double>(config.tokens_per_chip) * p;
+  double tokens = 0;
+  for (int c = 0; c < p; ++c) tokens += static_cast<double>(config.tokens_of(c));
   const int switches = static_cast<int>(machine.topology->switches().size());
   const double energy = workload_energy_j(moe, p, switches, time, m.carried);
   const double cost = workload_cost_usd(moe, p, time);

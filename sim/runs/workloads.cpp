@@ -21,7 +21,8 @@ namespace ultrasim {
   X(training_workload) \
   X(pingpong_workload) \
   X(chakra_workload) \
-  X(jobs_workload)
+  X(jobs_workload) \
+  X(serving_workload)
 // clang-format on
 
 #define ULTRASIM_DECLARE(f) WorkloadKind f();

@@ -1,0 +1,652 @@
+#include "sim/runs/serving_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "sim/analysis/link_stats.hpp"
+#include "sim/analysis/report.hpp"
+#include "sim/analysis/trace.hpp"
+#include "sim/engine/runner.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/output_file.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/collective_job.hpp"
+#include "workloads/moe_layer.hpp"
+
+namespace ultrasim {
+namespace {
+
+// One segment simulated (or computed) alone.
+struct SegmentTime {
+  double seconds = 0;    // alone
+  double compute_s = 0;  // of which compute (an MoE layer's slowest expert compute)
+  double comm_s = 0;     // of which communication
+  std::string bound = "compute", comm_bound = "latency";  // compute: hbm | compute; comm: link:TIER | latency
+  double flops = 0, bytes = 0, link_bytes = 0;            // over every chip
+  std::uint64_t transfers = 0, wrong = 0;
+  std::string first_error;
+  Engine engine = Engine::kContentionFree;
+};
+
+// A step's time and what it was spent on.
+struct StepTime {
+  double seconds = 0;
+  std::map<std::string, double> bound_s;  // seconds of the step per bounding resource
+  std::map<std::string, double> parts_s;  // seconds per kind of segment (each alone)
+  double flops = 0, bytes = 0, link_bytes = 0;
+  std::uint64_t transfers = 0, wrong = 0;
+  std::string first_error;
+};
+
+// The resource a communication was bound by: the tier of its busiest link direction when that
+// direction's bytes at its rate take at least half the time, else latency.
+std::string comm_bound_of(const Machine& m, const SimResult& r, double seconds, double& link_bytes) {
+  const auto& links = m.topology->links();
+  std::vector<double> carried(2 * links.size(), 0.0);
+  const RecordPaths paths(*m.routes, m.faults);
+  for (const auto& x : r.transfer_records) {
+    if (x.cancelled || x.src < 0 || x.dst < 0) continue;
+    for (const Hop& h : paths.hops(x)) carried[2 * h.link + (h.up ? 0 : 1)] += static_cast<double>(x.bytes);
+  }
+  double busiest = 0;
+  int at = -1;
+  for (std::size_t d = 0; d < carried.size(); ++d) {
+    link_bytes += carried[d];
+    const double t = carried[d] / links[d / 2].bandwidth();
+    if (t > busiest) busiest = t, at = static_cast<int>(d / 2);
+  }
+  if (at < 0 || busiest < 0.5 * seconds) return "latency";
+  return "link:" + links[at].tier;
+}
+
+class ServingSim {
+ public:
+  explicit ServingSim(const ServingConfig& config)
+      : config_(config),
+        engine_(parse_engine(config.engine)),
+        profile_(chip_profile(config.chip, config.topology)) {
+    if (engine_ == Engine::kSimGrid)
+      throw InputError(
+          "--engine simgrid: serve runs many simulations in one process and SimGrid runs one; "
+          "use auto, flow or contention-free");
+    ParamSet chip(serving_params());
+    topology_overrides_ = chip.apply_known(config.overrides);
+    chip_names_ = chip.names();
+    full_ = std::make_unique<Machine>(build_machine(config.topology, topology_overrides_, chip_names_, true));
+    auto values = profile_.values;
+    values.insert(values.end(), config.overrides.begin(), config.overrides.end());
+    params_ = with_params(full_->topology->params(), serving_params(), values);
+    layout_ = serving_layout(config, full_->p());
+    if (layout_.pp > 1 && config.topology.find('@') != std::string::npos)
+      throw InputError("--pp splits the topology's chips into stages: give a topology without @CHIPS");
+    stages_.resize(layout_.pp);
+  }
+
+  const ServingConfig& config() const { return config_; }
+  const ServingLayout& layout() const { return layout_; }
+  const ParamSet& params() const { return params_; }
+  const ChipProfile& profile() const { return profile_; }
+  Machine& full() { return *full_; }
+
+  // The chips of stage s as a machine of their own (the whole fabric's links, its ranks only).
+  Machine& stage(int s) {
+    if (layout_.pp == 1) return *full_;
+    if (!stages_[s]) {
+      const int S = layout_.stage_chips();
+      const std::string spec =
+          config_.topology + "@" + std::to_string(s * S) + "-" + std::to_string((s + 1) * S - 1);
+      stages_[s] = std::make_unique<Machine>(build_machine(spec, topology_overrides_, chip_names_, true));
+    }
+    return *stages_[s];
+  }
+
+  SegmentTime evaluate(const Segment& seg, bool overlap) {
+    switch (seg.kind) {
+      case Segment::kCompute:
+        return compute(seg);
+      case Segment::kAllreduce:
+        return allreduce(seg);
+      case Segment::kMoe:
+        return moe(seg, overlap);
+      case Segment::kSend:
+        return send(seg);
+    }
+    return {};
+  }
+
+  // Simulates the MoE layers of `plans` not simulated yet, each in a child process, as many at once as
+  // there are cores (the layers are independent simulations), into the cache.
+  void prefetch_moe(const std::vector<StepPlan>& plans) {
+    const bool overlap = plans.size() == 2;
+    std::vector<const Segment*> pending;
+    std::vector<std::string> keys;
+    for (const auto& plan : plans)
+      for (const auto& seg : plan.segments) {
+        if (seg.kind != Segment::kMoe) continue;
+        const std::string key = moe_key(seg, overlap);
+        if (moe_cache_.count(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+        pending.push_back(&seg), keys.push_back(key);
+      }
+    const std::size_t jobs = std::max(1u, std::thread::hardware_concurrency());
+    if (pending.size() < 2 || jobs < 2) return;
+    std::deque<std::pair<std::size_t, ChildRun>> running;
+    auto collect = [&] {
+      auto [i, child] = running.front();
+      running.pop_front();
+      const auto values = child.finish_values();
+      if (!values) {
+        for (auto& other : running) other.second.finish_values();
+        throw SimulationError("serving: the MoE layer " + std::to_string(pending[i]->layer) +
+                              " failed to simulate");
+      }
+      moe_cache_.emplace(keys[i], decode(*values));
+    };
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (running.size() >= jobs) collect();
+      running.emplace_back(i, ChildRun::start_values([&, i] { return encode(moe(*pending[i], overlap)); }));
+    }
+    while (!running.empty()) collect();
+  }
+
+  // Batch `batch`'s step: one plan, or two micro-batches' (overlap).
+  StepTime step(const std::vector<StepPlan>& plans) {
+    StepTime out;
+    const bool overlap = plans.size() == 2;
+    prefetch_moe(plans);
+    const std::size_t n = plans.front().segments.size();
+    for (const auto& plan : plans)
+      if (plan.segments.size() != n) throw SimulationError("serving: micro-batches with different plans");
+    // Per (stage, layer) group of segments: the streams' sums.
+    double C = 0, M = 0;
+    std::map<std::string, double> c_bound, m_bound;
+    auto close_group = [&](bool overlapped) {
+      const double t = overlapped ? std::max(C, M) : C + M;
+      out.seconds += t;
+      if (overlapped) {
+        auto& stream = C >= M ? c_bound : m_bound;
+        const double sum = C >= M ? C : M;
+        for (const auto& [what, s] : stream) out.bound_s[what] += sum > 0 ? t * s / sum : 0;
+      } else {
+        for (const auto& [what, s] : c_bound) out.bound_s[what] += s;
+        for (const auto& [what, s] : m_bound) out.bound_s[what] += s;
+      }
+      C = M = 0, c_bound.clear(), m_bound.clear();
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      const Segment& head = plans.front().segments[i];
+      for (const auto& plan : plans) {
+        const Segment& seg = plan.segments[i];
+        const SegmentTime t = evaluate(seg, overlap);
+        C += t.compute_s, M += t.comm_s;
+        if (t.compute_s > 0) c_bound[t.bound] += t.compute_s;
+        if (t.comm_s > 0) m_bound[t.comm_bound] += t.comm_s;
+        out.parts_s[seg.what] += t.seconds;
+        out.flops += t.flops, out.bytes += t.bytes, out.link_bytes += t.link_bytes;
+        out.transfers += t.transfers;
+        if (t.wrong > 0 && out.wrong == 0)
+          out.first_error = seg.what + " of layer " + std::to_string(seg.layer) + ": " + t.first_error;
+        out.wrong += t.wrong;
+      }
+      const bool last_of_group = i + 1 == n || plans.front().segments[i + 1].layer != head.layer ||
+                                 plans.front().segments[i + 1].stage != head.stage;
+      if (last_of_group) close_group(overlap && head.layer >= 0);
+    }
+    return out;
+  }
+
+  Engine engine_used() const { return used_; }
+
+ private:
+  SegmentTime compute(const Segment& seg) const {
+    SegmentTime t;
+    int busiest = 0;
+    for (std::size_t c = 0; c < seg.chips.size(); ++c) {
+      const double s = seg.chips[c].seconds(params_);
+      if (s > t.seconds) t.seconds = s, busiest = static_cast<int>(c);
+      t.flops += seg.chips[c].flops, t.bytes += seg.chips[c].bytes;
+    }
+    t.compute_s = t.seconds;
+    t.bound = seg.chips[busiest].memory_bound(params_) ? "hbm" : "compute";
+    return t;
+  }
+
+  // Simulates `program` on `m` in this process (contention-free, else the flow engine), records kept.
+  SimResult simulate_here(const Machine& m, Program& program) {
+    RunOptions options;
+    options.record = true;
+    options.engine = engine_ == Engine::kAuto ? Engine::kContentionFree : engine_;
+    SimResult r;
+    try {
+      r = simulate(m, program, options);
+    } catch (const SimulationError&) {
+      if (engine_ != Engine::kAuto) throw;
+      options.engine = Engine::kFlow;
+      r = simulate(m, program, options);
+    }
+    if (r.engine == Engine::kFlow || used_ == Engine::kContentionFree) used_ = r.engine;
+    return r;
+  }
+
+  SegmentTime allreduce(const Segment& seg) {
+    const auto key = std::make_pair(seg.stage, seg.bytes);
+    if (const auto it = allreduce_cache_.find(key); it != allreduce_cache_.end()) return it->second;
+    CollectiveJob job;
+    job.topology = stage(seg.stage).topology->spec();
+    job.collective = "allreduce";
+    job.algorithm = config_.allreduce;
+    job.bytes = seg.bytes;
+    job.dtype = config_.model.activation_dtype;
+    job.overrides = topology_overrides_;
+    job.groups = "tp";
+    job.layout = "tp=" + std::to_string(layout_.tp) + ",dp=" + std::to_string(layout_.dp);
+    PreparedJob prepared = prepare(job);
+    SegmentTime t;
+    CollectiveProgram program(prepared);
+    try {
+      const SimResult r = simulate_here(prepared, program);
+      t.seconds = r.time_s;
+      t.transfers = r.transfers;
+      t.wrong = r.verdict.wrong, t.first_error = r.verdict.first_error;
+      comm_bound_of(prepared, r, r.time_s, t.link_bytes);
+    } catch (const SimulationError&) {
+      if (engine_ != Engine::kAuto) throw;
+      // What only SimGrid models (in-switch reduction): in a child process, the time alone.
+      ChildRun child = ChildRun::start([&] {
+        RunOptions options;
+        const SimResult r = simulate(prepared, options);
+        return r.verdict.wrong == 0 ? r.time_s : -1.0;
+      });
+      const auto time = child.finish();
+      if (!time || *time < 0)
+        throw SimulationError("the tp all-reduce of " + std::to_string(seg.bytes) +
+                              " bytes failed on SimGrid");
+      t.seconds = *time;
+      used_ = Engine::kSimGrid;
+    }
+    t.comm_s = t.seconds;
+    const Metrics metrics = compute_metrics(prepared, t.seconds);
+    t.comm_bound = "latency";
+    if (metrics.bound_s >= 0.5 * t.seconds) {
+      const Path path = prepared.routes->between(0, layout_.tp - 1);
+      int tier = -1;
+      std::string name = "link";
+      for (const Hop& h : path.hops)
+        if (const auto& l = prepared.topology->links()[h.link]; l.tier_index > tier)
+          tier = l.tier_index, name = l.tier;
+      t.comm_bound = "link:" + name;
+    }
+    allreduce_cache_.emplace(key, t);
+    return t;
+  }
+
+  // The MoE layers that are one simulation: the same stage, tokens and draw (any draw of the uniform router).
+  std::string moe_key(const Segment& seg, bool overlap) const {
+    std::string key = std::to_string(seg.stage) + (overlap ? "o" : "") + "/" +
+                      (config_.router == "uniform" ? std::string("u") : std::to_string(seg.moe.seed));
+    for (const auto n : seg.moe.chip_tokens) key += "," + std::to_string(n);
+    return key;
+  }
+
+  // A segment's time as numbers (a child's answer) and back; the tier as its index in the topology's.
+  std::vector<double> encode(const SegmentTime& t) const {
+    const auto& tiers = full_->topology->tiers();
+    double tier = -1;
+    for (std::size_t i = 0; i < tiers.size(); ++i)
+      if (t.comm_bound == "link:" + tiers[i]) tier = static_cast<double>(i);
+    return {t.seconds,
+            t.compute_s,
+            t.comm_s,
+            t.flops,
+            t.bytes,
+            t.link_bytes,
+            static_cast<double>(t.transfers),
+            static_cast<double>(t.wrong),
+            t.bound == "hbm" ? 1.0 : 0.0,
+            tier,
+            static_cast<double>(t.engine)};
+  }
+  SegmentTime decode(const std::vector<double>& v) {
+    if (v.size() != 11) throw SimulationError("serving: a child's answer is malformed");
+    SegmentTime t;
+    t.seconds = v[0], t.compute_s = v[1], t.comm_s = v[2], t.flops = v[3], t.bytes = v[4],
+    t.link_bytes = v[5];
+    t.transfers = static_cast<std::uint64_t>(v[6]), t.wrong = static_cast<std::uint64_t>(v[7]);
+    t.bound = v[8] > 0 ? "hbm" : "compute";
+    t.comm_bound =
+        v[9] < 0 ? "latency" : "link:" + full_->topology->tiers().at(static_cast<std::size_t>(v[9]));
+    t.engine = static_cast<Engine>(static_cast<int>(v[10]));
+    if (t.wrong > 0) t.first_error = "the layer's all-to-allv did not verify";
+    if (t.engine == Engine::kFlow) used_ = Engine::kFlow;
+    return t;
+  }
+
+  SegmentTime moe(const Segment& seg, bool overlap) {
+    const std::string key = moe_key(seg, overlap);
+    if (const auto it = moe_cache_.find(key); it != moe_cache_.end()) return it->second;
+    Machine& m = stage(seg.stage);
+    const int S = m.p();
+    const MoeRouting routing = route_tokens(seg.moe, S, 0);
+    const MoeSizes sizes = moe_sizes(seg.moe);
+    SegmentTime t;
+    std::vector<std::vector<double>> compute(S, std::vector<double>(1, 0.0));
+    double slowest = 0;
+    int straggler = 0;
+    for (int c = 0; c < S; ++c) {
+      const ExpertCompute e = expert_compute(routing, c, seg.moe, params_, 1);
+      if (!overlap) compute[c][0] = e.seconds;
+      if (e.seconds > slowest) slowest = e.seconds, straggler = c;
+      t.flops += e.flops, t.bytes += e.bytes;
+    }
+    t.bound = expert_compute(routing, straggler, seg.moe, params_, 1).memory_bound ? "hbm" : "compute";
+    MoeLayer layer(std::move(compute), dispatch_matrix(routing, seg.moe.hidden, sizes.dispatch),
+                   combine_matrix(routing, seg.moe.hidden, sizes.combine));
+    const SimResult r = simulate_here(m, layer);
+    t.transfers = r.transfers, t.engine = r.engine;
+    t.wrong = r.verdict.wrong, t.first_error = r.verdict.first_error;
+    if (overlap) {
+      t.comm_s = r.time_s, t.compute_s = slowest, t.seconds = r.time_s + slowest;
+    } else {
+      t.seconds = r.time_s, t.compute_s = std::min(slowest, r.time_s), t.comm_s = r.time_s - t.compute_s;
+    }
+    t.comm_bound = comm_bound_of(m, r, t.comm_s, t.link_bytes);
+    moe_cache_.emplace(key, t);
+    return t;
+  }
+
+  SegmentTime send(const Segment& seg) {
+    Machine& m = *full_;
+    const int p = m.p(), S = layout_.stage_chips();
+    std::vector<std::vector<std::uint64_t>> rows(p, std::vector<std::uint64_t>(p, 0));
+    for (int c = 0; c < S; ++c) rows[seg.stage * S + c][(seg.stage + 1) * S + c] = seg.chip_bytes[c];
+    const TrafficMatrix zero(std::vector<std::vector<std::uint64_t>>(p, std::vector<std::uint64_t>(p, 0)));
+    MoeLayer layer(std::vector<std::vector<double>>(p, std::vector<double>(1, 0.0)), TrafficMatrix(rows),
+                   zero);
+    const SimResult r = simulate_here(m, layer);
+    SegmentTime t;
+    t.seconds = t.comm_s = r.time_s;
+    t.transfers = r.transfers;
+    t.wrong = r.verdict.wrong, t.first_error = r.verdict.first_error;
+    t.comm_bound = comm_bound_of(m, r, r.time_s, t.link_bytes);
+    return t;
+  }
+
+  ServingConfig config_;
+  Engine engine_;
+  const ChipProfile& profile_;
+  std::vector<std::pair<std::string, std::string>> topology_overrides_;
+  std::vector<std::string> chip_names_;
+  std::unique_ptr<Machine> full_;
+  std::vector<std::unique_ptr<Machine>> stages_;
+  ParamSet params_;
+  ServingLayout layout_;
+  std::map<std::pair<int, std::uint64_t>, SegmentTime> allreduce_cache_;
+  std::map<std::string, SegmentTime> moe_cache_;
+  Engine used_ = Engine::kContentionFree;
+};
+
+// The plans of one step: one, or one per micro-batch.
+std::vector<StepPlan> step_plans(ServingSim& sim,
+                                 const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests,
+                                 bool decode, int batch) {
+  std::vector<StepPlan> plans;
+  if (sim.config().micro_batches == 1)
+    plans.push_back(plan_step(sim.config(), sim.layout(), sim.params(), requests, decode, batch));
+  else
+    for (int mb = 0; mb < 2; ++mb)
+      plans.push_back(plan_step(sim.config(), sim.layout(), sim.params(), requests, decode, batch, mb));
+  return plans;
+}
+
+nlohmann::ordered_json seconds_json(const std::map<std::string, double>& m) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : m) out[k] = v;
+  return out;
+}
+
+std::string main_bound(const std::map<std::string, double>& m) {
+  std::string best;
+  double most = -1;
+  for (const auto& [k, v] : m)
+    if (v > most) most = v, best = k;
+  return best;
+}
+
+// One batch size: every routed batch's prefill and decode.
+nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& totals) {
+  const ServingConfig& config = sim.config();
+  const ServingLayout& layout = sim.layout();
+  const ParamSet& params = sim.params();
+  const MemoryUse use = memory_use(config, layout, params, B);
+  check_memory(use, B);
+  std::vector<double> ttft, tpot;
+  std::optional<StepTime> prefill0, decode0;
+  double input_tokens = 0, output_tokens = 0;
+  for (int b = 0; b < config.batches; ++b) {
+    const auto requests = draw_requests(config, B, b);
+    if (b == 0)
+      for (const auto& [in, out] : requests)
+        input_tokens += static_cast<double>(in), output_tokens += static_cast<double>(out);
+    for (const bool decode : {false, true}) {
+      if ((decode && config.phase == "prefill") || (!decode && config.phase == "decode")) continue;
+      const StepTime t = sim.step(step_plans(sim, requests, decode, b));
+      (decode ? tpot : ttft).push_back(t.seconds);
+      if (b == 0) (decode ? decode0 : prefill0) = t;
+      totals.transfers += t.transfers;
+      if (t.wrong > 0 && totals.wrong == 0) totals.first_error = t.first_error;
+      totals.wrong += t.wrong;
+    }
+  }
+  const int chips = layout.chips, pp = layout.pp;
+  const int switches = static_cast<int>(sim.full().topology->switches().size());
+  const double peak = params.number("chip_flops"), hbm = params.number("hbm_bandwidth");
+  nlohmann::ordered_json p;
+  p["batch"] = B;
+  auto stats = [&](const std::string& name, const std::vector<double>& v) {
+    p[name + "_s"] = v.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(v.front());
+    p[name + "_p50_s"] = v.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(percentile(v, 0.5));
+    p[name + "_p99_s"] = v.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(percentile(v, 0.99));
+  };
+  stats("ttft", ttft);
+  stats("tpot", tpot);
+  if (decode0) {
+    const double step = percentile(tpot, 0.5);
+    const double tokens_per_s = step > 0 ? pp * static_cast<double>(B) / step : 0;
+    const double energy =
+        workload_energy_j(params, chips, switches, decode0->seconds, decode0->link_bytes * pp);
+    p["tokens_per_s"] = tokens_per_s;
+    p["tokens_per_s_per_chip"] = tokens_per_s / chips;
+    p["mfu"] = decode0->flops / (decode0->seconds * chips * peak);
+    p["hbm_utilisation"] = decode0->bytes / (decode0->seconds * chips * hbm);
+    p["energy_per_token_j"] = energy / (pp * static_cast<double>(B));
+    p["cost_per_mtok_usd"] =
+        workload_cost_usd(params, chips, decode0->seconds) / (pp * static_cast<double>(B)) * 1e6;
+    p["bound"] = main_bound(decode0->bound_s);
+    p["bound_s"] = seconds_json(decode0->bound_s);
+    p["parts_s"] = seconds_json(decode0->parts_s);
+  }
+  if (prefill0) {
+    const double step = percentile(ttft, 0.5);
+    p["prefill_tokens_per_s"] = step > 0 ? pp * input_tokens / step : 0;
+    p["prefill_mfu"] = prefill0->flops / (prefill0->seconds * chips * peak);
+    p["prefill_bound"] = main_bound(prefill0->bound_s);
+    p["prefill_bound_s"] = seconds_json(prefill0->bound_s);
+    p["prefill_parts_s"] = seconds_json(prefill0->parts_s);
+  }
+  if (prefill0 && decode0 && output_tokens > 0) {
+    const double life =
+        percentile(ttft, 0.5) + static_cast<double>(config.output_len) * percentile(tpot, 0.5);
+    p["request_tokens_per_s"] = pp * output_tokens / life;
+  }
+  p["weights_bytes_per_chip"] = use.weights;
+  p["kv_bytes_per_chip"] = use.kv;
+  p["hbm_capacity_bytes"] = use.capacity;
+  return p;
+}
+
+// The frontier's answers: per target, the point with the most tokens/s per chip at p99 TPOT <= target.
+nlohmann::ordered_json frontier_json(const std::vector<double>& targets,
+                                     const nlohmann::ordered_json& points) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const double target : targets) {
+    nlohmann::ordered_json best;
+    for (const auto& p : points) {
+      if (p.contains("error") || !p.contains("tokens_per_s_per_chip") ||
+          p["tpot_p99_s"].get<double>() > target)
+        continue;
+      if (best.is_null() ||
+          p["tokens_per_s_per_chip"].get<double>() > best["tokens_per_s_per_chip"].get<double>())
+        best = p;
+    }
+    nlohmann::ordered_json row;
+    row["tpot_target_s"] = target;
+    row["batch"] = best.is_null() ? nlohmann::ordered_json() : best["batch"];
+    for (const char* k :
+         {"tokens_per_s_per_chip", "tpot_p99_s", "cost_per_mtok_usd", "energy_per_token_j", "bound"})
+      row[k] = best.is_null() ? nlohmann::ordered_json() : best[k];
+    out.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_serving(const ServingConfig& config, const std::string& command,
+                                   const std::string& trace) {
+  config.validate();
+  ServingSim sim(config);
+  std::unique_ptr<OutputFile> trace_file;
+  if (!trace.empty()) throw InputError("--trace: not yet available for serve");
+  const ServingLayout& layout = sim.layout();
+  nlohmann::ordered_json out = workload_result(command, "serving", config.topology, layout.chips);
+  out["model"] = model_json(config.model);
+  out["chip"] = sim.profile().name;
+  out["layout"] = {{"tp", layout.tp}, {"pp", layout.pp}, {"dp", layout.dp}, {"ep", layout.ep}};
+  out["placement"] = config.placement;
+  if (config.model.moe()) {
+    MoeConfig probe;
+    probe.experts = config.model.experts, probe.placement = config.placement,
+    probe.replicate_hot = config.replicate_hot;
+    out["replicate_hot"] = probe.hot_replicated(layout.stage_chips());
+  } else {
+    out["replicate_hot"] = 0;
+  }
+  out["replicas"] = config.replicas;
+  out["micro_batches"] = config.micro_batches;
+  out["phase"] = config.phase;
+  out["input_len"] =
+      config.lengths.empty() ? nlohmann::ordered_json(config.input_len) : nlohmann::ordered_json();
+  out["output_len"] =
+      config.lengths.empty() ? nlohmann::ordered_json(config.output_len) : nlohmann::ordered_json();
+  out["lengths"] =
+      config.lengths.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(config.lengths_source);
+  out["router"] = config.router;
+  out["zipf"] = config.expert_load.empty()
+                    ? nlohmann::ordered_json(config.zipf.value_or(config.model.expert_zipf))
+                    : nlohmann::ordered_json();
+  out["expert_load"] = config.expert_load.empty() ? nlohmann::ordered_json()
+                                                  : nlohmann::ordered_json(config.expert_load_source);
+  out["batches"] = config.batches;
+  out["seed"] = config.seed;
+  out["allreduce"] = config.allreduce;
+  StepTime totals;
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  std::string first_failure;
+  for (const auto B : config.batch_sizes) {
+    try {
+      points.push_back(serve_point(sim, B, totals));
+    } catch (const InputError& e) {
+      if (config.batch_sizes.size() == 1) throw;
+      if (first_failure.empty()) first_failure = e.what();
+      points.push_back({{"batch", B}, {"error", e.what()}});
+    }
+  }
+  bool any = false;
+  for (const auto& p : points) any = any || !p.contains("error");
+  if (!any) throw InputError(first_failure);
+  if (points.size() == 1)
+    for (const auto& [k, v] : points.front().items())
+      if (k != "batch") out[k] = v;
+  out["batch"] = config.batch_sizes.size() == 1 ? nlohmann::ordered_json(config.batch_sizes.front())
+                                                : nlohmann::ordered_json(config.batch_sizes);
+  out["points"] = points;
+  out["frontier"] = frontier_json(config.tpot_targets, points);
+  SimResult summary;
+  summary.transfers = totals.transfers;
+  summary.engine = sim.engine_used();
+  close_workload_result(out, totals.wrong, totals.first_error, summary, sim.params());
+  return out;
+}
+
+std::string serving_table(const nlohmann::ordered_json& r) {
+  std::ostringstream out;
+  const auto& l = r["layout"];
+  out << "# Serving " << r["model"]["name"].get<std::string>() << " on " << r["topology"].get<std::string>()
+      << " (" << r["chips"] << " chips of " << r["chip"].get<std::string>() << "): tp " << l["tp"] << ", pp "
+      << l["pp"] << ", dp " << l["dp"] << ", ep " << l["ep"] << ", " << r["placement"].get<std::string>()
+      << " placement, " << r["router"].get<std::string>() << " router, " << r["batches"] << " batch"
+      << (r["batches"].get<int>() == 1 ? "" : "es") << " each\n";
+  auto ms = [](const nlohmann::ordered_json& v) {
+    return v.is_null() ? std::string("-") : fixed_text(v.get<double>() * 1e3, 3);
+  };
+  auto num = [](const nlohmann::ordered_json& v, int d) {
+    return v.is_null() ? std::string("-") : fixed_text(v.get<double>(), d);
+  };
+  out << "batch  TTFT p50 ms  TTFT p99 ms  TPOT p50 ms  TPOT p99 ms  tok/s/chip    MFU  HBM util  J/token  "
+         "USD/Mtok  bound\n";
+  for (const auto& p : r["points"]) {
+    std::string row = std::to_string(p["batch"].get<std::uint64_t>());
+    row.resize(7, ' ');
+    if (p.contains("error")) {
+      out << row << p["error"].get<std::string>() << "\n";
+      continue;
+    }
+    auto col = [&](const std::string& text, std::size_t width) {
+      row += std::string(width > text.size() ? width - text.size() : 0, ' ') + text + "  ";
+    };
+    auto get = [&](const char* k) { return p.contains(k) ? p[k] : nlohmann::ordered_json(); };
+    col(ms(get("ttft_p50_s")), 11);
+    col(ms(get("ttft_p99_s")), 11);
+    col(ms(get("tpot_p50_s")), 11);
+    col(ms(get("tpot_p99_s")), 11);
+    col(num(get("tokens_per_s_per_chip"), 1), 10);
+    col(num(get("mfu"), 3), 5);
+    col(num(get("hbm_utilisation"), 3), 8);
+    col(num(get("energy_per_token_j"), 4), 7);
+    col(num(get("cost_per_mtok_usd"), 3), 8);
+    row += p.contains("bound") ? p["bound"].get<std::string>() : p.value("prefill_bound", std::string("-"));
+    out << row << "\n";
+  }
+  for (const auto& f : r["frontier"])
+    out << "p99 TPOT <= " << fixed_text(f["tpot_target_s"].get<double>() * 1e3, 3) << " ms: "
+        << (f["batch"].is_null()
+                ? std::string("no batch size meets it")
+                : "batch " + std::to_string(f["batch"].get<std::uint64_t>()) + ", " +
+                      fixed_text(f["tokens_per_s_per_chip"].get<double>(), 1) + " tokens/s per chip, " +
+                      fixed_text(f["cost_per_mtok_usd"].get<double>(), 3) + " USD per million tokens")
+        << "\n";
+  out << "verified " << (r["verified"].get<bool>() ? "yes" : "NO") << "\n";
+  return out.str();
+}
+
+WorkloadKind serving_workload() {
+  return {"serving",
+          "a model served on the fabric: prefill (TTFT) and decode (TPOT) steps (ultrasim serve)",
+          "serve",
+          {"tpot_p99_s", "tpot_p50_s", "ttft_p50_s", "ttft_p99_s", "tokens_per_s_per_chip", "mfu",
+           "hbm_utilisation", "energy_per_token_j", "cost_per_mtok_usd", "bound", "verified"},
+          {"table", "json"},
+          [](const nlohmann::json& w, const std::string& file) { serving_config_from_json(w, file); },
+          [](const nlohmann::json& w, const std::string& file, const WorkloadOutput& output) {
+            return print_workload_result(
+                run_serving(serving_config_from_json(w, file), output.command, output.trace), output.format,
+                serving_table);
+          },
+          serving_table};
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,541 @@
+#include "workloads/serving/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/mix.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/collective_job.hpp"  // dtype_size
+#include "workloads/workload_file.hpp"
+
+namespace ultrasim {
+
+const std::vector<ChipProfile>& serving_chips() {
+  static const std::vector<ChipProfile> kChips{
+      {"trn3",
+       "AWS Trainium3",
+       {"trn3"},
+       {{"chip_flops", "2.517e15"},
+        {"hbm_bandwidth", "4.9TBps"},
+        {"hbm_capacity", "144GiB"},
+        {"chip_power", "1000"},
+        {"ultraserver_price_per_hour", "360"},
+        {"ultraserver_chips", "144"}},
+       {"AWS Neuron docs (trn3-arch): 2,517 TFLOP/s dense MXFP8", "AWS Neuron docs: HBM3e 4.9 TB/s",
+        "AWS Neuron docs: 144 GiB HBM3e", "3P: ~1 kW reported, no AWS figure",
+        "assumption: no public Trn3 price (2.50 USD per chip-hour)", "AWS: 144 chips per Gen2 UltraServer"}},
+      {"trn2",
+       "AWS Trainium2",
+       {"trn2"},
+       {{"chip_flops", "1.299e15"},
+        {"hbm_bandwidth", "2.9TBps"},
+        {"hbm_capacity", "96GiB"},
+        {"chip_power", "500"},
+        {"ultraserver_price_per_hour", "143.04"},
+        {"ultraserver_chips", "64"}},
+       {"AWS Neuron docs (trn2-arch): 1,299 TFLOP/s dense FP8", "AWS Neuron docs: 2.9 TB/s",
+        "AWS Neuron docs: 96 GiB", "3P estimate: ~500 W, no AWS figure",
+        "3P report of AWS Capacity Blocks: 35.76 USD per trn2.48xlarge-hour = 2.235 USD per chip-hour, x 64",
+        "AWS: 64 chips per Trn2 UltraServer"}},
+      {"gb200",
+       "NVIDIA Blackwell GPU of a GB200 NVL72",
+       {"nvl72"},
+       {{"chip_flops", "5.0e15"},
+        {"hbm_bandwidth", "8TBps"},
+        {"hbm_capacity", "186GB"},
+        {"chip_power", "1200"},
+        {"ultraserver_price_per_hour", "756"},
+        {"ultraserver_chips", "72"}},
+       {"derived: NVIDIA NVL72 720 PF sparse FP8 / 72 GPUs / 2", "derived: NVIDIA NVL72 576 TB/s / 72",
+        "NVIDIA NVL72 13.4 TB / 72; MLPerf system GB200-186GB", "3P: ~1.2 kW per GPU",
+        "3P listing: CoreWeave 42 USD per 4-GPU node-hour = 10.50 USD per GPU-hour, x 72",
+        "NVIDIA: 72 GPUs per NVL72"}},
+      {"h100",
+       "NVIDIA H100 SXM",
+       {"hgx-h100"},
+       {{"chip_flops", "1.979e15"},
+        {"hbm_bandwidth", "3.35TBps"},
+        {"hbm_capacity", "80GB"},
+        {"chip_power", "700"},
+        {"ultraserver_price_per_hour", "32"},
+        {"ultraserver_chips", "8"}},
+       {"NVIDIA H100 datasheet: 1,979 TFLOP/s dense FP8", "NVIDIA H100 datasheet: 3.35 TB/s",
+        "NVIDIA H100 datasheet: 80 GB", "NVIDIA H100 datasheet: up to 700 W",
+        "assumption: 4 USD per GPU-hour, x 8", "NVIDIA: 8 GPUs per HGX board"}},
+  };
+  return kChips;
+}
+
+const ChipProfile& chip_profile(const std::string& name, const std::string& topology) {
+  if (name != "auto") return find_by_name(serving_chips(), name, "chip");
+  const std::string base = topology.substr(0, topology.find_first_of(":@"));
+  for (const auto& chip : serving_chips())
+    for (const auto& prefix : chip.topologies)
+      if (base.rfind(prefix, 0) == 0) return chip;
+  return serving_chips().front();  // generators (switch:N, ...): Trainium3's chip, as chip_params()
+}
+
+std::vector<ParamSpec> serving_params() {
+  std::vector<ParamSpec> out{{"hbm_capacity", "144GiB", Unit::kBytes, "a chip's HBM capacity",
+                              "AWS Neuron docs: Trainium3 144 GiB (the chip profile sets it per system)"}};
+  for (auto& spec : chip_params()) out.push_back(spec);
+  return out;
+}
+
+void ServingConfig::validate() const {
+  if (tp < 1 || tp > 4096) throw InputError("--tp must be between 1 and 4096");
+  if (pp < 1 || pp > 4096) throw InputError("--pp must be between 1 and 4096");
+  if (micro_batches != 1 && micro_batches != 2) throw InputError("--micro-batches must be 1 or 2");
+  if (batch_sizes.empty()) throw InputError("--batch: give at least one batch size");
+  for (const auto b : batch_sizes)
+    if (b < 1 || b > (1u << 24))
+      throw InputError("--batch must be between 1 and 16777216, not " + std::to_string(b));
+  if (batch_sizes.size() > 64) throw InputError("--batch: at most 64 batch sizes per run");
+  if (lengths.empty() && (input_len < 1 || input_len > (1u << 24)))
+    throw InputError("--input-len must be between 1 and 16777216");
+  if (lengths.empty() && output_len > (1u << 24)) throw InputError("--output-len must be at most 16777216");
+  if (phase != "prefill" && phase != "decode" && phase != "both")
+    throw InputError("--phase '" + phase + "': expected prefill, decode or both");
+  if (router != "uniform" && router != "random")
+    throw InputError("--router '" + router + "': expected uniform or random");
+  if (zipf && !(std::isfinite(*zipf) && *zipf >= 0 && *zipf <= 100))
+    throw InputError("--zipf must be in [0, 100]");
+  if (capacity_factor && !(*capacity_factor > 0 && std::isfinite(*capacity_factor)))
+    throw InputError("--capacity-factor must be > 0");
+  if (batches < 1 || batches > 10000) throw InputError("--batches must be between 1 and 10000");
+  if (replicate_hot < 0 || replicas < 1) throw InputError("--replicate-hot must be >= 0 and --replicas >= 1");
+  if (placement != "contiguous" && placement != "round-robin" && placement != "balanced")
+    throw InputError("--placement '" + placement + "': expected contiguous, round-robin or balanced");
+  for (const double t : tpot_targets)
+    if (!(t > 0 && t <= kMaxTime)) throw InputError("--tpot-target must be a time in (0, 1e6] s");
+  for (const std::string* dtype : {&dispatch_dtype, &combine_dtype}) dtype_size(*dtype);
+  if (micro_batches == 2)
+    for (const auto b : batch_sizes)
+      if (b < 2)
+        throw InputError("--micro-batches 2 needs batches of at least 2 requests, not " + std::to_string(b));
+}
+
+ServingLayout serving_layout(const ServingConfig& config, int chips) {
+  ServingLayout l;
+  l.chips = chips, l.tp = config.tp, l.pp = config.pp;
+  if (chips % (config.tp * config.pp) != 0)
+    throw InputError("--tp " + std::to_string(config.tp) + " x --pp " + std::to_string(config.pp) +
+                     " does not divide the topology's " + std::to_string(chips) + " chips");
+  if (config.model.layers % config.pp != 0)
+    throw InputError("--pp " + std::to_string(config.pp) + " does not divide the model's " +
+                     std::to_string(config.model.layers) + " layers");
+  l.dp = chips / (config.tp * config.pp);
+  l.ep = chips / config.pp;
+  return l;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> draw_requests(const ServingConfig& config,
+                                                                   std::uint64_t size, int batch) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  out.reserve(size);
+  for (std::uint64_t i = 0; i < size; ++i) {
+    if (config.lengths.empty()) {
+      out.emplace_back(config.input_len, config.output_len);
+      continue;
+    }
+    const std::uint64_t draw =
+        splitmix64(splitmix64(config.seed ^ pair_key(static_cast<std::uint32_t>(batch), 0)) ^ i);
+    const auto pick = draw % config.lengths.size();
+    out.push_back(config.lengths[pick]);
+  }
+  return out;
+}
+
+double Roofline::seconds(const ParamSet& params) const {
+  return std::max(flops / (params.number("chip_flops") * params.number("compute_efficiency")),
+                  bytes / params.number("hbm_bandwidth"));
+}
+
+bool Roofline::memory_bound(const ParamSet& params) const {
+  return bytes / params.number("hbm_bandwidth") >
+         flops / (params.number("chip_flops") * params.number("compute_efficiency"));
+}
+
+std::vector<std::uint64_t> parse_batch_sizes(const std::string& text) {
+  auto count = [&](const std::string& word) {
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+      v = std::stoull(word, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != word.size() || word.empty() || word[0] == '-' || v < 1 || v > (1u << 24))
+      throw InputError("batch size '" + word + "': expected a whole number in [1, 16777216]");
+    return static_cast<std::uint64_t>(v);
+  };
+  std::vector<std::uint64_t> out;
+  if (const auto colon = text.find(':'); colon != std::string::npos) {
+    const auto second = text.find(':', colon + 1);
+    if (second == std::string::npos || text.size() < second + 3 ||
+        (text[second + 1] != 'x' && text[second + 1] != '+'))
+      throw InputError("batch sizes '" + text + "': expected FIRST:LAST:xFACTOR or FIRST:LAST:+STEP");
+    const auto first = count(text.substr(0, colon)), last = count(text.substr(colon + 1, second - colon - 1));
+    const auto step = count(text.substr(second + 2));
+    if (text[second + 1] == 'x' && step < 2)
+      throw InputError("batch sizes '" + text + "': the factor must be >= 2");
+    for (std::uint64_t b = first; b <= last && out.size() <= 64;
+         b = text[second + 1] == 'x' ? b * step : b + step)
+      out.push_back(b);
+  } else {
+    std::string word;
+    std::istringstream words(text);
+    while (std::getline(words, word, ',')) out.push_back(count(word));
+  }
+  if (out.empty() || out.size() > 64) throw InputError("batch sizes '" + text + "': give 1 to 64 sizes");
+  return out;
+}
+
+namespace {
+
+// What a data-parallel group computes in one step.
+struct GroupWork {
+  std::uint64_t requests = 0, tokens = 0, logits = 0;  // tokens through the layers; tokens needing logits
+  double score_context = 0;                            // sum over tokens of the contexts they attend
+  double kv_tokens = 0;  // tokens of KV cache read (decode) or written (prefill)
+};
+
+// Group d's work (`micro_batch_of` >= 0: only the requests of that half, alternate ones of the group).
+std::vector<GroupWork> group_work(const ServingLayout& layout,
+                                  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests,
+                                  bool decode, int micro_batch_of) {
+  std::vector<GroupWork> groups(layout.dp);
+  std::vector<std::uint64_t> seen(layout.dp, 0);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const int d = static_cast<int>(i % layout.dp);
+    const auto n = seen[d]++;
+    if (micro_batch_of >= 0 && static_cast<int>(n % 2) != micro_batch_of) continue;
+    const double in = static_cast<double>(requests[i].first), out = static_cast<double>(requests[i].second);
+    GroupWork& g = groups[d];
+    ++g.requests;
+    ++g.logits;
+    if (decode) {
+      const double context = in + std::floor(out / 2);
+      g.tokens += 1, g.score_context += context + 1, g.kv_tokens += context;
+    } else {
+      g.tokens += requests[i].first, g.score_context += in * (in + 1) / 2, g.kv_tokens += in;
+    }
+  }
+  return groups;
+}
+
+}  // namespace
+
+StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout, const ParamSet& params,
+                   const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests, bool decode,
+                   int batch, int micro_batch_of) {
+  const ModelShape& m = config.model;
+  const double H = static_cast<double>(m.hidden), tp = layout.tp;
+  const double wb = dtype_size(m.weight_dtype), ab = dtype_size(m.activation_dtype);
+  const double kv_split = m.attention == "mla" ? 1 : std::min(layout.tp, m.kv_heads);
+  const std::vector<GroupWork> groups = group_work(layout, requests, decode, micro_batch_of);
+  StepPlan plan;
+  plan.decode = decode;
+  for (const auto& g : groups) plan.requests += g.requests, plan.tokens += g.tokens;
+  const int S = layout.stage_chips();
+  // Per stage rank: its group, and the tokens it dispatches at the MoE layers (the group's, split evenly).
+  std::vector<std::uint64_t> chip_tokens(S);
+  std::uint64_t busiest_group_tokens = 0;
+  for (int d = 0; d < layout.dp; ++d) {
+    const auto parts = even_chunks(groups[d].tokens, layout.tp);
+    for (int t = 0; t < layout.tp; ++t) chip_tokens[d * layout.tp + t] = parts[t];
+    busiest_group_tokens = std::max(busiest_group_tokens, groups[d].tokens);
+  }
+  auto compute = [&](int stage, int layer, const std::string& what, auto&& work_of_group) {
+    Segment s;
+    s.kind = Segment::kCompute, s.stage = stage, s.layer = layer, s.what = what;
+    s.micro_batch = std::max(micro_batch_of, 0);
+    s.chips.resize(S);
+    for (int c = 0; c < S; ++c) s.chips[c] = work_of_group(groups[c / layout.tp], chip_tokens[c]);
+    plan.segments.push_back(std::move(s));
+  };
+  auto allreduce = [&](int stage, int layer) {
+    if (layout.tp == 1 || busiest_group_tokens == 0) return;
+    Segment s;
+    s.kind = Segment::kAllreduce, s.stage = stage, s.layer = layer, s.what = "tp";
+    s.micro_batch = std::max(micro_batch_of, 0);
+    s.bytes = busiest_group_tokens * m.hidden * static_cast<std::uint64_t>(ab);
+    plan.segments.push_back(std::move(s));
+  };
+  const int per_stage = m.layers / layout.pp;
+  for (int stage = 0; stage < layout.pp; ++stage) {
+    for (int layer = stage * per_stage; layer < (stage + 1) * per_stage; ++layer) {
+      compute(stage, layer, "attention", [&](const GroupWork& g, std::uint64_t) {
+        Roofline r;
+        r.flops = (2 * m.attention_params() * static_cast<double>(g.tokens) +
+                   m.score_flops(1, decode) * g.score_context) /
+                  tp;
+        r.bytes = m.attention_params() / tp * wb + m.kv_bytes_per_token() * g.kv_tokens / kv_split +
+                  2 * static_cast<double>(g.tokens) * H * ab;
+        return r;
+      });
+      allreduce(stage, layer);
+      if (!m.is_moe_layer(layer)) {
+        compute(stage, layer, "ffn", [&](const GroupWork& g, std::uint64_t) {
+          Roofline r;
+          r.flops = 2 * m.dense_ffn_params() / tp * static_cast<double>(g.tokens);
+          r.bytes = m.dense_ffn_params() / tp * wb + 2 * static_cast<double>(g.tokens) * H * ab;
+          return r;
+        });
+        allreduce(stage, layer);
+        continue;
+      }
+      compute(stage, layer, "shared experts", [&](const GroupWork&, std::uint64_t tokens) {
+        const double shared = m.shared_experts * m.expert_params() + m.router_params();
+        Roofline r;
+        r.flops = 2 * shared * static_cast<double>(tokens);
+        r.bytes = shared * wb + 2 * static_cast<double>(tokens) * H * ab;
+        return r;
+      });
+      Segment s;
+      s.kind = Segment::kMoe, s.stage = stage, s.layer = layer, s.what = "moe";
+      s.micro_batch = std::max(micro_batch_of, 0);
+      MoeConfig& moe = s.moe;
+      moe.experts = m.experts, moe.top_k = m.top_k, moe.hidden = m.hidden, moe.ffn = m.expert_ffn;
+      moe.tokens_per_chip = std::max<std::uint64_t>(1, chip_tokens.front());
+      moe.chip_tokens = chip_tokens;
+      moe.router = config.router;
+      moe.zipf = config.zipf.value_or(m.expert_zipf);
+      moe.expert_load = config.expert_load, moe.expert_load_source = config.expert_load_source;
+      moe.capacity_factor = config.capacity_factor;
+      moe.dispatch_dtype = config.dispatch_dtype, moe.combine_dtype = config.combine_dtype;
+      moe.weight_dtype = m.weight_dtype;
+      moe.placement = config.placement, moe.replicate_hot = config.replicate_hot,
+      moe.replicas = config.replicas;
+      moe.batches = 1;
+      moe.seed =
+          config.seed + static_cast<std::uint64_t>(layer) * (1ull << 20) + static_cast<std::uint64_t>(batch);
+      plan.segments.push_back(std::move(s));
+    }
+    if (stage + 1 < layout.pp) {
+      Segment s;
+      s.kind = Segment::kSend, s.stage = stage, s.what = "pp";
+      s.micro_batch = std::max(micro_batch_of, 0);
+      for (int c = 0; c < S; ++c)
+        s.chip_bytes.push_back(chip_tokens[c] * m.hidden * static_cast<std::uint64_t>(ab));
+      plan.segments.push_back(std::move(s));
+    }
+  }
+  compute(layout.pp - 1, -1, "lm head", [&](const GroupWork& g, std::uint64_t) {
+    const double V = static_cast<double>(m.vocab);
+    Roofline r;
+    r.flops = 2 * V * H / tp * static_cast<double>(g.logits);
+    r.bytes = V * H / tp * wb + static_cast<double>(g.logits) * V / tp * ab;
+    return r;
+  });
+  return plan;
+}
+
+MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, const ParamSet& params,
+                     std::uint64_t batch_size) {
+  const ModelShape& m = config.model;
+  const double tp = layout.tp, wb = dtype_size(m.weight_dtype);
+  const int per_stage = m.layers / layout.pp, S = layout.stage_chips();
+  MemoryUse use;
+  use.capacity = params.number("hbm_capacity");
+  // Experts per chip: the placement's most, replicas included.
+  int most_experts = 0;
+  if (m.moe()) {
+    MoeConfig moe;
+    moe.experts = m.experts, moe.top_k = m.top_k, moe.tokens_per_chip = 1, moe.hidden = m.hidden;
+    moe.placement = config.placement, moe.replicate_hot = config.replicate_hot,
+    moe.replicas = config.replicas;
+    moe.zipf = config.zipf.value_or(m.expert_zipf), moe.expert_load = config.expert_load;
+    MoeRouting r;
+    r.p = S, r.experts = m.experts;
+    const auto w = expert_weights(moe);
+    r.owner = place_experts(m.experts, S, config.placement, w);
+    place_replicas(r, w, moe.hot_replicated(S), config.replicas);
+    std::vector<int> count(S, 0);
+    for (int c : r.instance_chip) most_experts = std::max(most_experts, ++count[c]);
+  }
+  for (int stage = 0; stage < layout.pp; ++stage) {
+    double weights = 0;
+    for (int layer = stage * per_stage; layer < (stage + 1) * per_stage; ++layer)
+      weights +=
+          m.attention_params() / tp +
+          (m.is_moe_layer(layer) ? (most_experts + m.shared_experts) * m.expert_params() + m.router_params()
+                                 : m.dense_ffn_params() / tp);
+    if (stage == 0) weights += m.embedding_params() / tp;
+    if (stage + 1 == layout.pp && !(m.tied_embeddings && layout.pp == 1))
+      weights += m.embedding_params() / tp;
+    weights *= wb;
+    if (weights > use.weights) use.weights = weights, use.chip = stage * S;
+  }
+  // KV: the group with the most requests, every request at its longest context, one batch per stage in
+  // flight (pp batches), this stage's layers, split kv_split ways.
+  const double kv_split = m.attention == "mla" ? 1 : std::min(layout.tp, m.kv_heads);
+  std::uint64_t longest = config.input_len + config.output_len;
+  for (const auto& [in, out] : config.lengths) longest = std::max(longest, in + out);
+  if (!config.lengths.empty()) {
+    longest = 0;
+    for (const auto& [in, out] : config.lengths) longest = std::max(longest, in + out);
+  }
+  const double requests = std::ceil(static_cast<double>(batch_size) / layout.dp) * layout.pp;
+  use.kv = requests * static_cast<double>(longest) * m.kv_bytes_per_token() * per_stage / kv_split;
+  return use;
+}
+
+void check_memory(const MemoryUse& use, std::uint64_t batch_size) {
+  auto gib = [](double bytes) { return fixed_text(bytes / (1024.0 * 1024 * 1024), 1) + " GiB"; };
+  if (use.weights > use.capacity)
+    throw InputError("the model does not fit in HBM: chip " + std::to_string(use.chip) + " holds " +
+                     gib(use.weights) + " of weights, HBM is " + gib(use.capacity) + " (" +
+                     gib(use.weights - use.capacity) + " short; more chips, --tp or --pp spread it)");
+  if (use.weights + use.kv > use.capacity)
+    throw InputError("the KV cache of batch " + std::to_string(batch_size) + " does not fit: " +
+                     gib(use.weights) + " of weights + " + gib(use.kv) + " of KV cache per chip > HBM " +
+                     gib(use.capacity) + " (" + gib(use.weights + use.kv - use.capacity) + " short)");
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> read_lengths(const std::string& path) {
+  const std::string text = read_input_file(path, "lengths file", "a JSON array or CSV of input,output");
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  auto check = [&](double in, double o, const std::string& where) {
+    if (!(in >= 1 && in <= (1u << 24) && o >= 0 && o <= (1u << 24) && in == std::floor(in) &&
+          o == std::floor(o)))
+      throw InputError("lengths file '" + path + "' " + where +
+                       ": expected whole input >= 1 and output >= 0 tokens, at most 16777216");
+    out.emplace_back(static_cast<std::uint64_t>(in), static_cast<std::uint64_t>(o));
+  };
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    nlohmann::json j;
+    try {
+      j = parse_json_input(text, "lengths file '" + path + "'");
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError("lengths file '" + path + "': not valid JSON (" + e.what() + ")");
+    }
+    if (!j.is_array()) throw InputError("lengths file '" + path + "': expected an array of [input, output]");
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const auto& e = j[i];
+      if (!e.is_array() || e.size() != 2 || !e[0].is_number() || !e[1].is_number())
+        throw InputError("lengths file '" + path + "' entry " + std::to_string(i) +
+                         ": expected [input, output]");
+      check(e[0].get<double>(), e[1].get<double>(), "entry " + std::to_string(i));
+    }
+  } else {
+    std::istringstream lines(text);
+    std::string line;
+    for (int n = 1; std::getline(lines, line); ++n) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#')
+        continue;
+      std::replace(line.begin(), line.end(), ',', ' ');
+      std::istringstream fields(line);
+      double in = -1, o = -1;
+      std::string rest;
+      if (!(fields >> in >> o) || (fields >> rest))
+        throw InputError("lengths file '" + path + "' line " + std::to_string(n) +
+                         ": expected 'input,output'");
+      check(in, o, "line " + std::to_string(n));
+    }
+  }
+  if (out.empty()) throw InputError("lengths file '" + path + "': no requests");
+  if (out.size() > 10000000) throw InputError("lengths file '" + path + "': more than 10000000 requests");
+  return out;
+}
+
+ServingConfig serving_config_from_json(const nlohmann::json& w, const std::string& file) {
+  const std::string where = "workload file '" + file + "'";
+  static const std::vector<std::string> kKnown{
+      "workload",        "description",    "topology",      "model",    "tp",    "pp",
+      "micro_batches",   "placement",      "replicate_hot", "replicas", "batch", "input_len",
+      "output_len",      "lengths",        "phase",         "router",   "zipf",  "expert_load",
+      "capacity_factor", "dispatch_dtype", "combine_dtype", "batches",  "seed",  "allreduce",
+      "tpot_target",     "chip",           "engine",        "set"};
+  check_known_fields(w, kKnown, where);
+  const FieldReader read{w, where};
+  ServingConfig c;
+  read.text("topology", c.topology);
+  if (!w.contains("model"))
+    throw InputError(where + ": missing field 'model' (a built-in name or an object)");
+  c.model = with_context(where, [&] { return model_from_json(w.at("model"), where); });
+  read.integer("tp", c.tp, false);
+  read.integer("pp", c.pp, false);
+  read.integer("micro_batches", c.micro_batches, false);
+  read.text("placement", c.placement);
+  if (const auto* v = read.field("replicate_hot")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 65536)
+      throw InputError(where + ": field 'replicate_hot' must be an integer in [0, 65536]");
+    c.replicate_hot = v->get<int>();
+  }
+  read.integer("replicas", c.replicas, false);
+  if (const auto* v = read.field("batch")) {
+    c.batch_sizes.clear();
+    if (v->is_array()) {
+      for (const auto& b : *v) {
+        if (!b.is_number_integer() || b.get<std::int64_t>() < 1)
+          throw InputError(where + ": field 'batch' must be a positive integer or a list of them");
+        c.batch_sizes.push_back(b.get<std::uint64_t>());
+      }
+    } else if (v->is_string()) {
+      c.batch_sizes =
+          with_context(where + ", field 'batch'", [&] { return parse_batch_sizes(v->get<std::string>()); });
+    } else {
+      std::uint64_t b = 0;
+      read.integer("batch", b, true);
+      c.batch_sizes.push_back(b);
+    }
+  }
+  read.integer("input_len", c.input_len, false);
+  if (const auto* v = read.field("output_len")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+      throw InputError(where + ": field 'output_len' must be an integer >= 0");
+    c.output_len = v->get<std::uint64_t>();
+  }
+  if (const auto* v = read.field("lengths")) {
+    if (!v->is_string()) throw InputError(where + ": field 'lengths' must be a file name");
+    c.lengths_source = v->get<std::string>();
+    c.lengths = read_lengths(c.lengths_source);
+  }
+  read.text("phase", c.phase);
+  read.text("router", c.router);
+  for (const char* key : {"zipf", "capacity_factor"})
+    if (const auto* v = read.field(key)) {
+      if (!v->is_number()) throw InputError(where + ": field '" + key + "' must be a number");
+      (std::string(key) == "zipf" ? c.zipf : c.capacity_factor) = v->get<double>();
+    }
+  if (const auto* v = read.field("expert_load")) {
+    if (!v->is_string()) throw InputError(where + ": field 'expert_load' must be a file name");
+    c.expert_load_source = v->get<std::string>();
+    c.expert_load = read_expert_load(c.expert_load_source);
+  }
+  read.text("dispatch_dtype", c.dispatch_dtype);
+  read.text("combine_dtype", c.combine_dtype);
+  read.integer("batches", c.batches, false);
+  if (const auto* v = read.field("seed")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+      throw InputError(where + ": field 'seed' must be an integer >= 0");
+    c.seed = v->get<std::uint64_t>();
+  }
+  read.text("allreduce", c.allreduce);
+  if (const auto* v = read.field("tpot_target")) {
+    auto one = [&](const nlohmann::json& t) {
+      if (t.is_number()) return t.get<double>();
+      if (t.is_string())
+        return with_context(where + ", field 'tpot_target'",
+                            [&] { return parse_time(t.get<std::string>()); });
+      throw InputError(where + ": field 'tpot_target' must be a time (\"50ms\") or a list of them");
+    };
+    if (v->is_array())
+      for (const auto& t : *v) c.tpot_targets.push_back(one(t));
+    else
+      c.tpot_targets.push_back(one(*v));
+  }
+  read.text("chip", c.chip);
+  read.text("engine", c.engine);
+  c.overrides = set_overrides(w, where);
+  with_context(where, [&] { c.validate(); });
+  return c;
+}
+
+}  // namespace ultrasim

@@ -1,0 +1,153 @@
+// Serving a model on the fabric (`ultrasim serve`, "workload": "serving"): a batch of requests on a
+// deployment, its prefill (TTFT) and its decode steps (TPOT), layer by layer. Free of SimGrid: this file
+// turns the model, the deployment and the requests into a step's plan, a list of segments in the order a
+// step runs them; sim/runs/serving_run.cpp simulates the communicating ones on the fabric and adds them up.
+//
+// Deployment (chips C = the topology's): pp pipeline stages of C / pp chips (stage s: ranks
+// [s C / pp, (s + 1) C / pp)); within a stage the attention runs tp-way tensor parallel in dp = C / (tp pp)
+// data-parallel groups (group d: ranks d tp .. d tp + tp - 1), and the experts are spread over every chip
+// of the stage (ep = C / pp) as `placement` puts them (workloads/moe.hpp). Request i of a batch goes to
+// data-parallel group i mod dp; a group's tokens are split evenly over its tp chips at the MoE layer (each
+// dispatches its share), and gathered back by the next tensor-parallel all-reduce.
+//
+// A step (prefill: every request's input at once; decode: one token per request at its context), per
+// layer of each stage, in order:
+//   attention   compute: per chip max(FLOPs / (chip_flops x compute_efficiency), bytes / hbm_bandwidth):
+//               2 x attention weights / tp x tokens + score FLOPs / tp; bytes: weights / tp + the KV cache
+//               read (decode: every request's context; prefill: written) / kv split + activations in/out
+//   tp          an all-reduce of the group's tokens x H x activation bytes over each tp group (tp > 1)
+//   ffn         dense: compute as above with 3 H F / tp weights, then the tp all-reduce again;
+//               MoE: the shared experts (compute, every chip its own tokens), then the MoE layer as
+//               `ultrasim moe` runs it (dispatch, experts, combine) on the stage's chips
+//   then        the stage's activations to the next stage (a send from each chip to the same rank there)
+//   last stage  the LM head: 2 V H / tp FLOPs per token that needs logits (decode: each; prefill: the last
+//               of each request), V H / tp weight bytes
+// The KV split: MHA / GQA min(tp, kv_heads) ways; MLA none (every tp rank keeps the whole latent).
+// Contexts: a prefill token at position j attends j + 1 tokens; a decode step is taken at each request's
+// mid-decode context, input + output / 2 (the KV read grows linearly, so this is the decode's mean step).
+// Micro-batch overlap (micro_batches 2): each group's requests split in two halves that alternate, one
+// computing while the other communicates: a layer costs max(compute of both, communication of both),
+// each half's communication simulated alone (they never overlap each other).
+//
+// Later work, for which the interface leaves room (the README says how): arrivals with continuous
+// batching (a request mix per step instead of one batch), prefill and decode on separate chip sets (two
+// deployments, a KV transfer between them), expert data parallelism (ep < C / pp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "topology/base/params.hpp"
+#include "workloads/moe.hpp"
+#include "workloads/serving/model.hpp"
+
+namespace ultrasim {
+
+struct ServingConfig {
+  std::string topology = "trn3";
+  ModelShape model;
+  int tp = 1, pp = 1;     // attention tensor parallelism, pipeline stages
+  int micro_batches = 1;  // 1, or 2 (overlap)
+  std::string placement = "contiguous";
+  int replicate_hot = 0, replicas = 1;
+  std::vector<std::uint64_t> batch_sizes{1};  // requests per step; several make a frontier
+  std::uint64_t input_len = 1024, output_len = 256;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> lengths;  // (input, output) drawn from (empty: fixed)
+  std::string lengths_source;
+  std::string phase = "both";  // prefill | decode | both
+  std::string router = "random";
+  std::optional<double> zipf;  // nullopt: the model's expert_zipf
+  std::vector<double> expert_load;
+  std::string expert_load_source;
+  std::optional<double> capacity_factor;
+  std::string dispatch_dtype = "float8", combine_dtype = "bfloat16";
+  int batches = 1;  // routed batches (and request draws) per point: the p50 / p99
+  std::uint64_t seed = 0;
+  std::string allreduce = "auto";    // the tp all-reduce's algorithm
+  std::vector<double> tpot_targets;  // s: "highest tokens/s per chip with p99 TPOT <= X"
+  std::string chip = "auto";         // the chip profile (serving_chips())
+  std::string engine = "auto";
+  std::vector<std::pair<std::string, std::string>> overrides;  // --set
+  // Checks what needs no topology; throws InputError naming the option.
+  void validate() const;
+};
+
+// The chip profiles: per chip family the defaults of chip_params() (and hbm_capacity) it sets, each with
+// its source; `auto` picks by the topology's name.
+struct ChipProfile {
+  std::string name, description;
+  std::vector<std::string> topologies;  // preset names (and name prefixes) it is the default for
+  std::vector<std::pair<std::string, std::string>> values;
+  std::vector<std::string> sources;  // one per value
+};
+const std::vector<ChipProfile>& serving_chips();
+const ChipProfile& chip_profile(const std::string& name, const std::string& topology);
+// hbm_capacity and what chip_params() declares.
+std::vector<ParamSpec> serving_params();
+
+// The deployment on C chips.
+struct ServingLayout {
+  int chips = 0, tp = 1, pp = 1, dp = 1, ep = 1;
+  int stage_chips() const { return chips / pp; }
+};
+// Throws InputError when tp x pp does not divide the chips, or the model's layers the stages.
+ServingLayout serving_layout(const ServingConfig& config, int chips);
+
+// The requests of batch `batch` at batch size `size`: (input, output) tokens each.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> draw_requests(const ServingConfig& config,
+                                                                   std::uint64_t size, int batch);
+
+// A chip's work in one compute segment.
+struct Roofline {
+  double flops = 0, bytes = 0;
+  double seconds(const ParamSet& params) const;
+  bool memory_bound(const ParamSet& params) const;
+};
+
+struct Segment {
+  enum Kind { kCompute, kAllreduce, kMoe, kSend } kind = kCompute;
+  int stage = 0, layer = -1, micro_batch = 0;  // layer -1: the stage's send or the LM head
+  std::string what;                            // attention, ffn, shared experts, lm head, tp, moe, pp
+  std::vector<Roofline> chips;                 // compute: every chip of the stage (stage ranks)
+  std::uint64_t bytes = 0;                     // allreduce: per group (the busiest); send: per chip
+  std::vector<std::uint64_t> chip_bytes;       // send: what each chip of the stage sends on
+  MoeConfig moe;                               // moe: the layer as `ultrasim moe` would run it
+};
+
+// One step of one phase: its segments, and what the batch holds.
+struct StepPlan {
+  bool decode = true;
+  std::uint64_t requests = 0, tokens = 0;  // tokens computed (prefill: inputs; decode: one per request)
+  std::vector<Segment> segments;
+};
+
+// The plan of batch `batch` (its requests `requests`) in `decode` or prefill, on `layout`, the MoE layer
+// l routing with seed config.seed + l x 2^20 and batch `batch` (as `ultrasim moe --seed` does).
+StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout, const ParamSet& params,
+                   const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests, bool decode,
+                   int batch, int micro_batch_of = -1);
+
+// The HBM a chip needs: weights (the heaviest chip) and the KV cache of its requests at their longest.
+struct MemoryUse {
+  double weights = 0, kv = 0, capacity = 0;
+  int chip = 0;  // the chip that needs the most
+};
+MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, const ParamSet& params,
+                     std::uint64_t batch_size);
+// Throws InputError "the model does not fit ..." or "the KV cache of batch B does not fit ..." saying by
+// how much.
+void check_memory(const MemoryUse& use, std::uint64_t batch_size);
+
+// A serving workload file's fields into a config; InputError naming the field.
+ServingConfig serving_config_from_json(const nlohmann::json& workload, const std::string& file);
+// "1:1024:x2" (geometric), "8:64:+8" (arithmetic), "1,8,64" or "32": at most 64 sizes in [1, 2^24].
+std::vector<std::uint64_t> parse_batch_sizes(const std::string& text);
+// A length file: lines or a JSON array of [input, output] pairs ("input,output" per CSV line).
+std::vector<std::pair<std::uint64_t, std::uint64_t>> read_lengths(const std::string& path);
+
+}  // namespace ultrasim
