@@ -38,6 +38,10 @@ struct StepTime {
   double seconds = 0;
   std::map<std::string, double> bound_s;  // seconds of the step per bounding resource
   std::map<std::string, double> parts_s;  // seconds per kind of segment (each alone)
+  std::vector<double> moe_s;              // each MoE layer alone (micro-batch 0's)
+  std::uint64_t tp_bytes = 0;             // the tp all-reduces: their size, one's time alone, how many
+  double tp_s = 0;
+  int tp_count = 0;
   double flops = 0, bytes = 0, link_bytes = 0;
   std::uint64_t transfers = 0, wrong = 0;
   std::string first_error;
@@ -186,6 +190,8 @@ class ServingSim {
         if (t.compute_s > 0) c_bound[t.bound] += t.compute_s;
         if (t.comm_s > 0) m_bound[t.comm_bound] += t.comm_s;
         out.parts_s[seg.what] += t.seconds;
+        if (seg.kind == Segment::kMoe && seg.micro_batch == 0) out.moe_s.push_back(t.seconds);
+        if (seg.kind == Segment::kAllreduce) out.tp_bytes = seg.bytes, out.tp_s = t.seconds, ++out.tp_count;
         out.flops += t.flops, out.bytes += t.bytes, out.link_bytes += t.link_bytes;
         out.transfers += t.transfers;
         if (t.wrong > 0 && out.wrong == 0)
@@ -481,6 +487,13 @@ nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& t
     const double life =
         percentile(ttft, 0.5) + static_cast<double>(config.output_len) * percentile(tpot, 0.5);
     p["request_tokens_per_s"] = pp * output_tokens / life;
+  }
+  if (const auto& t = decode0 ? decode0 : prefill0) {
+    p["moe_layer_s"] = t->moe_s;
+    p["tp_allreduce"] =
+        t->tp_count == 0
+            ? nlohmann::ordered_json()
+            : nlohmann::ordered_json{{"bytes", t->tp_bytes}, {"time_s", t->tp_s}, {"count", t->tp_count}};
   }
   p["weights_bytes_per_chip"] = use.weights;
   p["kv_bytes_per_chip"] = use.kv;

@@ -255,7 +255,8 @@ StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout, con
     s.kind = Segment::kCompute, s.stage = stage, s.layer = layer, s.what = what;
     s.micro_batch = std::max(micro_batch_of, 0);
     s.chips.resize(S);
-    for (int c = 0; c < S; ++c) s.chips[c] = work_of_group(groups[c / layout.tp], chip_tokens[c]);
+    for (int c = 0; c < S; ++c)  // a chip without tokens reads nothing either
+      if (groups[c / layout.tp].tokens > 0) s.chips[c] = work_of_group(groups[c / layout.tp], chip_tokens[c]);
     plan.segments.push_back(std::move(s));
   };
   auto allreduce = [&](int stage, int layer) {
@@ -290,6 +291,7 @@ StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout, con
         continue;
       }
       compute(stage, layer, "shared experts", [&](const GroupWork&, std::uint64_t tokens) {
+        if (tokens == 0) return Roofline{};
         const double shared = m.shared_experts * m.expert_params() + m.router_params();
         Roofline r;
         r.flops = 2 * shared * static_cast<double>(tokens);

@@ -1,0 +1,211 @@
+// `ultrasim serve` and "workload": "serving": a model served on the fabric. Decode at batch 1 is the
+// bytes it reads over the HBM bandwidth plus its communication, large-batch prefill is its FLOPs at the
+// chip's rate, its MoE layers are `ultrasim moe`'s and its all-reduces `ultrasim run`'s, skew and placement
+// move the tail the way they must, and what does not fit is refused.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "cli_runner.hpp"
+#include "workloads/moe.hpp"
+
+using namespace ultrasim::test;
+using nlohmann::json;
+
+namespace {
+
+json serve_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "serve");
+  args.insert(args.end(), {"--format", "json"});
+  CliResult r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  json out = json::parse(r.out);
+  CHECK(out["verified"] == true);
+  return out;
+}
+
+constexpr double kHbm = 4.9e12;  // Trainium3's HBM bandwidth, B/s
+// Compute and HBM as good as free: what is left of a step is its communication, simulated alone.
+const std::vector<std::string> kFreeChip{"--set", "chip_flops=1e18", "--set", "hbm_bandwidth=1e18"};
+
+std::vector<std::string> plus(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("decode at batch 1 of the MoE model reads its weights, experts and KV cache from HBM") {
+  const std::vector<std::string> run{"--model", "deepseek-v3", "--batch", "1", "--phase", "decode"};
+  const json step = serve_json(run);
+  const json comm = serve_json(plus(run, kFreeChip));
+  CHECK(step["bound"] == "hbm");
+  // Chip 0 holds the request: per layer its attention weights (float8) and the KV latent of 1024 + 128
+  // tokens (bfloat16); its dense FFN (layers 0-2) or its shared expert and router; and per MoE layer the
+  // experts the token runs on the busiest chip, drawn as ultrasim moe --seed l x 2^20 draws them.
+  const double attention = 187105280.0 + 1152.0 * 1152, dense = 3.0 * 7168 * 18432;
+  const double expert = 3.0 * 7168 * 2048, shared = expert + 7168.0 * 256;
+  double bytes = 0;
+  for (int layer = 0; layer < 61; ++layer) {
+    bytes += attention;
+    if (layer < 3) {
+      bytes += dense;
+      continue;
+    }
+    ultrasim::MoeConfig moe;
+    moe.experts = 256, moe.top_k = 8, moe.hidden = 7168, moe.ffn = 2048, moe.router = "random";
+    moe.tokens_per_chip = 1, moe.chip_tokens.assign(144, 0), moe.chip_tokens[0] = 1;
+    moe.seed = static_cast<std::uint64_t>(layer) << 20;
+    const ultrasim::MoeRouting routing = ultrasim::route_tokens(moe, 144, 0);
+    std::vector<int> running(144, 0);
+    for (std::size_t i = 0; i < routing.instance_chip.size(); ++i)
+      if (routing.instance_load[i] > 0) ++running[routing.instance_chip[i]];
+    bytes += shared + *std::max_element(running.begin(), running.end()) * expert;
+  }
+  bytes += 129280.0 * 7168;  // the LM head
+  const double expected = bytes / kHbm + comm["tpot_s"].get<double>();
+  // Within 2 %: the formula leaves out the activations, and a layer's combine starts on each chip when
+  // its own experts are done, not when the slowest chip's are.
+  CHECK(step["tpot_s"].get<double>() == Approx(expected).epsilon(0.02));
+}
+
+TEST_CASE("decode at batch 1 of the dense model reads a quarter of every layer per tp chip") {
+  const std::vector<std::string> run{"--model", "llama3-70b", "--tp",    "4",
+                                     "--batch", "1",          "--phase", "decode"};
+  const json step = serve_json(run);
+  const json comm = serve_json(plus(run, kFreeChip));
+  CHECK(step["bound"] == "hbm");
+  const double layer = (150994944.0 + 704643072.0 + 1152.0 * 4096) / 4;  // weights, KV of 1152 tokens
+  const double expected = (80 * layer + 128256.0 * 8192 / 4) / kHbm + comm["tpot_s"].get<double>();
+  CHECK(step["tpot_s"].get<double>() == Approx(expected).epsilon(0.02));
+  // Its communication: 160 tp all-reduces of one token, each as ultrasim run simulates it alone.
+  REQUIRE(step["tp_allreduce"]["count"] == 160);
+  CHECK(step["tp_allreduce"]["bytes"] == 8192 * 2);
+}
+
+TEST_CASE("large-batch prefill is compute-bound: its compute is its FLOPs at peak x efficiency") {
+  // 72 requests of 2048 tokens on tp 4 x dp 36: 4096 tokens per group.
+  const json r = serve_json(
+      {"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--input-len", "2048", "--phase", "prefill"});
+  CHECK(r["prefill_bound"] == "compute");
+  const double tokens = 4096, positions = 2048.0 * 2049 / 2;  // a request's tokens attend 1..2048
+  const double per_layer =
+      (2 * 150994944.0 * tokens + 4.0 * 64 * 128 * positions * 2 + 2 * 704643072.0 * tokens) / 4;
+  const double flops = 80 * per_layer + 2.0 * 128256 * 8192 / 4 * 2;  // + logits of each request's last token
+  const double compute = flops / (2.517e15 * 0.6);
+  const json& parts = r["prefill_parts_s"];
+  const double simulated =
+      parts["attention"].get<double>() + parts["ffn"].get<double>() + parts["lm head"].get<double>();
+  CHECK(simulated == Approx(compute).epsilon(0.02));
+  CHECK(r["prefill_mfu"].get<double>() < 0.6);  // compute_efficiency, less the all-reduces' share
+}
+
+TEST_CASE("a serving step's MoE layers are ultrasim moe's, and its all-reduces ultrasim run's") {
+  const json r = serve_json({"--model", "deepseek-v3", "--batch", "144", "--phase", "decode", "--seed", "5"});
+  REQUIRE(r["moe_layer_s"].size() == 58);
+  for (const auto& [index, layer] : {std::pair{0, 3}, std::pair{57, 60}}) {
+    CliResult moe =
+        run_cli({"moe", "--topology", "trn3", "--experts", "256", "--top-k", "8", "--tokens-per-chip", "1",
+                 "--hidden", "7168", "--ffn", "2048", "--router", "random", "--seed",
+                 std::to_string(5 + (static_cast<long>(layer) << 20)), "--format", "json"});
+    REQUIRE(moe.status == 0);
+    CHECK(r["moe_layer_s"][index].get<double>() ==
+          Approx(json::parse(moe.out)["layer_time_s"].get<double>()).epsilon(1e-9));
+  }
+  // Nothing overlaps: the step is the sum of its parts, each simulated alone.
+  double sum = 0;
+  for (const auto& [what, s] : r["parts_s"].items()) sum += s.get<double>();
+  CHECK(r["tpot_s"].get<double>() == Approx(sum).epsilon(1e-12));
+
+  const json d = serve_json({"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--phase", "decode"});
+  const json& tp = d["tp_allreduce"];
+  REQUIRE(tp["bytes"] == 2 * 8192 * 2);  // each group's two tokens
+  const json alone = run_json({"--topology", "trn3", "--collective", "allreduce", "--algorithm", "auto",
+                               "--size", "32768", "--groups", "tp", "--layout", "tp=4,dp=36"});
+  CHECK(tp["time_s"].get<double>() == Approx(alone["time_s"].get<double>()).epsilon(1e-12));
+  CHECK(d["parts_s"]["tp"].get<double>() == Approx(160 * alone["time_s"].get<double>()).epsilon(1e-12));
+}
+
+TEST_CASE("with skewed experts the balancing placement lowers the tail of TPOT") {
+  // Four MoE layers of 16 experts (top-2) on eight chips, 256 tokens per chip, Zipf 1.2.
+  const std::string model =
+      temp_file("skew-model.json", R"({"layers": 4, "hidden": 1024, "vocab": 1000, "heads": 8,
+      "experts": 16, "top_k": 2, "expert_ffn": 4096})");
+  const std::vector<std::string> base{"--topology", "switch:8", "--model-file", model,       "--batch",
+                                      "2048",       "--phase",  "decode",       "--batches", "8"};
+  const std::vector<std::string> run = plus(base, {"--zipf", "1.2"});
+  const json contiguous = serve_json(run);
+  const json balanced = serve_json(plus(run, {"--placement", "balanced"}));
+  const json spread = serve_json(plus(run, {"--placement", "round-robin"}));
+  CHECK(balanced["tpot_p99_s"].get<double>() < contiguous["tpot_p99_s"].get<double>());
+  CHECK(balanced["tpot_p99_s"].get<double>() <= spread["tpot_p99_s"].get<double>());
+  CHECK(balanced["tpot_p50_s"].get<double>() < contiguous["tpot_p50_s"].get<double>());
+  // Unskewed, the tail is shorter still.
+  const json flat = serve_json(plus(base, {"--zipf", "0"}));
+  CHECK(flat["tpot_p99_s"].get<double>() < contiguous["tpot_p99_s"].get<double>());
+}
+
+TEST_CASE("two micro-batches hide communication behind compute, never below either stream") {
+  // Prefill, where the tp all-reduces of 4096 tokens take a third of the step.
+  const std::vector<std::string> run{"--model", "llama3-70b",  "--tp", "4",       "--batch",
+                                     "72",      "--input-len", "2048", "--phase", "prefill"};
+  const json plain = serve_json(run);
+  const json overlap = serve_json(plus(run, {"--micro-batches", "2"}));
+  const json& parts = overlap["prefill_parts_s"];  // each half's segments, each alone
+  const double compute =
+      parts["attention"].get<double>() + parts["ffn"].get<double>() + parts["lm head"].get<double>();
+  const double comm = parts["tp"].get<double>();
+  CHECK(overlap["ttft_s"].get<double>() < plain["ttft_s"].get<double>());
+  CHECK(overlap["ttft_s"].get<double>() >= std::max(compute, comm) * (1 - 1e-12));
+  CHECK(overlap["ttft_s"].get<double>() < compute + comm);
+  // Decode is HBM-bound: each half reads every weight again, and the overlap is slower.
+  const std::vector<std::string> decode{"--model", "llama3-70b", "--tp",    "4",
+                                        "--batch", "1152",       "--phase", "decode"};
+  CHECK(serve_json(plus(decode, {"--micro-batches", "2"}))["tpot_s"].get<double>() >
+        serve_json(decode)["tpot_s"].get<double>());
+}
+
+TEST_CASE("a batch frontier answers the best batch size under a p99 TPOT target") {
+  const json r = serve_json({"--model", "llama3-70b", "--tp", "4", "--batch", "36:576:x2", "--phase",
+                             "decode", "--tpot-target", "30ms", "--tpot-target", "1us"});
+  REQUIRE(r["points"].size() == 5);
+  double best = 0;
+  std::uint64_t batch = 0;
+  double last = 0;
+  for (const auto& p : r["points"]) {
+    CHECK(p["tokens_per_s_per_chip"].get<double>() > last);  // more requests, more tokens per step
+    last = p["tokens_per_s_per_chip"].get<double>();
+    if (p["tpot_p99_s"].get<double>() <= 0.030 && p["tokens_per_s_per_chip"].get<double>() > best)
+      best = p["tokens_per_s_per_chip"].get<double>(), batch = p["batch"].get<std::uint64_t>();
+  }
+  REQUIRE(batch > 0);
+  CHECK(r["frontier"][0]["batch"] == batch);
+  CHECK(r["frontier"][1]["batch"].is_null());  // no step takes a microsecond
+}
+
+TEST_CASE("a serving workload file runs as ultrasim serve does") {
+  const json file = workload_json(R"({"workload": "serving", "model": "llama3-70b", "tp": 4, "batch": 72,
+                                      "phase": "decode", "input_len": 512, "output_len": 64})",
+                                  "serving.json");
+  const json cli = serve_json({"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--phase", "decode",
+                               "--input-len", "512", "--output-len", "64"});
+  CHECK(file["tpot_s"] == cli["tpot_s"]);
+  CHECK(file["workload"] == "serving");
+}
+
+TEST_CASE("serving refuses what cannot be deployed, saying by how much") {
+  expect_input_error({"serve", "--tp", "5"}, "--tp 5 x --pp 1 does not divide the topology's 144 chips");
+  expect_input_error({"serve", "--topology", "switch:4"}, "the model does not fit in HBM: chip 0 holds");
+  expect_input_error(
+      {"serve", "--model", "llama3-70b", "--topology", "switch:8", "--tp", "8", "--batch", "4096"},
+      "the KV cache of batch 4096 does not fit");
+  expect_input_error({"serve", "--model", "deepseek-v4"}, "unknown model 'deepseek-v4'; did you mean");
+  expect_input_error({"serve", "--batch", "0"}, "--batch: batch size '0': expected a whole number");
+  expect_input_error({"serve", "--micro-batches", "3"}, "--micro-batches must be 1 or 2");
+  expect_input_error({"serve", "--phase", "train"}, "--phase 'train': expected prefill, decode or both");
+  expect_input_error({"serve", "--engine", "simgrid"}, "--engine simgrid: serve runs many simulations");
+  expect_input_error({"serve", "--tpot-target", "0"}, "--tpot-target must be a time in (0, 1e6] s");
+  const std::string lengths = temp_file("lengths.csv", "128,16\n64\n");
+  expect_input_error({"serve", "--lengths", lengths}, "line 2: expected 'input,output'");
+}
