@@ -83,7 +83,9 @@ def collectives_reference(listing):
 
 
 def manuals():  # the front page and the module manuals: what the link check and check_doc_examples.py read
-    return [ROOT / "README.md", *sorted(ROOT.glob("*/README.md"))]
+    modules = ("sim", "topology", "collectives", "workloads", "scripts", "test")  # and their sub-manuals
+    return [ROOT / "README.md", *sorted(ROOT.glob("*/README.md")),
+            *sorted(p for m in modules for p in ROOT.glob(f"{m}/*/README.md"))]
 
 
 def markdown_problems():
@@ -109,6 +111,22 @@ def markdown_problems():
     return problems
 
 
+def serving_reference(listing):
+    """The model shapes and chip profiles `ultrasim serve` knows (serving/README.md documents them)."""
+    models = table(["model", "description", "layers (dense)", "hidden", "attention", "experts, top-k",
+                    "weights", "KV bytes per token and layer", "source"],
+                   [[f"`{m['name']}`", m["description"], f"{m['layers']} ({m['dense_layers']})", m["hidden"],
+                     m["attention"], f"{m['experts']} + {m['shared_experts']} shared, top-{m['top_k']}"
+                     if m["experts"] else "dense", f"{m['params'] / 1e9:.2f} B", f"{m['kv_bytes_per_token_layer']:g}",
+                     m["source"]] for m in listing["models"]])
+    chips = table(["chip", "description", "default on", "values (source)"],
+                  [[f"`{c['name']}`", c["description"], ", ".join(c["topologies"]),
+                    "; ".join(f"`{v['name']}={v['value']}` ({v['source']})" for v in c["values"])]
+                   for c in listing["chips"]])
+    return ("\n## Model shapes (`ultrasim serve --model`)\n\n" + models +
+            "\n## Chip profiles (`ultrasim serve --chip`)\n\n" + chips)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("binary", help="the ultrasim binary")
@@ -120,7 +138,7 @@ def main():
              "workloads": HEADER + "# Workload reference\n\nWhat ultrasim runs; [README.md](README.md) "
              "documents each.\n\n" + table(["workload", "description", "run by", "formats"],
                                              [[f"`{w['name']}`", w["description"], w["command"], ", ".join(w["formats"])]
-                                              for w in listing["workloads"]])}
+                                              for w in listing["workloads"]]) + serving_reference(listing)}
     paths = {f: ROOT / f / "REFERENCE.md" for f in files}
     if not args.check:
         for f, text in files.items():
@@ -131,7 +149,8 @@ def main():
     if stale := [f"{f}/REFERENCE.md" for f in files if committed[f] != files[f]]:
         problems.append(f"stale: {', '.join(stale)}; regenerate with: "
                         f"/usr/bin/python3 scripts/make_reference.py {args.binary}")
-    registered = {"topology": listing["topologies"], "workloads": listing["workloads"],
+    registered = {"topology": listing["topologies"],
+                  "workloads": listing["workloads"] + listing["models"] + listing["chips"],
                   "collectives": listing["collectives"] + listing["algorithms"]}
     if missing := [f"{x['name']} ({f}/REFERENCE.md)" for f, items in registered.items() for x in items
                    if f"| `{x['name']}` |" not in committed[f]]:  # each name has a table row

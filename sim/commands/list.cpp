@@ -11,6 +11,7 @@
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "topology/registry.hpp"
+#include "workloads/serving/serving.hpp"
 
 namespace ultrasim {
 namespace {
@@ -76,6 +77,29 @@ nlohmann::ordered_json registries_json(const std::string& what) {
                       {"command", w.subcommand.empty() ? "workload FILE" : w.subcommand + ", workload FILE"},
                       {"formats", w.formats}});
   }
+  if (wanted("models")) {
+    auto& list = out["models"] = nlohmann::ordered_json::array();
+    for (const ModelShape& m : model_shapes()) {
+      nlohmann::ordered_json entry{{"name", m.name}, {"description", m.description}};
+      const nlohmann::ordered_json shape = model_json(m);
+      for (const auto& [k, v] : shape.items())
+        if (k != "name") entry[k] = v;
+      list.push_back(entry);
+    }
+  }
+  if (wanted("chips")) {
+    auto& list = out["chips"] = nlohmann::ordered_json::array();
+    for (const ChipProfile& c : serving_chips()) {
+      nlohmann::ordered_json values = nlohmann::ordered_json::array();
+      for (std::size_t i = 0; i < c.values.size(); ++i)
+        values.push_back(
+            {{"name", c.values[i].first}, {"value", c.values[i].second}, {"source", c.sources[i]}});
+      list.push_back({{"name", c.name},
+                      {"description", c.description},
+                      {"topologies", c.topologies},
+                      {"values", values}});
+    }
+  }
   return out;
 }
 
@@ -94,6 +118,14 @@ void print_text(const nlohmann::ordered_json& out) {
                          fixed_text(p["step_latency_s"].get<double>() * 1e6, 1) + " us, efficiency " +
                          fixed_text(p["efficiency"].get<double>(), 2) + "]";
       }
+      if (item.contains("values")) {  // a chip profile: the defaults it sets
+        description += " (default on";
+        for (const auto& t : item["topologies"]) description += " " + t.get<std::string>();
+        description += ":";
+        for (const auto& v : item["values"])
+          description += " " + v["name"].get<std::string>() + "=" + v["value"].get<std::string>();
+        description += ")";
+      }
       if (item.contains("collective")) {
         name = item["collective"].get<std::string>() + " " + name;
         for (const auto& p : item["parameters"])
@@ -108,15 +140,17 @@ void print_text(const nlohmann::ordered_json& out) {
 }  // namespace
 
 Command list_command() {
-  return {"list", "list topologies, collectives, algorithms, stacks or workloads", [](CLI::App& app) {
+  return {"list", "list topologies, collectives, algorithms, stacks, workloads, models or chips",
+          [](CLI::App& app) {
             auto what = std::make_shared<std::string>("all");
             auto format = std::make_shared<std::string>("text");
             app.add_option("what", *what,
-                           "topologies|collectives|algorithms|stacks|workloads (default: all)");
+                           "topologies|collectives|algorithms|stacks|workloads|models|chips (default: all)");
             app.add_option("--format", *format, "text|json");
             return [=](const std::string&) {
               check_choice("list", *what,
-                           {"all", "topologies", "collectives", "algorithms", "stacks", "workloads"});
+                           {"all", "topologies", "collectives", "algorithms", "stacks", "workloads", "models",
+                            "chips"});
               check_choice("format", *format, {"text", "json"});
               const nlohmann::ordered_json out = registries_json(*what);
               if (*format == "json") {

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "sim/analysis/link_stats.hpp"
 #include "sim/analysis/report.hpp"
@@ -31,6 +32,7 @@ struct SegmentTime {
   std::uint64_t transfers = 0, wrong = 0;
   std::string first_error;
   Engine engine = Engine::kContentionFree;
+  std::shared_ptr<const SimResult> run;  // while tracing: the simulation's records (stage ranks)
 };
 
 // A step's time and what it was spent on.
@@ -161,7 +163,8 @@ class ServingSim {
   StepTime step(const std::vector<StepPlan>& plans) {
     StepTime out;
     const bool overlap = plans.size() == 2;
-    prefetch_moe(plans);
+    if (!tracing_) prefetch_moe(plans);
+    double clock = 0;  // while tracing: where the next segment starts
     const std::size_t n = plans.front().segments.size();
     for (const auto& plan : plans)
       if (plan.segments.size() != n) throw SimulationError("serving: micro-batches with different plans");
@@ -186,6 +189,8 @@ class ServingSim {
       for (const auto& plan : plans) {
         const Segment& seg = plan.segments[i];
         const SegmentTime t = evaluate(seg, overlap);
+        if (tracing_) record(seg, t, clock);
+        clock += t.seconds;
         C += t.compute_s, M += t.comm_s;
         if (t.compute_s > 0) c_bound[t.bound] += t.compute_s;
         if (t.comm_s > 0) m_bound[t.comm_bound] += t.comm_s;
@@ -202,12 +207,42 @@ class ServingSim {
                                  plans.front().segments[i + 1].stage != head.stage;
       if (last_of_group) close_group(overlap && head.layer >= 0);
     }
+    if (tracing_) tracing_->time_s = out.seconds;
     return out;
   }
 
   Engine engine_used() const { return used_; }
 
+  // Records the next step() (one plan: no overlap) into a run of the whole fabric, for a trace.
+  void trace_next_step() { tracing_ = std::make_unique<SimResult>(); }
+  std::unique_ptr<SimResult> take_trace() { return std::move(tracing_); }
+
  private:
+  // Into the trace: the segment's records from `at` on, its chips renamed to the whole fabric's ranks.
+  void record(const Segment& seg, const SegmentTime& t, double at) {
+    const int offset = seg.kind == Segment::kSend ? 0 : seg.stage * layout_.stage_chips();
+    if (seg.kind == Segment::kCompute) {
+      for (std::size_t c = 0; c < seg.chips.size(); ++c)
+        if (const double s = seg.chips[c].seconds(params_); s > 0)
+          tracing_->compute_records.push_back({static_cast<int>(c) + offset, seg.what, at, at + s});
+      return;
+    }
+    if (!t.run) return;  // simulated in a child (SimGrid): its time only
+    for (auto x : t.run->transfer_records) {
+      x.start += at, x.end += at, x.wire_end += at;
+      if (x.src >= 0) x.src += offset;
+      if (x.dst >= 0) x.dst += offset;
+      x.step = seg.layer;
+      tracing_->transfer_records.push_back(x);
+    }
+    for (auto x : t.run->compute_records) {
+      x.start += at, x.end += at, x.chip += offset;
+      x.what = seg.what + " " + x.what;
+      tracing_->compute_records.push_back(x);
+    }
+    tracing_->transfers += t.run->transfers;
+  }
+
   SegmentTime compute(const Segment& seg) const {
     SegmentTime t;
     int busiest = 0;
@@ -255,6 +290,7 @@ class ServingSim {
     CollectiveProgram program(prepared);
     try {
       const SimResult r = simulate_here(prepared, program);
+      if (tracing_) t.run = std::make_shared<SimResult>(r);
       t.seconds = r.time_s;
       t.transfers = r.transfers;
       t.wrong = r.verdict.wrong, t.first_error = r.verdict.first_error;
@@ -352,6 +388,7 @@ class ServingSim {
     MoeLayer layer(std::move(compute), dispatch_matrix(routing, seg.moe.hidden, sizes.dispatch),
                    combine_matrix(routing, seg.moe.hidden, sizes.combine));
     const SimResult r = simulate_here(m, layer);
+    if (tracing_) t.run = std::make_shared<SimResult>(r);
     t.transfers = r.transfers, t.engine = r.engine;
     t.wrong = r.verdict.wrong, t.first_error = r.verdict.first_error;
     if (overlap) {
@@ -374,6 +411,7 @@ class ServingSim {
                    zero);
     const SimResult r = simulate_here(m, layer);
     SegmentTime t;
+    if (tracing_) t.run = std::make_shared<SimResult>(r);
     t.seconds = t.comm_s = r.time_s;
     t.transfers = r.transfers;
     t.wrong = r.verdict.wrong, t.first_error = r.verdict.first_error;
@@ -393,6 +431,7 @@ class ServingSim {
   std::map<std::pair<int, std::uint64_t>, SegmentTime> allreduce_cache_;
   std::map<std::string, SegmentTime> moe_cache_;
   Engine used_ = Engine::kContentionFree;
+  std::unique_ptr<SimResult> tracing_;
 };
 
 // The plans of one step: one, or one per micro-batch.
@@ -423,7 +462,7 @@ std::string main_bound(const std::map<std::string, double>& m) {
 }
 
 // One batch size: every routed batch's prefill and decode.
-nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& totals) {
+nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& totals, bool trace) {
   const ServingConfig& config = sim.config();
   const ServingLayout& layout = sim.layout();
   const ParamSet& params = sim.params();
@@ -439,6 +478,8 @@ nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& t
         input_tokens += static_cast<double>(in), output_tokens += static_cast<double>(out);
     for (const bool decode : {false, true}) {
       if ((decode && config.phase == "prefill") || (!decode && config.phase == "decode")) continue;
+      // The trace: batch 0's decode step (its prefill with --phase prefill).
+      if (trace && b == 0 && (decode || config.phase == "prefill")) sim.trace_next_step();
       const StepTime t = sim.step(step_plans(sim, requests, decode, b));
       (decode ? tpot : ttft).push_back(t.seconds);
       if (b == 0) (decode ? decode0 : prefill0) = t;
@@ -533,7 +574,12 @@ nlohmann::ordered_json run_serving(const ServingConfig& config, const std::strin
   config.validate();
   ServingSim sim(config);
   std::unique_ptr<OutputFile> trace_file;
-  if (!trace.empty()) throw InputError("--trace: not yet available for serve");
+  if (!trace.empty()) {
+    if (config.micro_batches != 1)
+      throw InputError(
+          "--trace shows one step's segments in order: it cannot show --micro-batches 2's overlap");
+    trace_file = std::make_unique<OutputFile>(trace, "trace");
+  }
   const ServingLayout& layout = sim.layout();
   nlohmann::ordered_json out = workload_result(command, "serving", config.topology, layout.chips);
   out["model"] = model_json(config.model);
@@ -571,7 +617,7 @@ nlohmann::ordered_json run_serving(const ServingConfig& config, const std::strin
   std::string first_failure;
   for (const auto B : config.batch_sizes) {
     try {
-      points.push_back(serve_point(sim, B, totals));
+      points.push_back(serve_point(sim, B, totals, trace_file && points.empty()));
     } catch (const InputError& e) {
       if (config.batch_sizes.size() == 1) throw;
       if (first_failure.empty()) first_failure = e.what();
@@ -592,17 +638,35 @@ nlohmann::ordered_json run_serving(const ServingConfig& config, const std::strin
   summary.transfers = totals.transfers;
   summary.engine = sim.engine_used();
   close_workload_result(out, totals.wrong, totals.first_error, summary, sim.params());
+  if (trace_file) {
+    std::unique_ptr<SimResult> run = sim.take_trace();
+    if (!run) throw InputError("--trace: the first batch size has no step to trace");
+    std::sort(run->transfer_records.begin(), run->transfer_records.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.start, a.src, a.dst) < std::tie(b.start, b.src, b.dst);
+    });
+    run->engine = sim.engine_used();
+    Machine& full = sim.full();
+    const RecordPaths paths(*full.routes, full.faults);
+    const LinkStats links =
+        compute_link_stats(*full.topology, paths, full.faults, run->transfer_records, run->time_s);
+    write_chrome_trace(*trace_file, *full.topology, *run, &links, nlohmann::json::parse(json_text(out)),
+                       TraceOptions{});
+    trace_file->close();
+  }
   return out;
 }
 
 std::string serving_table(const nlohmann::ordered_json& r) {
   std::ostringstream out;
   const auto& l = r["layout"];
+  const bool moe = r["model"]["experts"].get<int>() > 0;
   out << "# Serving " << r["model"]["name"].get<std::string>() << " on " << r["topology"].get<std::string>()
       << " (" << r["chips"] << " chips of " << r["chip"].get<std::string>() << "): tp " << l["tp"] << ", pp "
-      << l["pp"] << ", dp " << l["dp"] << ", ep " << l["ep"] << ", " << r["placement"].get<std::string>()
-      << " placement, " << r["router"].get<std::string>() << " router, " << r["batches"] << " batch"
-      << (r["batches"].get<int>() == 1 ? "" : "es") << " each\n";
+      << l["pp"] << ", dp " << l["dp"];
+  if (moe)
+    out << ", ep " << l["ep"] << ", " << r["placement"].get<std::string>() << " placement, "
+        << r["router"].get<std::string>() << " router";
+  out << ", " << r["batches"] << " batch" << (r["batches"].get<int>() == 1 ? "" : "es") << " each\n";
   auto ms = [](const nlohmann::ordered_json& v) {
     return v.is_null() ? std::string("-") : fixed_text(v.get<double>() * 1e3, 3);
   };

@@ -27,7 +27,7 @@ TEST_CASE("list workloads names every kind, the command that runs it and its for
   CliResult r = run_cli({"list", "workloads", "--format", "json"});
   REQUIRE(r.status == 0);
   const json list = json::parse(r.out)["workloads"];
-  REQUIRE(list.size() == 6);
+  REQUIRE(list.size() == 7);
   CHECK(list[0]["name"] == "collective");
   CHECK(list[0]["command"] == "run, workload FILE");
   CHECK(list[0]["formats"] == json({"table", "json", "csv"}));
@@ -39,6 +39,8 @@ TEST_CASE("list workloads names every kind, the command that runs it and its for
   CHECK(list[4]["name"] == "chakra");
   CHECK(list[5]["name"] == "jobs");
   CHECK(list[5]["formats"] == json({"table", "json"}));
+  CHECK(list[6]["name"] == "serving");
+  CHECK(list[6]["command"] == "serve, workload FILE");
 }
 
 TEST_CASE("a collective workload file is `ultrasim run` with the same words, in every format") {
