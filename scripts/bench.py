@@ -90,6 +90,15 @@ SCENARIOS = [
                                             "--tokens-per-chip", "256", "--hidden", "7168", "--ffn", "2048",
                                             "--router", "random", "--zipf", "1", "--batches", "4", "--format",
                                             "json"], None, None, 1),
+    # Serving (issue 20): one decode step of the DeepSeek-V3 shape on trn3 (EP over 144 chips, random
+    # router, 32 tokens per chip, all 61 layers), and an 8-point batch frontier (one routed draw per layer
+    # and point: 1 to 128 tokens per chip).
+    ("serve deepseek-v3 trn3 decode 32 tokens/chip", ["serve", "--model", "deepseek-v3", "--batch", "4608",
+                                                      "--phase", "decode", "--format", "json"], 5, None, 1),
+    ("serve deepseek-v3 trn3 8-point frontier", ["serve", "--model", "deepseek-v3", "--batch", "144:18432:x2",
+                                                 "--phase", "decode", "--format", "json"], 120, None, 1),
+    ("serve llama3-70b trn3 example", ["workload", f"{ROOT}/workloads/examples/serving_llama3_trn3.json",
+                                       "--format", "json"], None, None),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
     # as many at once as cores. Peak memory is the sweep driver's own.
     ("sweep trn3 allreduce+alltoall x 25 sizes", SWEEP, 60, None),
@@ -287,8 +296,8 @@ def run_once(binary, args):
     # A sweep exits 1 when some points fail (switch-reduce on trn3, by design); anything else is a failure.
     if status != 0 and not (args[0] == "sweep" and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1):
         sys.exit(f"bench: {' '.join(args)} failed: {err.decode().strip()}")
-    result = json.loads(out) if args[0] in ("run", "moe", "workload") else {}
-    simulated = result.get("time_s", result.get("layer_time_s", result.get("step_time_s")))
+    result = json.loads(out) if args[0] in ("run", "moe", "workload", "serve") else {}
+    simulated = result.get("time_s", result.get("layer_time_s", result.get("step_time_s", result.get("tpot_s"))))
     return wall, usage.ru_maxrss / 1024.0, simulated
 
 

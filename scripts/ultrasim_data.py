@@ -203,6 +203,23 @@ def _open_text(path):
     return gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")
 
 
+def frontier_frame(result):
+    """A serving result's points (`ultrasim serve --batch A:B:xF --format json`) as a frame, one row per
+    batch size that ran: batch, tpot_p50_ms, tpot_p99_ms, ttft_p50_ms, tokens_per_s_per_chip, mfu,
+    hbm_utilisation, energy_per_token_j, cost_per_mtok_usd, bound."""
+    import pandas as pd
+    rows = []
+    for p in result["points"]:
+        if "error" in p or p.get("tpot_p99_s") is None:
+            continue
+        rows.append({"batch": p["batch"], "tpot_p50_ms": p["tpot_p50_s"] * 1e3, "tpot_p99_ms": p["tpot_p99_s"] * 1e3,
+                     "ttft_p50_ms": None if p.get("ttft_p50_s") is None else p["ttft_p50_s"] * 1e3,
+                     "tokens_per_s_per_chip": p["tokens_per_s_per_chip"], "mfu": p["mfu"],
+                     "hbm_utilisation": p["hbm_utilisation"], "energy_per_token_j": p["energy_per_token_j"],
+                     "cost_per_mtok_usd": p["cost_per_mtok_usd"], "bound": p["bound"]})
+    return pd.DataFrame(rows)
+
+
 def load_trace(path):
     with _open_text(path) as f:
         data = json.load(f)
