@@ -137,11 +137,15 @@ void MaxMinShare::fill_component() {
       queue.emplace(now, r);
       continue;
     }
+    // Its own left and unfixed are not updated flow by flow: nothing reads them again in this solve
+    // (the next one starts them afresh), and every flow of it is fixed now.
+    res.unfixed = 0;
     for (int id : res.flows) {
       Flow& f = flows_[id];
       if (f.rate >= 0) continue;
       f.rate = now;
       for (int q : paths_[id]) {
+        if (q == r) continue;
         resources_[q].left -= now * f.multiplicity;
         resources_[q].unfixed -= f.multiplicity;
       }
