@@ -24,14 +24,14 @@ int MaxMinShare::add(std::span<const int> resources, int multiplicity) {
   } else {
     id = static_cast<int>(flows_.size());
     flows_.emplace_back();
+    paths_.emplace_back();
   }
   Flow& f = flows_[id];
-  f.resources.assign(resources.begin(), resources.end());
+  paths_[id].assign(resources.begin(), resources.end());
   f.multiplicity = multiplicity;
-  f.rate = 0;
-  f.fresh = true;
+  f.rate = kFresh;
   added_.push_back(id);
-  for (int r : f.resources) {
+  for (int r : paths_[id]) {
     resources_[r].flows.push_back(id);
     resources_[r].total += multiplicity;
     if (!resources_[r].changed) {
@@ -45,8 +45,8 @@ int MaxMinShare::add(std::span<const int> resources, int multiplicity) {
 void MaxMinShare::remove(int flow) {
   Flow& f = flows_[flow];
   if (f.multiplicity == 0) throw std::invalid_argument("MaxMinShare: the flow was removed already");
-  if (!f.fresh) floor_ = std::min(floor_, f.rate);  // flows slower than it keep their rates
-  for (int r : f.resources) {
+  floor_ = std::min(floor_, f.rate);  // flows slower than it keep their rates (kFresh: no bound)
+  for (int r : paths_[flow]) {
     resources_[r].total -= f.multiplicity;
     if (!resources_[r].changed) {
       resources_[r].changed = true;
@@ -65,9 +65,8 @@ void MaxMinShare::remove(int flow) {
 double MaxMinShare::take_floor() {
   double floor = floor_;
   for (int id : added_) {
-    const Flow& f = flows_[id];
-    if (f.multiplicity == 0) continue;  // added and removed before this solve
-    for (int r : f.resources)
+    if (flows_[id].multiplicity == 0) continue;  // added and removed before this solve
+    for (int r : paths_[id])
       floor = std::min(floor, resources_[r].capacity / static_cast<double>(resources_[r].total));
   }
   added_.clear();
@@ -86,29 +85,34 @@ void MaxMinShare::collect_component(int resource, double floor) {
   component_resources_.push_back(resource);
   for (; next < component_resources_.size(); ++next) {
     Resource& res = resources_[component_resources_[next]];
-    res.left = res.capacity;
-    res.unfixed = res.total;
+    // Summed in locals: the stores through `res` would otherwise be redone for every entry.
+    double left = res.capacity;
+    long unfixed = res.total;
     std::size_t kept = 0;
-    for (int id : res.flows) {
+    int* const list = res.flows.data();
+    const std::size_t size = res.flows.size();
+    for (std::size_t i = 0; i < size; ++i) {
+      const int id = list[i];
       Flow& f = flows_[id];
       if (f.multiplicity == 0) continue;  // removed: leaves the list
-      res.flows[kept++] = id;
+      list[kept++] = id;
       if (f.mark == solve_mark_) continue;  // gathered already: growing
-      if (!f.fresh && f.rate < floor) {     // keeps its rate
-        res.left -= f.rate * f.multiplicity;
-        res.unfixed -= f.multiplicity;
+      if (f.rate < floor) {                 // keeps its rate (a fresh flow, at kFresh, never does)
+        left -= f.rate * f.multiplicity;
+        unfixed -= f.multiplicity;
         continue;
       }
       f.mark = solve_mark_;
       f.rate = -1;
-      f.fresh = false;
       component_flows_.push_back(id);
-      for (int q : f.resources)
+      for (int q : paths_[id])
         if (resources_[q].mark != solve_mark_) {
           resources_[q].mark = solve_mark_;
           component_resources_.push_back(q);
         }
     }
+    res.left = left;
+    res.unfixed = unfixed;
     res.flows.resize(kept);
   }
 }
@@ -133,11 +137,15 @@ void MaxMinShare::fill_component() {
       queue.emplace(now, r);
       continue;
     }
+    // Its own left and unfixed are not updated flow by flow: nothing reads them again in this solve
+    // (the next one starts them afresh), and every flow of it is fixed now.
+    res.unfixed = 0;
     for (int id : res.flows) {
       Flow& f = flows_[id];
       if (f.rate >= 0) continue;
       f.rate = now;
-      for (int q : f.resources) {
+      for (int q : paths_[id]) {
+        if (q == r) continue;
         resources_[q].left -= now * f.multiplicity;
         resources_[q].unfixed -= f.multiplicity;
       }
@@ -156,7 +164,7 @@ const std::vector<int>& MaxMinShare::solve() {
   }
   changed_.clear();
   // Every resource of a removed flow was marked, so collecting has purged it from every list.
-  for (int id : removed_) flows_[id].resources.clear(), free_.push_back(id);
+  for (int id : removed_) paths_[id].clear(), free_.push_back(id);
   removed_.clear();
   fill_component();
   flows_solved_ += component_flows_.size();
