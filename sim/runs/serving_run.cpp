@@ -525,8 +525,7 @@ nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& t
     p["prefill_parts_s"] = seconds_json(prefill0->parts_s);
   }
   if (prefill0 && decode0 && output_tokens > 0) {
-    const double life =
-        percentile(ttft, 0.5) + static_cast<double>(config.output_len) * percentile(tpot, 0.5);
+    const double life = percentile(ttft, 0.5) + output_tokens / static_cast<double>(B) * percentile(tpot, 0.5);
     p["request_tokens_per_s"] = pp * output_tokens / life;
   }
   if (const auto& t = decode0 ? decode0 : prefill0) {

@@ -376,12 +376,8 @@ MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, c
   // KV: the group with the most requests, every request at its longest context, one batch per stage in
   // flight (pp batches), this stage's layers, split kv_split ways.
   const double kv_split = m.attention == "mla" ? 1 : std::min(layout.tp, m.kv_heads);
-  std::uint64_t longest = config.input_len + config.output_len;
+  std::uint64_t longest = config.lengths.empty() ? config.input_len + config.output_len : 0;
   for (const auto& [in, out] : config.lengths) longest = std::max(longest, in + out);
-  if (!config.lengths.empty()) {
-    longest = 0;
-    for (const auto& [in, out] : config.lengths) longest = std::max(longest, in + out);
-  }
   const double requests = std::ceil(static_cast<double>(batch_size) / layout.dp) * layout.pp;
   use.kv = requests * static_cast<double>(longest) * m.kv_bytes_per_token() * per_stage / kv_split;
   return use;

@@ -136,6 +136,9 @@ TEST_CASE("with skewed experts the balancing placement lowers the tail of TPOT")
                                       "2048",       "--phase",  "decode",       "--batches", "8"};
   const std::vector<std::string> run = plus(base, {"--zipf", "1.2"});
   const json contiguous = serve_json(run);
+  // Same inputs and seed, the same bytes (its MoE layers simulated in child processes, in any order).
+  CliResult again = run_cli(plus(run, {"--format", "json"}));
+  CHECK(json::parse(again.out) == contiguous);
   const json balanced = serve_json(plus(run, {"--placement", "balanced"}));
   const json spread = serve_json(plus(run, {"--placement", "round-robin"}));
   CHECK(balanced["tpot_p99_s"].get<double>() < contiguous["tpot_p99_s"].get<double>());
@@ -182,6 +185,26 @@ TEST_CASE("a batch frontier answers the best batch size under a p99 TPOT target"
   REQUIRE(batch > 0);
   CHECK(r["frontier"][0]["batch"] == batch);
   CHECK(r["frontier"][1]["batch"].is_null());  // no step takes a microsecond
+}
+
+TEST_CASE("a serving trace shows one step: every chip's segments and every transfer, on the whole fabric") {
+  const std::string trace = temp_path("serve.trace.json");
+  const json r = serve_json({"--model", "llama3-70b", "--tp", "4", "--batch", "36", "--phase", "decode", "--trace",
+                             trace});
+  const json events = json::parse(read_file(trace))["traceEvents"];
+  double last_end = 0;
+  int attention = 0, transfers = 0;
+  for (const auto& e : events) {
+    if (e["ph"] != "X") continue;
+    last_end = std::max(last_end, e["ts"].get<double>() + e["dur"].get<double>());
+    attention += e["name"] == "attention";
+    transfers += e.contains("args") && e["args"].contains("bytes");
+  }
+  CHECK(attention == 80 * 144);  // each layer's attention on every chip (one request per tp group)
+  CHECK(transfers == static_cast<int>(r["transfers"].get<std::uint64_t>()));
+  CHECK(last_end == Approx(r["tpot_s"].get<double>() * 1e6).epsilon(1e-9));  // the step, in microseconds
+  expect_input_error({"serve", "--micro-batches", "2", "--batch", "8", "--trace", temp_path("t.json")},
+                     "--trace shows one step's segments in order");
 }
 
 TEST_CASE("a serving workload file runs as ultrasim serve does") {
