@@ -525,7 +525,8 @@ nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& t
     p["prefill_parts_s"] = seconds_json(prefill0->parts_s);
   }
   if (prefill0 && decode0 && output_tokens > 0) {
-    const double life = percentile(ttft, 0.5) + output_tokens / static_cast<double>(B) * percentile(tpot, 0.5);
+    const double life =
+        percentile(ttft, 0.5) + output_tokens / static_cast<double>(B) * percentile(tpot, 0.5);
     p["request_tokens_per_s"] = pp * output_tokens / life;
   }
   if (const auto& t = decode0 ? decode0 : prefill0) {
@@ -571,14 +572,12 @@ nlohmann::ordered_json frontier_json(const std::vector<double>& targets,
 nlohmann::ordered_json run_serving(const ServingConfig& config, const std::string& command,
                                    const std::string& trace) {
   config.validate();
+  if (!trace.empty() && config.micro_batches != 1)
+    throw InputError(
+        "--trace shows one step's segments in order: it cannot show --micro-batches 2's overlap");
   ServingSim sim(config);
   std::unique_ptr<OutputFile> trace_file;
-  if (!trace.empty()) {
-    if (config.micro_batches != 1)
-      throw InputError(
-          "--trace shows one step's segments in order: it cannot show --micro-batches 2's overlap");
-    trace_file = std::make_unique<OutputFile>(trace, "trace");
-  }
+  if (!trace.empty()) trace_file = std::make_unique<OutputFile>(trace, "trace");
   const ServingLayout& layout = sim.layout();
   nlohmann::ordered_json out = workload_result(command, "serving", config.topology, layout.chips);
   out["model"] = model_json(config.model);
