@@ -23,12 +23,7 @@ int cmd_serve(ServeArgs args, const std::string& command) {
   if (!args.model_file.empty()) {
     const std::string text =
         read_input_file(args.model_file, "model file", "a JSON object of a model's shape");
-    nlohmann::json j;
-    try {
-      j = parse_json_input(text, "model file '" + args.model_file + "'");
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError("model file '" + args.model_file + "': not valid JSON (" + e.what() + ")");
-    }
+    const nlohmann::json j = parse_json_text(text, "model file '" + args.model_file + "'");
     c.model = model_from_json(j, "model file '" + args.model_file + "'");
   } else {
     c.model = with_context("--model", [&] { return model_from_json(args.model, "--model"); });

@@ -101,6 +101,14 @@ nlohmann::ordered_json parse_ordered_json_input(const std::string& text, const s
   return parse_guarded<nlohmann::ordered_json>(text, name);
 }
 
+nlohmann::json parse_json_text(const std::string& text, const std::string& name) {
+  try {
+    return parse_guarded<nlohmann::json>(text, name);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(name + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
 void check_xml_depth(const std::string& text, const std::string& name) {
   int depth = 0;
   auto skip_past = [&](std::size_t from, const char* end) {

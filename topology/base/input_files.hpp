@@ -51,6 +51,9 @@ std::string read_input_stream(std::istream& in, const std::string& name,
 // deeper than kJsonDepthLimit or a key repeated in one object throws InputError "<name>: ...".
 nlohmann::json parse_json_input(const std::string& text, const std::string& name);
 nlohmann::ordered_json parse_ordered_json_input(const std::string& text, const std::string& name);
+// `text` (the contents of `name`) parsed as parse_json_input does, a syntax error too an InputError:
+// "<name>: not valid JSON (<where>)".
+nlohmann::json parse_json_text(const std::string& text, const std::string& name);
 
 // Throws InputError "<name>: XML nested deeper than kXmlDepthLimit elements" (comments, CDATA,
 // declarations and quoted attribute values are skipped; the parser reports any other malformation).

@@ -230,111 +230,152 @@ std::vector<GroupWork> group_work(const ServingLayout& layout,
 
 }  // namespace
 
-StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout, const ParamSet& params,
+namespace {
+
+// The MoE layer `layer` of batch `batch` as `ultrasim moe` would run it: the model's experts, the run's
+// router, placement and dtypes, each chip's tokens.
+MoeConfig moe_layer_config(const ServingConfig& config, const std::vector<std::uint64_t>& chip_tokens,
+                           int layer, int batch) {
+  const ModelShape& m = config.model;
+  MoeConfig moe;
+  moe.experts = m.experts, moe.top_k = m.top_k, moe.hidden = m.hidden, moe.ffn = m.expert_ffn;
+  moe.tokens_per_chip = std::max<std::uint64_t>(1, chip_tokens.front());
+  moe.chip_tokens = chip_tokens;
+  moe.router = config.router;
+  moe.zipf = config.zipf.value_or(m.expert_zipf);
+  moe.expert_load = config.expert_load, moe.expert_load_source = config.expert_load_source;
+  moe.capacity_factor = config.capacity_factor;
+  moe.dispatch_dtype = config.dispatch_dtype, moe.combine_dtype = config.combine_dtype;
+  moe.weight_dtype = m.weight_dtype;
+  moe.placement = config.placement, moe.replicate_hot = config.replicate_hot, moe.replicas = config.replicas;
+  moe.batches = 1;
+  moe.seed =
+      config.seed + static_cast<std::uint64_t>(layer) * (1ull << 20) + static_cast<std::uint64_t>(batch);
+  return moe;
+}
+
+// Builds a step's plan segment by segment (the formulas of serving.hpp), for one set of groups' work.
+class StepPlanner {
+ public:
+  StepPlanner(const ServingConfig& config, const ServingLayout& layout, std::vector<GroupWork> groups,
+              bool decode, int micro_batch)
+      : config_(config),
+        m_(config.model),
+        layout_(layout),
+        groups_(std::move(groups)),
+        decode_(decode),
+        micro_batch_(micro_batch),
+        H_(static_cast<double>(m_.hidden)),
+        tp_(layout.tp),
+        wb_(dtype_size(m_.weight_dtype)),
+        ab_(dtype_size(m_.activation_dtype)),
+        kv_split_(m_.attention == "mla" ? 1 : std::min(layout.tp, m_.kv_heads)),
+        chip_tokens_(layout.stage_chips()) {
+    plan_.decode = decode;
+    for (int d = 0; d < layout_.dp; ++d) {  // a group's tokens split evenly over its tp chips
+      const auto parts = even_chunks(groups_[d].tokens, layout_.tp);
+      for (int t = 0; t < layout_.tp; ++t) chip_tokens_[d * layout_.tp + t] = parts[t];
+      busiest_ = std::max(busiest_, groups_[d].tokens);
+      plan_.requests += groups_[d].requests, plan_.tokens += groups_[d].tokens;
+    }
+  }
+
+  void attention(int stage, int layer) {
+    compute(stage, layer, "attention", [&](const GroupWork& g, std::uint64_t) {
+      const double a = m_.attention_params(), tokens = static_cast<double>(g.tokens);
+      return Roofline{
+          (2 * a * tokens + m_.score_flops(1, decode_) * g.score_context) / tp_,
+          a / tp_ * wb_ + m_.kv_bytes_per_token() * g.kv_tokens / kv_split_ + 2 * tokens * H_ * ab_};
+    });
+  }
+  void dense_ffn(int stage, int layer) {
+    compute(stage, layer, "ffn", [&](const GroupWork& g, std::uint64_t) {
+      const double f = m_.dense_ffn_params() / tp_, tokens = static_cast<double>(g.tokens);
+      return Roofline{2 * f * tokens, f * wb_ + 2 * tokens * H_ * ab_};
+    });
+  }
+  void shared_experts(int stage, int layer) {
+    compute(stage, layer, "shared experts", [&](const GroupWork&, std::uint64_t tokens) {
+      if (tokens == 0) return Roofline{};
+      const double shared = m_.shared_experts * m_.expert_params() + m_.router_params();
+      return Roofline{2 * shared * static_cast<double>(tokens),
+                      shared * wb_ + 2 * static_cast<double>(tokens) * H_ * ab_};
+    });
+  }
+  void lm_head(int stage) {
+    compute(stage, -1, "lm head", [&](const GroupWork& g, std::uint64_t) {
+      const double V = static_cast<double>(m_.vocab), logits = static_cast<double>(g.logits);
+      return Roofline{2 * V * H_ / tp_ * logits, V * H_ / tp_ * wb_ + logits * V / tp_ * ab_};
+    });
+  }
+  void tp_allreduce(int stage, int layer) {
+    if (layout_.tp == 1 || busiest_ == 0) return;
+    segment(Segment::kAllreduce, stage, layer, "tp").bytes =
+        busiest_ * m_.hidden * static_cast<std::uint64_t>(ab_);
+  }
+  void moe_layer(int stage, int layer, int batch) {
+    segment(Segment::kMoe, stage, layer, "moe").moe = moe_layer_config(config_, chip_tokens_, layer, batch);
+  }
+  void send_to_next(int stage) {
+    Segment& s = segment(Segment::kSend, stage, -1, "pp");
+    for (const auto n : chip_tokens_) s.chip_bytes.push_back(n * m_.hidden * static_cast<std::uint64_t>(ab_));
+  }
+  StepPlan take() { return std::move(plan_); }
+
+ private:
+  Segment& segment(Segment::Kind kind, int stage, int layer, const std::string& what) {
+    Segment& s = plan_.segments.emplace_back();
+    s.kind = kind, s.stage = stage, s.layer = layer, s.what = what, s.micro_batch = std::max(micro_batch_, 0);
+    return s;
+  }
+  // A compute segment: each chip's roofline from its group's work and its own tokens (a chip without
+  // tokens reads and computes nothing).
+  template <class Work>
+  void compute(int stage, int layer, const std::string& what, Work&& work_of) {
+    Segment& s = segment(Segment::kCompute, stage, layer, what);
+    s.chips.resize(chip_tokens_.size());
+    for (std::size_t c = 0; c < s.chips.size(); ++c)
+      if (const GroupWork& g = groups_[c / layout_.tp]; g.tokens > 0)
+        s.chips[c] = work_of(g, chip_tokens_[c]);
+  }
+
+  const ServingConfig& config_;
+  const ModelShape& m_;
+  const ServingLayout& layout_;
+  std::vector<GroupWork> groups_;
+  bool decode_;
+  int micro_batch_;
+  double H_, tp_, wb_, ab_, kv_split_;
+  std::vector<std::uint64_t> chip_tokens_;  // per stage rank: what it dispatches at the MoE layers
+  std::uint64_t busiest_ = 0;               // the most tokens of one group
+  StepPlan plan_;
+};
+
+}  // namespace
+
+StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout, const ParamSet&,
                    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests, bool decode,
                    int batch, int micro_batch_of) {
+  StepPlanner step(config, layout, group_work(layout, requests, decode, micro_batch_of), decode,
+                   micro_batch_of);
   const ModelShape& m = config.model;
-  const double H = static_cast<double>(m.hidden), tp = layout.tp;
-  const double wb = dtype_size(m.weight_dtype), ab = dtype_size(m.activation_dtype);
-  const double kv_split = m.attention == "mla" ? 1 : std::min(layout.tp, m.kv_heads);
-  const std::vector<GroupWork> groups = group_work(layout, requests, decode, micro_batch_of);
-  StepPlan plan;
-  plan.decode = decode;
-  for (const auto& g : groups) plan.requests += g.requests, plan.tokens += g.tokens;
-  const int S = layout.stage_chips();
-  // Per stage rank: its group, and the tokens it dispatches at the MoE layers (the group's, split evenly).
-  std::vector<std::uint64_t> chip_tokens(S);
-  std::uint64_t busiest_group_tokens = 0;
-  for (int d = 0; d < layout.dp; ++d) {
-    const auto parts = even_chunks(groups[d].tokens, layout.tp);
-    for (int t = 0; t < layout.tp; ++t) chip_tokens[d * layout.tp + t] = parts[t];
-    busiest_group_tokens = std::max(busiest_group_tokens, groups[d].tokens);
-  }
-  auto compute = [&](int stage, int layer, const std::string& what, auto&& work_of_group) {
-    Segment s;
-    s.kind = Segment::kCompute, s.stage = stage, s.layer = layer, s.what = what;
-    s.micro_batch = std::max(micro_batch_of, 0);
-    s.chips.resize(S);
-    for (int c = 0; c < S; ++c)  // a chip without tokens reads nothing either
-      if (groups[c / layout.tp].tokens > 0) s.chips[c] = work_of_group(groups[c / layout.tp], chip_tokens[c]);
-    plan.segments.push_back(std::move(s));
-  };
-  auto allreduce = [&](int stage, int layer) {
-    if (layout.tp == 1 || busiest_group_tokens == 0) return;
-    Segment s;
-    s.kind = Segment::kAllreduce, s.stage = stage, s.layer = layer, s.what = "tp";
-    s.micro_batch = std::max(micro_batch_of, 0);
-    s.bytes = busiest_group_tokens * m.hidden * static_cast<std::uint64_t>(ab);
-    plan.segments.push_back(std::move(s));
-  };
   const int per_stage = m.layers / layout.pp;
   for (int stage = 0; stage < layout.pp; ++stage) {
     for (int layer = stage * per_stage; layer < (stage + 1) * per_stage; ++layer) {
-      compute(stage, layer, "attention", [&](const GroupWork& g, std::uint64_t) {
-        Roofline r;
-        r.flops = (2 * m.attention_params() * static_cast<double>(g.tokens) +
-                   m.score_flops(1, decode) * g.score_context) /
-                  tp;
-        r.bytes = m.attention_params() / tp * wb + m.kv_bytes_per_token() * g.kv_tokens / kv_split +
-                  2 * static_cast<double>(g.tokens) * H * ab;
-        return r;
-      });
-      allreduce(stage, layer);
-      if (!m.is_moe_layer(layer)) {
-        compute(stage, layer, "ffn", [&](const GroupWork& g, std::uint64_t) {
-          Roofline r;
-          r.flops = 2 * m.dense_ffn_params() / tp * static_cast<double>(g.tokens);
-          r.bytes = m.dense_ffn_params() / tp * wb + 2 * static_cast<double>(g.tokens) * H * ab;
-          return r;
-        });
-        allreduce(stage, layer);
-        continue;
+      step.attention(stage, layer);
+      step.tp_allreduce(stage, layer);
+      if (m.is_moe_layer(layer)) {
+        step.shared_experts(stage, layer);
+        step.moe_layer(stage, layer, batch);
+      } else {
+        step.dense_ffn(stage, layer);
+        step.tp_allreduce(stage, layer);
       }
-      compute(stage, layer, "shared experts", [&](const GroupWork&, std::uint64_t tokens) {
-        if (tokens == 0) return Roofline{};
-        const double shared = m.shared_experts * m.expert_params() + m.router_params();
-        Roofline r;
-        r.flops = 2 * shared * static_cast<double>(tokens);
-        r.bytes = shared * wb + 2 * static_cast<double>(tokens) * H * ab;
-        return r;
-      });
-      Segment s;
-      s.kind = Segment::kMoe, s.stage = stage, s.layer = layer, s.what = "moe";
-      s.micro_batch = std::max(micro_batch_of, 0);
-      MoeConfig& moe = s.moe;
-      moe.experts = m.experts, moe.top_k = m.top_k, moe.hidden = m.hidden, moe.ffn = m.expert_ffn;
-      moe.tokens_per_chip = std::max<std::uint64_t>(1, chip_tokens.front());
-      moe.chip_tokens = chip_tokens;
-      moe.router = config.router;
-      moe.zipf = config.zipf.value_or(m.expert_zipf);
-      moe.expert_load = config.expert_load, moe.expert_load_source = config.expert_load_source;
-      moe.capacity_factor = config.capacity_factor;
-      moe.dispatch_dtype = config.dispatch_dtype, moe.combine_dtype = config.combine_dtype;
-      moe.weight_dtype = m.weight_dtype;
-      moe.placement = config.placement, moe.replicate_hot = config.replicate_hot,
-      moe.replicas = config.replicas;
-      moe.batches = 1;
-      moe.seed =
-          config.seed + static_cast<std::uint64_t>(layer) * (1ull << 20) + static_cast<std::uint64_t>(batch);
-      plan.segments.push_back(std::move(s));
     }
-    if (stage + 1 < layout.pp) {
-      Segment s;
-      s.kind = Segment::kSend, s.stage = stage, s.what = "pp";
-      s.micro_batch = std::max(micro_batch_of, 0);
-      for (int c = 0; c < S; ++c)
-        s.chip_bytes.push_back(chip_tokens[c] * m.hidden * static_cast<std::uint64_t>(ab));
-      plan.segments.push_back(std::move(s));
-    }
+    if (stage + 1 < layout.pp) step.send_to_next(stage);
   }
-  compute(layout.pp - 1, -1, "lm head", [&](const GroupWork& g, std::uint64_t) {
-    const double V = static_cast<double>(m.vocab);
-    Roofline r;
-    r.flops = 2 * V * H / tp * static_cast<double>(g.logits);
-    r.bytes = V * H / tp * wb + static_cast<double>(g.logits) * V / tp * ab;
-    return r;
-  });
-  return plan;
+  step.lm_head(layout.pp - 1);
+  return step.take();
 }
 
 MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, const ParamSet& params,
@@ -407,12 +448,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> read_lengths(const std::str
   };
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '[') {
-    nlohmann::json j;
-    try {
-      j = parse_json_input(text, "lengths file '" + path + "'");
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InputError("lengths file '" + path + "': not valid JSON (" + e.what() + ")");
-    }
+    const nlohmann::json j = parse_json_text(text, "lengths file '" + path + "'");
     if (!j.is_array()) throw InputError("lengths file '" + path + "': expected an array of [input, output]");
     for (std::size_t i = 0; i < j.size(); ++i) {
       const auto& e = j[i];
