@@ -567,6 +567,70 @@ nlohmann::ordered_json frontier_json(const std::vector<double>& targets,
   return out;
 }
 
+// The configuration, as the result's fields after its head.
+void serving_config_json(nlohmann::ordered_json& out, const ServingConfig& config, ServingSim& sim) {
+  using json = nlohmann::ordered_json;
+  const ServingLayout& layout = sim.layout();
+  out["model"] = model_json(config.model);
+  out["chip"] = sim.profile().name;
+  out["layout"] = {{"tp", layout.tp}, {"pp", layout.pp}, {"dp", layout.dp}, {"ep", layout.ep}};
+  out["placement"] = config.placement;
+  MoeConfig probe;  // the replicas in effect: balanced fills the free slots unless told otherwise
+  probe.experts = config.model.experts, probe.placement = config.placement,
+  probe.replicate_hot = config.replicate_hot;
+  out["replicate_hot"] = config.model.moe() ? probe.hot_replicated(layout.stage_chips()) : 0;
+  out["replicas"] = config.replicas;
+  out["micro_batches"] = config.micro_batches;
+  out["phase"] = config.phase;
+  const bool fixed = config.lengths.empty(), zipf = config.expert_load.empty();
+  out["input_len"] = fixed ? json(config.input_len) : json();
+  out["output_len"] = fixed ? json(config.output_len) : json();
+  out["lengths"] = fixed ? json() : json(config.lengths_source);
+  out["router"] = config.router;
+  out["zipf"] = zipf ? json(config.zipf.value_or(config.model.expert_zipf)) : json();
+  out["expert_load"] = zipf ? json() : json(config.expert_load_source);
+  out["batches"] = config.batches;
+  out["seed"] = config.seed;
+  out["allreduce"] = config.allreduce;
+}
+
+// Every batch size's point; one that does not fit is an error point unless it is the only one (or all fail).
+nlohmann::ordered_json serve_points(ServingSim& sim, StepTime& totals, bool trace) {
+  const ServingConfig& config = sim.config();
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  std::string first_failure;
+  bool any = false;
+  for (const auto B : config.batch_sizes) {
+    try {
+      points.push_back(serve_point(sim, B, totals, trace && points.empty()));
+      any = true;
+    } catch (const InputError& e) {
+      if (config.batch_sizes.size() == 1) throw;
+      if (first_failure.empty()) first_failure = e.what();
+      points.push_back({{"batch", B}, {"error", e.what()}});
+    }
+  }
+  if (!any) throw InputError(first_failure);
+  return points;
+}
+
+// The traced step as one run of the whole fabric, with its links' utilisation, into `file`.
+void write_serving_trace(OutputFile& file, ServingSim& sim, const nlohmann::ordered_json& result) {
+  std::unique_ptr<SimResult> run = sim.take_trace();
+  if (!run) throw InputError("--trace: the first batch size has no step to trace");
+  std::sort(run->transfer_records.begin(), run->transfer_records.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.start, a.src, a.dst) < std::tie(b.start, b.src, b.dst);
+  });
+  run->engine = sim.engine_used();
+  Machine& full = sim.full();
+  const RecordPaths paths(*full.routes, full.faults);
+  const LinkStats links =
+      compute_link_stats(*full.topology, paths, full.faults, run->transfer_records, run->time_s);
+  write_chrome_trace(file, *full.topology, *run, &links, nlohmann::json::parse(json_text(result)),
+                     TraceOptions{});
+  file.close();
+}
+
 }  // namespace
 
 nlohmann::ordered_json run_serving(const ServingConfig& config, const std::string& command,
@@ -578,54 +642,11 @@ nlohmann::ordered_json run_serving(const ServingConfig& config, const std::strin
   ServingSim sim(config);
   std::unique_ptr<OutputFile> trace_file;
   if (!trace.empty()) trace_file = std::make_unique<OutputFile>(trace, "trace");
-  const ServingLayout& layout = sim.layout();
-  nlohmann::ordered_json out = workload_result(command, "serving", config.topology, layout.chips);
-  out["model"] = model_json(config.model);
-  out["chip"] = sim.profile().name;
-  out["layout"] = {{"tp", layout.tp}, {"pp", layout.pp}, {"dp", layout.dp}, {"ep", layout.ep}};
-  out["placement"] = config.placement;
-  if (config.model.moe()) {
-    MoeConfig probe;
-    probe.experts = config.model.experts, probe.placement = config.placement,
-    probe.replicate_hot = config.replicate_hot;
-    out["replicate_hot"] = probe.hot_replicated(layout.stage_chips());
-  } else {
-    out["replicate_hot"] = 0;
-  }
-  out["replicas"] = config.replicas;
-  out["micro_batches"] = config.micro_batches;
-  out["phase"] = config.phase;
-  out["input_len"] =
-      config.lengths.empty() ? nlohmann::ordered_json(config.input_len) : nlohmann::ordered_json();
-  out["output_len"] =
-      config.lengths.empty() ? nlohmann::ordered_json(config.output_len) : nlohmann::ordered_json();
-  out["lengths"] =
-      config.lengths.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(config.lengths_source);
-  out["router"] = config.router;
-  out["zipf"] = config.expert_load.empty()
-                    ? nlohmann::ordered_json(config.zipf.value_or(config.model.expert_zipf))
-                    : nlohmann::ordered_json();
-  out["expert_load"] = config.expert_load.empty() ? nlohmann::ordered_json()
-                                                  : nlohmann::ordered_json(config.expert_load_source);
-  out["batches"] = config.batches;
-  out["seed"] = config.seed;
-  out["allreduce"] = config.allreduce;
+  nlohmann::ordered_json out = workload_result(command, "serving", config.topology, sim.layout().chips);
+  serving_config_json(out, config, sim);
   StepTime totals;
-  nlohmann::ordered_json points = nlohmann::ordered_json::array();
-  std::string first_failure;
-  for (const auto B : config.batch_sizes) {
-    try {
-      points.push_back(serve_point(sim, B, totals, trace_file && points.empty()));
-    } catch (const InputError& e) {
-      if (config.batch_sizes.size() == 1) throw;
-      if (first_failure.empty()) first_failure = e.what();
-      points.push_back({{"batch", B}, {"error", e.what()}});
-    }
-  }
-  bool any = false;
-  for (const auto& p : points) any = any || !p.contains("error");
-  if (!any) throw InputError(first_failure);
-  if (points.size() == 1)
+  const nlohmann::ordered_json points = serve_points(sim, totals, trace_file != nullptr);
+  if (points.size() == 1)  // one batch size: its fields at the top level too (what a sweep tabulates)
     for (const auto& [k, v] : points.front().items())
       if (k != "batch") out[k] = v;
   out["batch"] = config.batch_sizes.size() == 1 ? nlohmann::ordered_json(config.batch_sizes.front())
@@ -636,21 +657,7 @@ nlohmann::ordered_json run_serving(const ServingConfig& config, const std::strin
   summary.transfers = totals.transfers;
   summary.engine = sim.engine_used();
   close_workload_result(out, totals.wrong, totals.first_error, summary, sim.params());
-  if (trace_file) {
-    std::unique_ptr<SimResult> run = sim.take_trace();
-    if (!run) throw InputError("--trace: the first batch size has no step to trace");
-    std::sort(run->transfer_records.begin(), run->transfer_records.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.start, a.src, a.dst) < std::tie(b.start, b.src, b.dst);
-    });
-    run->engine = sim.engine_used();
-    Machine& full = sim.full();
-    const RecordPaths paths(*full.routes, full.faults);
-    const LinkStats links =
-        compute_link_stats(*full.topology, paths, full.faults, run->transfer_records, run->time_s);
-    write_chrome_trace(*trace_file, *full.topology, *run, &links, nlohmann::json::parse(json_text(out)),
-                       TraceOptions{});
-    trace_file->close();
-  }
+  if (trace_file) write_serving_trace(*trace_file, sim, out);
   return out;
 }
 

@@ -478,6 +478,100 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> read_lengths(const std::str
   return out;
 }
 
+namespace {
+
+// The deployment's fields: tp, pp, micro_batches, placement, replicate_hot, replicas.
+void serving_json_deployment(const FieldReader& read, ServingConfig& c) {
+  read.integer("tp", c.tp, false);
+  read.integer("pp", c.pp, false);
+  read.integer("micro_batches", c.micro_batches, false);
+  read.text("placement", c.placement);
+  if (const auto* v = read.field("replicate_hot")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 65536)
+      throw InputError(read.where + ": field 'replicate_hot' must be an integer in [0, 65536]");
+    c.replicate_hot = v->get<int>();
+  }
+  read.integer("replicas", c.replicas, false);
+}
+
+// The requests' fields: batch (a size, a list, or "A:B:xF"), input_len, output_len, lengths, phase.
+void serving_json_requests(const FieldReader& read, ServingConfig& c) {
+  if (const auto* v = read.field("batch")) {
+    c.batch_sizes.clear();
+    if (v->is_array()) {
+      for (const auto& b : *v) {
+        if (!b.is_number_integer() || b.get<std::int64_t>() < 1)
+          throw InputError(read.where + ": field 'batch' must be a positive integer or a list of them");
+        c.batch_sizes.push_back(b.get<std::uint64_t>());
+      }
+    } else if (v->is_string()) {
+      c.batch_sizes = with_context(read.where + ", field 'batch'",
+                                   [&] { return parse_batch_sizes(v->get<std::string>()); });
+    } else {
+      std::uint64_t b = 0;
+      read.integer("batch", b, true);
+      c.batch_sizes.push_back(b);
+    }
+  }
+  read.integer("input_len", c.input_len, false);
+  if (const auto* v = read.field("output_len")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+      throw InputError(read.where + ": field 'output_len' must be an integer >= 0");
+    c.output_len = v->get<std::uint64_t>();
+  }
+  if (const auto* v = read.field("lengths")) {
+    if (!v->is_string()) throw InputError(read.where + ": field 'lengths' must be a file name");
+    c.lengths_source = v->get<std::string>();
+    c.lengths = read_lengths(c.lengths_source);
+  }
+  read.text("phase", c.phase);
+}
+
+// The router's fields: router, zipf, capacity_factor, expert_load, the dtypes, batches, seed.
+void serving_json_routing(const FieldReader& read, ServingConfig& c) {
+  read.text("router", c.router);
+  for (const char* key : {"zipf", "capacity_factor"})
+    if (const auto* v = read.field(key)) {
+      if (!v->is_number()) throw InputError(read.where + ": field '" + key + "' must be a number");
+      (std::string(key) == "zipf" ? c.zipf : c.capacity_factor) = v->get<double>();
+    }
+  if (const auto* v = read.field("expert_load")) {
+    if (!v->is_string()) throw InputError(read.where + ": field 'expert_load' must be a file name");
+    c.expert_load_source = v->get<std::string>();
+    c.expert_load = read_expert_load(c.expert_load_source);
+  }
+  read.text("dispatch_dtype", c.dispatch_dtype);
+  read.text("combine_dtype", c.combine_dtype);
+  read.integer("batches", c.batches, false);
+  if (const auto* v = read.field("seed")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
+      throw InputError(read.where + ": field 'seed' must be an integer >= 0");
+    c.seed = v->get<std::uint64_t>();
+  }
+}
+
+// The run's fields: allreduce, tpot_target (a time or a list), chip, engine.
+void serving_json_run(const FieldReader& read, ServingConfig& c) {
+  read.text("allreduce", c.allreduce);
+  if (const auto* v = read.field("tpot_target")) {
+    auto one = [&](const nlohmann::json& t) {
+      if (t.is_number()) return t.get<double>();
+      if (t.is_string())
+        return with_context(read.where + ", field 'tpot_target'",
+                            [&] { return parse_time(t.get<std::string>()); });
+      throw InputError(read.where + ": field 'tpot_target' must be a time (\"50ms\") or a list of them");
+    };
+    if (v->is_array())
+      for (const auto& t : *v) c.tpot_targets.push_back(one(t));
+    else
+      c.tpot_targets.push_back(one(*v));
+  }
+  read.text("chip", c.chip);
+  read.text("engine", c.engine);
+}
+
+}  // namespace
+
 ServingConfig serving_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
   static const std::vector<std::string> kKnown{
@@ -493,80 +587,10 @@ ServingConfig serving_config_from_json(const nlohmann::json& w, const std::strin
   if (!w.contains("model"))
     throw InputError(where + ": missing field 'model' (a built-in name or an object)");
   c.model = with_context(where, [&] { return model_from_json(w.at("model"), where); });
-  read.integer("tp", c.tp, false);
-  read.integer("pp", c.pp, false);
-  read.integer("micro_batches", c.micro_batches, false);
-  read.text("placement", c.placement);
-  if (const auto* v = read.field("replicate_hot")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 65536)
-      throw InputError(where + ": field 'replicate_hot' must be an integer in [0, 65536]");
-    c.replicate_hot = v->get<int>();
-  }
-  read.integer("replicas", c.replicas, false);
-  if (const auto* v = read.field("batch")) {
-    c.batch_sizes.clear();
-    if (v->is_array()) {
-      for (const auto& b : *v) {
-        if (!b.is_number_integer() || b.get<std::int64_t>() < 1)
-          throw InputError(where + ": field 'batch' must be a positive integer or a list of them");
-        c.batch_sizes.push_back(b.get<std::uint64_t>());
-      }
-    } else if (v->is_string()) {
-      c.batch_sizes =
-          with_context(where + ", field 'batch'", [&] { return parse_batch_sizes(v->get<std::string>()); });
-    } else {
-      std::uint64_t b = 0;
-      read.integer("batch", b, true);
-      c.batch_sizes.push_back(b);
-    }
-  }
-  read.integer("input_len", c.input_len, false);
-  if (const auto* v = read.field("output_len")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-      throw InputError(where + ": field 'output_len' must be an integer >= 0");
-    c.output_len = v->get<std::uint64_t>();
-  }
-  if (const auto* v = read.field("lengths")) {
-    if (!v->is_string()) throw InputError(where + ": field 'lengths' must be a file name");
-    c.lengths_source = v->get<std::string>();
-    c.lengths = read_lengths(c.lengths_source);
-  }
-  read.text("phase", c.phase);
-  read.text("router", c.router);
-  for (const char* key : {"zipf", "capacity_factor"})
-    if (const auto* v = read.field(key)) {
-      if (!v->is_number()) throw InputError(where + ": field '" + key + "' must be a number");
-      (std::string(key) == "zipf" ? c.zipf : c.capacity_factor) = v->get<double>();
-    }
-  if (const auto* v = read.field("expert_load")) {
-    if (!v->is_string()) throw InputError(where + ": field 'expert_load' must be a file name");
-    c.expert_load_source = v->get<std::string>();
-    c.expert_load = read_expert_load(c.expert_load_source);
-  }
-  read.text("dispatch_dtype", c.dispatch_dtype);
-  read.text("combine_dtype", c.combine_dtype);
-  read.integer("batches", c.batches, false);
-  if (const auto* v = read.field("seed")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-      throw InputError(where + ": field 'seed' must be an integer >= 0");
-    c.seed = v->get<std::uint64_t>();
-  }
-  read.text("allreduce", c.allreduce);
-  if (const auto* v = read.field("tpot_target")) {
-    auto one = [&](const nlohmann::json& t) {
-      if (t.is_number()) return t.get<double>();
-      if (t.is_string())
-        return with_context(where + ", field 'tpot_target'",
-                            [&] { return parse_time(t.get<std::string>()); });
-      throw InputError(where + ": field 'tpot_target' must be a time (\"50ms\") or a list of them");
-    };
-    if (v->is_array())
-      for (const auto& t : *v) c.tpot_targets.push_back(one(t));
-    else
-      c.tpot_targets.push_back(one(*v));
-  }
-  read.text("chip", c.chip);
-  read.text("engine", c.engine);
+  serving_json_deployment(read, c);
+  serving_json_requests(read, c);
+  serving_json_routing(read, c);
+  serving_json_run(read, c);
   c.overrides = set_overrides(w, where);
   with_context(where, [&] { c.validate(); });
   return c;
