@@ -145,10 +145,12 @@ class ServingSim {
       auto [i, child] = running.front();
       running.pop_front();
       const auto values = child.finish_values();
-      if (!values) {
+      if (!values) {  // the layer again, here: its own error (an unreachable chip, ...) is what is reported
         for (auto& other : running) other.second.finish_values();
+        running.clear();
+        moe(*pending[i], overlap);
         throw SimulationError("serving: the MoE layer " + std::to_string(pending[i]->layer) +
-                              " failed to simulate");
+                              " failed to simulate in a child process");
       }
       moe_cache_.emplace(keys[i], decode(*values));
     };

@@ -113,6 +113,9 @@ void ServingConfig::validate() const {
   for (const double t : tpot_targets)
     if (!(t > 0 && t <= kMaxTime)) throw InputError("--tpot-target must be a time in (0, 1e6] s");
   for (const std::string* dtype : {&dispatch_dtype, &combine_dtype}) dtype_size(*dtype);
+  if (!expert_load.empty() && static_cast<int>(expert_load.size()) != model.experts)
+    throw InputError("expert load '" + expert_load_source + "' has " + std::to_string(expert_load.size()) +
+                     " values; the model has " + std::to_string(model.experts) + " experts");
   if (micro_batches == 2)
     for (const auto b : batch_sizes)
       if (b < 2)

@@ -232,6 +232,8 @@ TEST_CASE("serving refuses what cannot be deployed, saying by how much") {
   expect_input_error({"serve", "--tpot-target", "0"}, "--tpot-target must be a time in (0, 1e6] s");
   expect_input_error({"serve", "--micro-batches", "2", "--batch", "8", "--trace", temp_path("t.json")},
                      "--trace shows one step's segments in order");
+  const std::string load = temp_file("load.csv", "1,2,3\n");
+  expect_input_error({"serve", "--expert-load", load}, "has 3 values; the model has 256 experts");
   const std::string lengths = temp_file("lengths.csv", "128,16\n64\n");
   expect_input_error({"serve", "--lengths", lengths}, "line 2: expected 'input,output'");
 }
