@@ -140,6 +140,13 @@ class ServingSim {
       }
     const std::size_t jobs = std::max(1u, std::thread::hardware_concurrency());
     if (pending.size() < 2 || jobs < 2) return;
+    // Every pair's paths once, here: the children inherit them instead of each finding them again.
+    for (int stage = 0; stage < layout_.pp; ++stage) {
+      const Machine& m = this->stage(stage);
+      for (int a = 0; a < m.p(); ++a)
+        for (int b = 0; b < m.p(); ++b)
+          if (a != b) m.routes->message_paths(a, b), m.routes->route_latency(a, b);
+    }
     std::deque<std::pair<std::size_t, ChildRun>> running;
     auto collect = [&] {
       auto [i, child] = running.front();
