@@ -46,7 +46,7 @@ def run(binary, model, system, out, random=False):
     groups = CHIPS[system] // (4 if "--tp" in words else 1)
     batch = f"{first * groups}:{(RANDOM[model] if random else last) * groups}:x2"
     targets = [w for t in TARGETS_MS[model] for w in ("--tpot-target", f"{t}ms")]
-    router = ["--router", "random" if random else "uniform"] if MODELS[model][0][1] != "llama3-70b" else []
+    router = ["--router", "random" if random else "uniform"] if model in RANDOM else []  # MoE models
     args = [binary, "serve", "--topology", topology, *words, "--batch", batch, *REQUESTS, *router, *targets,
             *extra, "--format", "json"]
     start = time.monotonic()

@@ -168,8 +168,7 @@ std::vector<int> place_experts(int experts, int p, const std::string& placement,
 }
 
 int MoeConfig::hot_replicated(int p) const {
-  if (placement != "balanced" || replicate_hot > 0 || experts % p == 0 || experts > p * 1024)
-    return replicate_hot;
+  if (placement != "balanced" || replicate_hot > 0 || experts % p == 0) return replicate_hot;
   return std::min(experts, p - experts % p);
 }
 
@@ -212,17 +211,14 @@ void place_replicas(MoeRouting& r, const std::vector<double>& w, int hot, int re
 
 namespace {
 
-// A routing of `p` chips with the experts placed and replicated by weight `w`, every count still zero,
+// A routing of `p` chips with the experts placed and replicated (place_instances), every count still zero,
 // and the token copies before the limit and the capacity per expert (none if no expert can reach it).
-MoeRouting moe_empty_routing(const MoeConfig& config, int p, const std::vector<double>& w) {
+MoeRouting moe_empty_routing(const MoeConfig& config, int p) {
   const int E = config.experts;
-  MoeRouting r;
-  r.p = p, r.experts = E;
   if (!config.chip_tokens.empty() && static_cast<int>(config.chip_tokens.size()) != p)
     throw InputError("the MoE layer has tokens for " + std::to_string(config.chip_tokens.size()) +
                      " chips; the topology has " + std::to_string(p));
-  r.owner = place_experts(E, p, config.placement, w);
-  place_replicas(r, w, config.hot_replicated(p), config.replicas);
+  MoeRouting r = place_instances(config, p);
   const int I = static_cast<int>(r.instance_chip.size());
   r.copies.assign(p, std::vector<std::uint64_t>(E, 0));
   r.instance_copies.assign(p, std::vector<std::uint64_t>(I, 0));
@@ -375,9 +371,18 @@ void moe_total_loads(MoeRouting& r) {
 
 }  // namespace
 
+MoeRouting place_instances(const MoeConfig& config, int p) {
+  MoeRouting r;
+  r.p = p, r.experts = config.experts;
+  const std::vector<double> w = expert_weights(config);
+  r.owner = place_experts(config.experts, p, config.placement, w);
+  place_replicas(r, w, config.hot_replicated(p), config.replicas);
+  return r;
+}
+
 MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
   const std::vector<double> w = expert_weights(config);
-  MoeRouting r = moe_empty_routing(config, p, w);
+  MoeRouting r = moe_empty_routing(config, p);
   const std::vector<std::vector<int>> homes = moe_expert_homes(r);
   if (config.router == "uniform")
     moe_route_uniform(config, w, homes, r);
@@ -421,11 +426,18 @@ ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfi
   ExpertCompute out;
   out.flops = 6 * H * F * copies / chunks;
   out.bytes = weights + H * static_cast<double>(sizes.dispatch + sizes.combine) * copies / chunks;
-  const double compute = out.flops / (params.number("chip_flops") * params.number("compute_efficiency"));
-  const double memory = out.bytes / params.number("hbm_bandwidth");
-  out.memory_bound = memory > compute;
-  out.seconds = std::max(compute, memory);
+  const Roofline roofline{out.flops, out.bytes};
+  out.memory_bound = roofline.memory_bound(params);
+  out.seconds = roofline.seconds(params);
   return out;
+}
+
+double Roofline::compute_s(const ParamSet& params) const {
+  return flops / (params.number("chip_flops") * params.number("compute_efficiency"));
+}
+
+double Roofline::memory_s(const ParamSet& params) const {
+  return bytes / params.number("hbm_bandwidth");
 }
 
 double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {

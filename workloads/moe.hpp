@@ -11,10 +11,9 @@
 //   balanced     the chips keep contiguous's expert counts; the experts, heaviest first, each go to the chip
 //                with the lowest expected load that still has room (ties to the lower rank), and unless
 //                --replicate-hot says otherwise the p - E mod p heaviest get one replica each (E mod p != 0),
-//                filling every chip to ceil(E / p): greedy balancing with redundant hot experts. Popularity:
-//                expert e's weight is w_e ∝ 1 / (e +
-// 1)^s (Zipf, s = 0 uniform): the hottest experts are the lowest numbered, on chip 0 (the worst case of
-// contiguous placement); a measured load vector
+//                filling every chip to ceil(E / p): greedy balancing with redundant hot experts.
+// Popularity: expert e's weight is w_e ∝ 1 / (e + 1)^s (Zipf, s = 0 uniform): the hottest experts are the
+// lowest numbered, on chip 0 (the worst case of contiguous placement); a measured load vector
 // (--expert-load FILE) gives any other weights.
 // Routing (`router`):
 //   uniform  the expected split, deterministic: chip s gives expert e a_se = N k w_e token copies
@@ -39,6 +38,7 @@
 // With m micro-chunks each chunk computes 1/m of the copies and reads the weights again.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -118,6 +118,9 @@ std::vector<int> place_experts(int experts, int p, const std::string& placement 
 // their copies split evenly over the homes (uniform: each sender's share, largest remainder; random: by
 // token, in turn). Capacity stays per expert.
 void place_replicas(MoeRouting& routing, const std::vector<double>& w, int hot, int replicas);
+// The experts of `config` placed on `p` chips and replicated (owner, instance_chip, instance_expert; p and
+// experts set), nothing routed yet.
+MoeRouting place_instances(const MoeConfig& config, int p);
 // The popularity weights (normalised to sum 1).
 std::vector<double> expert_weights(const MoeConfig& config);
 // Routes one batch; `batch` varies the random router's seed (batch b draws with seed + b).
@@ -131,6 +134,16 @@ MoeSizes moe_sizes(const MoeConfig& config);
 // dispatch_tokens x H x dispatch bytes (src -> dst), and the combine matrix: the transpose in combine bytes.
 TrafficMatrix dispatch_matrix(const MoeRouting& routing, std::uint64_t hidden, std::uint64_t element_bytes);
 TrafficMatrix combine_matrix(const MoeRouting& routing, std::uint64_t hidden, std::uint64_t element_bytes);
+
+// A chip's work as a roofline: FLOPs at chip_flops x compute_efficiency against bytes at hbm_bandwidth,
+// whichever takes longer (the expert compute here, every compute segment of a serving step).
+struct Roofline {
+  double flops = 0, bytes = 0;
+  double compute_s(const ParamSet& params) const;
+  double memory_s(const ParamSet& params) const;
+  double seconds(const ParamSet& params) const { return std::max(compute_s(params), memory_s(params)); }
+  bool memory_bound(const ParamSet& params) const { return memory_s(params) > compute_s(params); }
+};
 
 // The roofline of one chip's expert compute (one micro-chunk of `chunks`).
 struct ExpertCompute {

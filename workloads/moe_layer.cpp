@@ -58,6 +58,19 @@ Verdict MoeLayer::verdict() const {
   return verify(CollectiveKind::kAlltoallv, p, p, finals_, &dispatch_);
 }
 
+std::unique_ptr<MoeLayer> make_moe_layer(const MoeRouting& routing, const MoeConfig& config,
+                                         const ParamSet& params, bool compute) {
+  const int p = routing.p, m = config.micro_chunks;
+  std::vector<std::vector<double>> seconds(p, std::vector<double>(m, 0.0));
+  if (compute)
+    for (int c = 0; c < p; ++c)
+      std::fill(seconds[c].begin(), seconds[c].end(), expert_compute(routing, c, config, params, m).seconds);
+  const MoeSizes sizes = moe_sizes(config);
+  return std::make_unique<MoeLayer>(std::move(seconds),
+                                    dispatch_matrix(routing, config.hidden, sizes.dispatch),
+                                    combine_matrix(routing, config.hidden, sizes.combine));
+}
+
 double MoeLayer::model_s(const CostInput& in) const {
   double slowest = 0;
   for (const auto& chip : compute_s_) {

@@ -17,10 +17,12 @@
 // (concurrent_flows_time each, as direct all-to-allv): exact for m = 1 where the all-to-allv is.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "collectives/algorithm.hpp"
 #include "collectives/traffic_matrix.hpp"
+#include "workloads/moe.hpp"
 #include "workloads/program.hpp"
 
 namespace ultrasim {
@@ -43,6 +45,12 @@ class MoeLayer : public Program {
   int chunks_ = 1;
   std::vector<std::vector<Contribution>> finals_;  // per chip: its alltoallv layout at the end
 };
+
+// The layer the chips run on `routing`: each chip's expert compute in config.micro_chunks chunks
+// (expert_compute; none if `compute` is false: the layer is then its dispatch and combine alone), the
+// dispatch matrix and the combine matrix (workloads/moe.hpp).
+std::unique_ptr<MoeLayer> make_moe_layer(const MoeRouting& routing, const MoeConfig& config,
+                                         const ParamSet& params, bool compute = true);
 
 // Step labels: dispatch chunk c is step 2c, its combine step 2c + 1.
 inline bool is_combine_step(int step) {

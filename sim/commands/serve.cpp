@@ -28,7 +28,7 @@ int cmd_serve(ServeArgs args, const std::string& command) {
   } else {
     c.model = with_context("--model", [&] { return model_from_json(args.model, "--model"); });
   }
-  c.batch_sizes = with_context("--batch", [&] { return parse_batch_sizes(args.batch); });
+  c.batch_sizes = parse_batch_sizes(args.batch);
   if (!args.lengths.empty()) {
     c.lengths = read_lengths(args.lengths);
     c.lengths_source = args.lengths;

@@ -28,15 +28,8 @@ struct MoeBatch {
 };
 
 MoeBatch route_batch(const Machine& machine, const MoeConfig& config, const ParamSet& moe, int batch) {
-  const int p = machine.p(), m = config.micro_chunks;
-  MoeBatch out{route_tokens(config, p, batch), nullptr};
-  const MoeSizes sizes = moe_sizes(config);
-  std::vector<std::vector<double>> compute(p, std::vector<double>(m));
-  for (int c = 0; c < p; ++c)
-    std::fill(compute[c].begin(), compute[c].end(), expert_compute(out.routing, c, config, moe, m).seconds);
-  out.layer = std::make_unique<MoeLayer>(std::move(compute),
-                                         dispatch_matrix(out.routing, config.hidden, sizes.dispatch),
-                                         combine_matrix(out.routing, config.hidden, sizes.combine));
+  MoeBatch out{route_tokens(config, machine.p(), batch), nullptr};
+  out.layer = make_moe_layer(out.routing, config, moe);
   return out;
 }
 

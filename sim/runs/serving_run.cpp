@@ -382,21 +382,18 @@ class ServingSim {
     Machine& m = stage(seg.stage);
     const int S = m.p();
     const MoeRouting routing = route_tokens(seg.moe, S, 0);
-    const MoeSizes sizes = moe_sizes(seg.moe);
     SegmentTime t;
-    std::vector<std::vector<double>> compute(S, std::vector<double>(1, 0.0));
-    double slowest = 0;
-    int straggler = 0;
+    ExpertCompute straggler;  // the slowest chip's expert compute
     for (int c = 0; c < S; ++c) {
       const ExpertCompute e = expert_compute(routing, c, seg.moe, params_, 1);
-      if (!overlap) compute[c][0] = e.seconds;
-      if (e.seconds > slowest) slowest = e.seconds, straggler = c;
+      if (e.seconds > straggler.seconds) straggler = e;
       t.flops += e.flops, t.bytes += e.bytes;
     }
-    t.bound = expert_compute(routing, straggler, seg.moe, params_, 1).memory_bound ? "hbm" : "compute";
-    MoeLayer layer(std::move(compute), dispatch_matrix(routing, seg.moe.hidden, sizes.dispatch),
-                   combine_matrix(routing, seg.moe.hidden, sizes.combine));
-    const SimResult r = simulate_here(m, layer);
+    const double slowest = straggler.seconds;
+    t.bound = straggler.memory_bound ? "hbm" : "compute";
+    // With overlap the experts are the other stream's: the layer alone is its communication.
+    const std::unique_ptr<MoeLayer> layer = make_moe_layer(routing, seg.moe, params_, !overlap);
+    const SimResult r = simulate_here(m, *layer);
     if (tracing_) t.run = std::make_shared<SimResult>(r);
     t.transfers = r.transfers, t.engine = r.engine;
     t.wrong = r.verdict.wrong, t.first_error = r.verdict.first_error;
@@ -449,10 +446,10 @@ std::vector<StepPlan> step_plans(ServingSim& sim,
                                  bool decode, int batch) {
   std::vector<StepPlan> plans;
   if (sim.config().micro_batches == 1)
-    plans.push_back(plan_step(sim.config(), sim.layout(), sim.params(), requests, decode, batch));
+    plans.push_back(plan_step(sim.config(), sim.layout(), requests, decode, batch));
   else
     for (int mb = 0; mb < 2; ++mb)
-      plans.push_back(plan_step(sim.config(), sim.layout(), sim.params(), requests, decode, batch, mb));
+      plans.push_back(plan_step(sim.config(), sim.layout(), requests, decode, batch, mb));
   return plans;
 }
 
@@ -584,10 +581,10 @@ void serving_config_json(nlohmann::ordered_json& out, const ServingConfig& confi
   out["chip"] = sim.profile().name;
   out["layout"] = {{"tp", layout.tp}, {"pp", layout.pp}, {"dp", layout.dp}, {"ep", layout.ep}};
   out["placement"] = config.placement;
-  MoeConfig probe;  // the replicas in effect: balanced fills the free slots unless told otherwise
-  probe.experts = config.model.experts, probe.placement = config.placement,
-  probe.replicate_hot = config.replicate_hot;
-  out["replicate_hot"] = config.model.moe() ? probe.hot_replicated(layout.stage_chips()) : 0;
+  const int S = layout.stage_chips();  // the replicas in effect: balanced fills the free slots by default
+  out["replicate_hot"] =
+      config.model.moe() ? moe_layer_config(config, std::vector<std::uint64_t>(S, 1), 0, 0).hot_replicated(S)
+                         : 0;
   out["replicas"] = config.replicas;
   out["micro_batches"] = config.micro_batches;
   out["phase"] = config.phase;

@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto requests = draw_requests(config, batch, 0);
       fuzz::check(requests.size() == batch);
       for (const bool decode : {true, false}) {
-        const StepPlan plan = plan_step(config, layout, params, requests, decode, 0);
+        const StepPlan plan = plan_step(config, layout, requests, decode, 0);
         std::uint64_t tokens = 0;
         for (const auto& [in, out] : requests) tokens += decode ? 1 : in;
         fuzz::check(plan.tokens == tokens && plan.requests == batch);

@@ -188,6 +188,49 @@ std::string format_rate(double bytes_per_second) {
   return out;
 }
 
+std::vector<std::uint64_t> parse_series(const std::string& text, const std::string& option,
+                                        const std::string& noun,
+                                        const std::function<std::uint64_t(const std::string&)>& one,
+                                        std::size_t limit) {
+  const std::string more = option + " '" + text.substr(0, 40) + (text.size() > 40 ? "...' " : "' ") +
+                           "has more than " + std::to_string(limit) + " " + noun;
+  std::vector<std::uint64_t> values;
+  if (text.find(':') == std::string::npos) {
+    for (const auto& item : split_items(text, ',')) values.push_back(one(item));
+    if (values.empty())
+      throw InputError(option + " '" + text + "' lists no " + noun.substr(0, noun.size() - 1) +
+                       "; expected a list");
+    if (values.size() > limit) throw InputError(more);
+    return values;
+  }
+  const auto parts = split_items(text, ':');
+  if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+'))
+    throw InputError("invalid " + option + " '" + text +
+                     "'; expected FROM:TO:xFACTOR, FROM:TO:+STEP or a list");
+  const std::uint64_t from = one(parts[0]), to = one(parts[1]);
+  if (from > to) throw InputError("invalid " + option + " '" + text + "': FROM is larger than TO");
+  if (parts[2][0] == 'x') {
+    const std::uint64_t factor = static_cast<std::uint64_t>(parse_count(parts[2].substr(1)));
+    if (factor < 2 || from == 0)
+      throw InputError("invalid " + option + " '" + text + "': needs FROM > 0 and a factor >= 2");
+    for (std::uint64_t n = from; n <= to; n *= factor) {
+      values.push_back(n);
+      if (n > to / factor) break;
+    }
+    if (values.size() > limit) throw InputError(more);
+    return values;
+  }
+  const std::uint64_t step = one(parts[2].substr(1));
+  if (step == 0) throw InputError("invalid " + option + " '" + text + "': the step is 0");
+  // Counted before any is made: "1:1GiB:+1" would be a billion values, and n + step may wrap.
+  if ((to - from) / step >= limit) throw InputError(more);
+  for (std::uint64_t n = from;; n += step) {
+    values.push_back(n);
+    if (to - n < step) break;
+  }
+  return values;
+}
+
 std::vector<std::string> split_items(const std::string& text, char separator, bool keep_empty) {
   std::vector<std::string> out;
   std::stringstream in(text);

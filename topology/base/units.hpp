@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,14 @@ std::string fixed_text(double value, int decimals);
 std::string csv_text(const std::string& text);
 
 // The items of `text` between `separator`s ("a,b,,c": a, b, c), the empty ones too if `keep_empty`.
+// A series of whole numbers, each read by `one` (a size, a count): "FROM:TO:xFACTOR" (geometric, FROM > 0,
+// FACTOR >= 2), "FROM:TO:+STEP" (arithmetic, STEP read by `one` too) or "A,B,C" (a list); at most `limit`,
+// counted before any is made. Errors name `option` ("--sizes") and `noun` ("sizes"):
+// "invalid --sizes 'x'; expected FROM:TO:xFACTOR, FROM:TO:+STEP or a list", "... has more than N sizes".
+std::vector<std::uint64_t> parse_series(const std::string& text, const std::string& option,
+                                        const std::string& noun,
+                                        const std::function<std::uint64_t(const std::string&)>& one,
+                                        std::size_t limit);
 std::vector<std::string> split_items(const std::string& text, char separator, bool keep_empty = false);
 
 // Ranks and inclusive ranges, "0-7,72", each below `chips`, sorted and without repeats; `what` names the

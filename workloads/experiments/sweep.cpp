@@ -107,40 +107,8 @@ SweepSpec read_workload_sweep(const nlohmann::ordered_json& j, const std::string
 }  // namespace
 
 std::vector<std::uint64_t> parse_sizes(const std::string& text) {
-  auto parts = split_items(text, ':');
-  if (text.find(':') == std::string::npos) {
-    std::vector<std::uint64_t> sizes;
-    for (const auto& item : split_items(text, ',')) sizes.push_back(parse_bytes(item));
-    if (sizes.empty()) throw InputError("--sizes '" + text + "' lists no size; expected e.g. 1KiB,1MiB");
-    if (sizes.size() > kMaxSweepValues)
-      throw InputError("--sizes '" + text.substr(0, 40) + "...' has more than 100000 sizes");
-    return sizes;
-  }
-  if (parts.size() != 3 || parts[2].size() < 2 || (parts[2][0] != 'x' && parts[2][0] != '+'))
-    throw InputError("invalid --sizes '" + text + "'; expected FROM:TO:xFACTOR, FROM:TO:+STEP or a list");
-  std::uint64_t from = parse_bytes(parts[0]), to = parse_bytes(parts[1]);
-  if (from > to) throw InputError("invalid --sizes '" + text + "': FROM is larger than TO");
-  std::vector<std::uint64_t> sizes;
-  if (parts[2][0] == 'x') {
-    std::uint64_t factor = parse_count(parts[2].substr(1));
-    if (factor < 2 || from == 0)
-      throw InputError("invalid --sizes '" + text + "': needs FROM > 0 and a factor >= 2");
-    for (std::uint64_t n = from; n <= to; n *= factor) {
-      sizes.push_back(n);
-      if (n > to / factor) break;
-    }
-  } else {
-    std::uint64_t step = parse_bytes(parts[2].substr(1));
-    if (step == 0) throw InputError("invalid --sizes '" + text + "': the step is 0");
-    // Counted before any is made: "1:1GiB:+1" would be a billion points, and n + step may wrap.
-    if ((to - from) / step >= kMaxSweepValues)
-      throw InputError("--sizes '" + text + "' has more than 100000 sizes");
-    for (std::uint64_t n = from;; n += step) {
-      sizes.push_back(n);
-      if (to - n < step) break;
-    }
-  }
-  return sizes;
+  return parse_series(
+      text, "--sizes", "sizes", [](const std::string& item) { return parse_bytes(item); }, kMaxSweepValues);
 }
 
 std::uint64_t parse_seed(const std::string& text) {

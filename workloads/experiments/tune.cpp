@@ -111,9 +111,11 @@ SweepRow sweep_row_from_json(const json& row, const std::string& source, int lin
   out.algorithm = text_field(row, "algorithm", source, line);
   const json& bytes = field(row, "bytes", source, line);
   if (!bytes.is_number_unsigned()) bad_row(source, line, "\"bytes\" is not a non-negative integer");
-  if (bytes.get<std::uint64_t>() > (1ull << 53))
+  try {
+    out.bytes = checked_bytes(bytes.get<std::uint64_t>());
+  } catch (const InputError&) {
     bad_row(source, line, "\"bytes\" " + bytes.dump() + " is over 2^53, the largest size a sweep writes");
-  out.bytes = bytes.get<std::uint64_t>();
+  }
   const json& time = field(row, "time_s", source, line);
   if (!time.is_number() || time.get<double>() < 0) bad_row(source, line, "\"time_s\" is not a time");
   out.time_s = time.get<double>();

@@ -153,49 +153,33 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> draw_requests(const Serving
   return out;
 }
 
-double Roofline::seconds(const ParamSet& params) const {
-  return std::max(flops / (params.number("chip_flops") * params.number("compute_efficiency")),
-                  bytes / params.number("hbm_bandwidth"));
-}
-
-bool Roofline::memory_bound(const ParamSet& params) const {
-  return bytes / params.number("hbm_bandwidth") >
-         flops / (params.number("chip_flops") * params.number("compute_efficiency"));
+MoeConfig moe_layer_config(const ServingConfig& config, const std::vector<std::uint64_t>& chip_tokens,
+                           int layer, int batch) {
+  const ModelShape& m = config.model;
+  MoeConfig moe;
+  moe.experts = m.experts, moe.top_k = m.top_k, moe.hidden = m.hidden, moe.ffn = m.expert_ffn;
+  moe.tokens_per_chip = std::max<std::uint64_t>(1, chip_tokens.front());
+  moe.chip_tokens = chip_tokens;
+  moe.router = config.router;
+  moe.zipf = config.zipf.value_or(m.expert_zipf);
+  moe.expert_load = config.expert_load, moe.expert_load_source = config.expert_load_source;
+  moe.capacity_factor = config.capacity_factor;
+  moe.dispatch_dtype = config.dispatch_dtype, moe.combine_dtype = config.combine_dtype;
+  moe.weight_dtype = m.weight_dtype;
+  moe.placement = config.placement, moe.replicate_hot = config.replicate_hot, moe.replicas = config.replicas;
+  moe.batches = 1;
+  moe.seed =
+      config.seed + static_cast<std::uint64_t>(layer) * (1ull << 20) + static_cast<std::uint64_t>(batch);
+  return moe;
 }
 
 std::vector<std::uint64_t> parse_batch_sizes(const std::string& text) {
-  auto count = [&](const std::string& word) {
-    std::size_t used = 0;
-    unsigned long long v = 0;
-    try {
-      v = std::stoull(word, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != word.size() || word.empty() || word[0] == '-' || v < 1 || v > (1u << 24))
-      throw InputError("batch size '" + word + "': expected a whole number in [1, 16777216]");
-    return static_cast<std::uint64_t>(v);
-  };
-  std::vector<std::uint64_t> out;
-  if (const auto colon = text.find(':'); colon != std::string::npos) {
-    const auto second = text.find(':', colon + 1);
-    if (second == std::string::npos || text.size() < second + 3 ||
-        (text[second + 1] != 'x' && text[second + 1] != '+'))
-      throw InputError("batch sizes '" + text + "': expected FIRST:LAST:xFACTOR or FIRST:LAST:+STEP");
-    const auto first = count(text.substr(0, colon)), last = count(text.substr(colon + 1, second - colon - 1));
-    const auto step = count(text.substr(second + 2));
-    if (text[second + 1] == 'x' && step < 2)
-      throw InputError("batch sizes '" + text + "': the factor must be >= 2");
-    for (std::uint64_t b = first; b <= last && out.size() <= 64;
-         b = text[second + 1] == 'x' ? b * step : b + step)
-      out.push_back(b);
-  } else {
-    std::string word;
-    std::istringstream words(text);
-    while (std::getline(words, word, ',')) out.push_back(count(word));
-  }
-  if (out.empty() || out.size() > 64) throw InputError("batch sizes '" + text + "': give 1 to 64 sizes");
-  return out;
+  return parse_series(
+      text, "--batch", "batch sizes",
+      [](const std::string& item) {
+        return static_cast<std::uint64_t>(with_context("--batch", [&] { return parse_count(item); }));
+      },
+      64);
 }
 
 namespace {
@@ -234,28 +218,6 @@ std::vector<GroupWork> group_work(const ServingLayout& layout,
 }  // namespace
 
 namespace {
-
-// The MoE layer `layer` of batch `batch` as `ultrasim moe` would run it: the model's experts, the run's
-// router, placement and dtypes, each chip's tokens.
-MoeConfig moe_layer_config(const ServingConfig& config, const std::vector<std::uint64_t>& chip_tokens,
-                           int layer, int batch) {
-  const ModelShape& m = config.model;
-  MoeConfig moe;
-  moe.experts = m.experts, moe.top_k = m.top_k, moe.hidden = m.hidden, moe.ffn = m.expert_ffn;
-  moe.tokens_per_chip = std::max<std::uint64_t>(1, chip_tokens.front());
-  moe.chip_tokens = chip_tokens;
-  moe.router = config.router;
-  moe.zipf = config.zipf.value_or(m.expert_zipf);
-  moe.expert_load = config.expert_load, moe.expert_load_source = config.expert_load_source;
-  moe.capacity_factor = config.capacity_factor;
-  moe.dispatch_dtype = config.dispatch_dtype, moe.combine_dtype = config.combine_dtype;
-  moe.weight_dtype = m.weight_dtype;
-  moe.placement = config.placement, moe.replicate_hot = config.replicate_hot, moe.replicas = config.replicas;
-  moe.batches = 1;
-  moe.seed =
-      config.seed + static_cast<std::uint64_t>(layer) * (1ull << 20) + static_cast<std::uint64_t>(batch);
-  return moe;
-}
 
 // Builds a step's plan segment by segment (the formulas of serving.hpp), for one set of groups' work.
 class StepPlanner {
@@ -356,7 +318,7 @@ class StepPlanner {
 
 }  // namespace
 
-StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout, const ParamSet&,
+StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout,
                    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests, bool decode,
                    int batch, int micro_batch_of) {
   StepPlanner step(config, layout, group_work(layout, requests, decode, micro_batch_of), decode,
@@ -391,18 +353,10 @@ MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, c
   // Experts per chip: the placement's most, replicas included.
   int most_experts = 0;
   if (m.moe()) {
-    MoeConfig moe;
-    moe.experts = m.experts, moe.top_k = m.top_k, moe.tokens_per_chip = 1, moe.hidden = m.hidden;
-    moe.placement = config.placement, moe.replicate_hot = config.replicate_hot,
-    moe.replicas = config.replicas;
-    moe.zipf = config.zipf.value_or(m.expert_zipf), moe.expert_load = config.expert_load;
-    MoeRouting r;
-    r.p = S, r.experts = m.experts;
-    const auto w = expert_weights(moe);
-    r.owner = place_experts(m.experts, S, config.placement, w);
-    place_replicas(r, w, moe.hot_replicated(S), config.replicas);
     std::vector<int> count(S, 0);
-    for (int c : r.instance_chip) most_experts = std::max(most_experts, ++count[c]);
+    for (int c :
+         place_instances(moe_layer_config(config, std::vector<std::uint64_t>(S, 1), 0, 0), S).instance_chip)
+      most_experts = std::max(most_experts, ++count[c]);
   }
   for (int stage = 0; stage < layout.pp; ++stage) {
     double weights = 0;

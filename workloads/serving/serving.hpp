@@ -102,13 +102,6 @@ ServingLayout serving_layout(const ServingConfig& config, int chips);
 std::vector<std::pair<std::uint64_t, std::uint64_t>> draw_requests(const ServingConfig& config,
                                                                    std::uint64_t size, int batch);
 
-// A chip's work in one compute segment.
-struct Roofline {
-  double flops = 0, bytes = 0;
-  double seconds(const ParamSet& params) const;
-  bool memory_bound(const ParamSet& params) const;
-};
-
 struct Segment {
   enum Kind { kCompute, kAllreduce, kMoe, kSend } kind = kCompute;
   int stage = 0, layer = -1, micro_batch = 0;  // layer -1: the stage's send or the LM head
@@ -126,9 +119,15 @@ struct StepPlan {
   std::vector<Segment> segments;
 };
 
+// The MoE layer `layer` of batch `batch` as `ultrasim moe` would run it: the model's experts, the run's
+// router, placement and dtypes, `chip_tokens` on each chip (stage ranks), seed config.seed + layer x 2^20 +
+// batch.
+MoeConfig moe_layer_config(const ServingConfig& config, const std::vector<std::uint64_t>& chip_tokens,
+                           int layer, int batch);
+
 // The plan of batch `batch` (its requests `requests`) in `decode` or prefill, on `layout`, the MoE layer
 // l routing with seed config.seed + l x 2^20 and batch `batch` (as `ultrasim moe --seed` does).
-StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout, const ParamSet& params,
+StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout,
                    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests, bool decode,
                    int batch, int micro_batch_of = -1);
 
@@ -145,7 +144,7 @@ void check_memory(const MemoryUse& use, std::uint64_t batch_size);
 
 // A serving workload file's fields into a config; InputError naming the field.
 ServingConfig serving_config_from_json(const nlohmann::json& workload, const std::string& file);
-// "1:1024:x2" (geometric), "8:64:+8" (arithmetic), "1,8,64" or "32": at most 64 sizes in [1, 2^24].
+// "1:1024:x2" (geometric), "8:64:+8" (arithmetic), "1,8,64" or "32" (parse_series): at most 64 sizes.
 std::vector<std::uint64_t> parse_batch_sizes(const std::string& text);
 // A length file: lines or a JSON array of [input, output] pairs ("input,output" per CSV line).
 std::vector<std::pair<std::uint64_t, std::uint64_t>> read_lengths(const std::string& path);

@@ -225,7 +225,7 @@ TEST_CASE("serving refuses what cannot be deployed, saying by how much") {
       {"serve", "--model", "llama3-70b", "--topology", "switch:8", "--tp", "8", "--batch", "4096"},
       "the KV cache of batch 4096 does not fit");
   expect_input_error({"serve", "--model", "deepseek-v4"}, "unknown model 'deepseek-v4'; did you mean");
-  expect_input_error({"serve", "--batch", "0"}, "--batch: batch size '0': expected a whole number");
+  expect_input_error({"serve", "--batch", "0"}, "--batch: invalid count '0'; expected a positive integer");
   expect_input_error({"serve", "--micro-batches", "3"}, "--micro-batches must be 1 or 2");
   expect_input_error({"serve", "--phase", "train"}, "--phase 'train': expected prefill, decode or both");
   expect_input_error({"serve", "--engine", "simgrid"}, "--engine simgrid: serve runs many simulations");
