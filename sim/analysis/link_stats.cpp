@@ -510,6 +510,15 @@ std::uint64_t link_bytes(const RecordPaths& paths, const std::vector<TransferRec
   return total;
 }
 
+std::vector<std::uint64_t> direction_bytes(const RecordPaths& paths,
+                                           const std::vector<TransferRecord>& records, std::size_t links) {
+  std::vector<std::uint64_t> carried(2 * links, 0);
+  for (const TransferRecord& x : records)
+    for (const Hop& h : paths.hops(x))
+      carried[2 * static_cast<std::size_t>(h.link) + (h.up ? 0 : 1)] += x.bytes;
+  return carried;
+}
+
 nlohmann::json link_stats_json(const Topology& topology, const LinkStats& stats, int bins) {
   nlohmann::json tiers = nlohmann::json::array();
   for (const TierLoad& tier : stats.tiers)

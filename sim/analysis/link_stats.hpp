@@ -105,6 +105,10 @@ class RecordPaths {
 // Every record's bytes times the links its path crosses, summed: what the links carried in all (the
 // statistics' link_bytes, without solving for rates).
 std::uint64_t link_bytes(const RecordPaths& paths, const std::vector<TransferRecord>& records);
+// The same per link direction (2 x link, + 1 from Link::b to Link::a) of a topology of `links` links:
+// what each carried (their sum is link_bytes).
+std::vector<std::uint64_t> direction_bytes(const RecordPaths& paths,
+                                           const std::vector<TransferRecord>& records, std::size_t links);
 
 // The statistics of a run's transfer records (sorted or not) on `topology`, whose run ended at time_s;
 // the faults' bandwidth changes (degrade) lower capacities from their times on.

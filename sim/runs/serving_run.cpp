@@ -53,17 +53,13 @@ struct StepTime {
 // direction's bytes at its rate take at least half the time, else latency.
 std::string comm_bound_of(const Machine& m, const SimResult& r, double seconds, double& link_bytes) {
   const auto& links = m.topology->links();
-  std::vector<double> carried(2 * links.size(), 0.0);
-  const RecordPaths paths(*m.routes, m.faults);
-  for (const auto& x : r.transfer_records) {
-    if (x.cancelled || x.src < 0 || x.dst < 0) continue;
-    for (const Hop& h : paths.hops(x)) carried[2 * h.link + (h.up ? 0 : 1)] += static_cast<double>(x.bytes);
-  }
+  const std::vector<std::uint64_t> carried =
+      direction_bytes(RecordPaths(*m.routes, m.faults), r.transfer_records, links.size());
   double busiest = 0;
   int at = -1;
   for (std::size_t d = 0; d < carried.size(); ++d) {
-    link_bytes += carried[d];
-    const double t = carried[d] / links[d / 2].bandwidth();
+    link_bytes += static_cast<double>(carried[d]);
+    const double t = static_cast<double>(carried[d]) / links[d / 2].bandwidth();
     if (t > busiest) busiest = t, at = static_cast<int>(d / 2);
   }
   if (at < 0 || busiest < 0.5 * seconds) return "latency";
@@ -303,7 +299,7 @@ class ServingSim {
       t.seconds = r.time_s;
       t.transfers = r.transfers;
       t.wrong = r.verdict.wrong, t.first_error = r.verdict.first_error;
-      comm_bound_of(prepared, r, r.time_s, t.link_bytes);
+      t.comm_bound = comm_bound_of(prepared, r, r.time_s, t.link_bytes);
     } catch (const SimulationError&) {
       if (engine_ != Engine::kAuto) throw;
       // What only SimGrid models (in-switch reduction): in a child process, the time alone.
@@ -318,19 +314,16 @@ class ServingSim {
                               " bytes failed on SimGrid");
       t.seconds = *time;
       used_ = Engine::kSimGrid;
+      // No records from the child: bound by links when the fabric's bound is at least half the time,
+      // in the highest tier a tp group's route crosses.
+      if (compute_metrics(prepared, t.seconds).bound_s >= 0.5 * t.seconds) {
+        int tier = -1;
+        for (const Hop& h : prepared.routes->between(0, layout_.tp - 1).hops)
+          if (const auto& l = prepared.topology->links()[h.link]; l.tier_index > tier)
+            tier = l.tier_index, t.comm_bound = "link:" + l.tier;
+      }
     }
     t.comm_s = t.seconds;
-    const Metrics metrics = compute_metrics(prepared, t.seconds);
-    t.comm_bound = "latency";
-    if (metrics.bound_s >= 0.5 * t.seconds) {
-      const Path path = prepared.routes->between(0, layout_.tp - 1);
-      int tier = -1;
-      std::string name = "link";
-      for (const Hop& h : path.hops)
-        if (const auto& l = prepared.topology->links()[h.link]; l.tier_index > tier)
-          tier = l.tier_index, name = l.tier;
-      t.comm_bound = "link:" + name;
-    }
     allreduce_cache_.emplace(key, t);
     return t;
   }
