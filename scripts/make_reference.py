@@ -3,7 +3,7 @@
     /usr/bin/python3 scripts/make_reference.py [--check] build/ultrasim
 
 Runs `ultrasim list --format json` (and `topology EXAMPLE --format json` per generator) and writes
-topology/, collectives/ and workloads/REFERENCE.md, byte for byte the same for the same binary. --check
+topology/, collectives/ and workloads/REFERENCE.md (engines included), byte for byte the same for the same binary. --check
 writes nothing and fails (exit 1, a line per problem) if a committed file is stale or lacks a registered
 name, or if README.md or a */README.md has an open code fence or a relative link to no file or heading."""
 import argparse
@@ -127,6 +127,15 @@ def serving_reference(listing):
             "\n## Chip profiles (`ultrasim serve --chip`)\n\n" + chips)
 
 
+def engines_reference(listing):
+    return ("\n## Engines (`--engine`)\n\nWhat computes how a workload's transfers share the fabric "
+            "([sim/README.md](../sim/README.md#engines)).\n\n" +
+            table(["engine", "description", "declines", "exact", "error", "bytes per flow"],
+                  [[f"`{e['name']}`", e["description"], e["declines"], "yes" if e["exact"] else "no",
+                    e["error"], f"{e['bytes_per_flow']:g}" if e["bytes_per_flow"] else "-"]
+                   for e in listing["engines"]]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("binary", help="the ultrasim binary")
@@ -138,7 +147,8 @@ def main():
              "workloads": HEADER + "# Workload reference\n\nWhat ultrasim runs; [README.md](README.md) "
              "documents each.\n\n" + table(["workload", "description", "run by", "formats"],
                                              [[f"`{w['name']}`", w["description"], w["command"], ", ".join(w["formats"])]
-                                              for w in listing["workloads"]]) + serving_reference(listing)}
+                                              for w in listing["workloads"]]) + engines_reference(listing)
+             + serving_reference(listing)}
     paths = {f: ROOT / f / "REFERENCE.md" for f in files}
     if not args.check:
         for f, text in files.items():
@@ -150,7 +160,7 @@ def main():
         problems.append(f"stale: {', '.join(stale)}; regenerate with: "
                         f"/usr/bin/python3 scripts/make_reference.py {args.binary}")
     registered = {"topology": listing["topologies"],
-                  "workloads": listing["workloads"] + listing["models"] + listing["chips"],
+                  "workloads": listing["workloads"] + listing["engines"] + listing["models"] + listing["chips"],
                   "collectives": listing["collectives"] + listing["algorithms"]}
     if missing := [f"{x['name']} ({f}/REFERENCE.md)" for f, items in registered.items() for x in items
                    if f"| `{x['name']}` |" not in committed[f]]:  # each name has a table row

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "topology/base/errors.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/memory_guard.hpp"
 
@@ -70,6 +71,12 @@ Machine build_machine(const std::string& spec,
   machine.routes = std::make_unique<Routes>(*machine.topology);
   machine.faults = plan_faults({}, *machine.topology);
   return machine;
+}
+
+void check_engine_count(int n, int available, const std::string& what) {
+  if (n < 1 || n > available)
+    throw InputError("--check-engine " + std::to_string(n) + ": the exchanges to check, from 1 to " +
+                     std::to_string(available) + " (" + what + ")");
 }
 
 }  // namespace ultrasim

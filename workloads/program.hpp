@@ -80,6 +80,11 @@ Machine build_machine(const std::string& spec,
                       const std::string& protocol = {}, std::shared_ptr<const Stack> stack = nullptr,
                       int channels_open = 0);
 
+// Checks --check-engine's N (how many of a workload's exchanges to run on the fast and the exact engine,
+// sim/engine/runner.hpp) against the exchanges the workload has (`available`; `what` says which they
+// are): InputError "--check-engine N: ..." unless 1 <= N <= available.
+void check_engine_count(int n, int available, const std::string& what);
+
 class Program {
  public:
   virtual ~Program() = default;

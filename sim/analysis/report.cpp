@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "sim/engine/engines.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/units.hpp"
 #include "ultrasim_version.hpp"  // generated at every build: ULTRASIM_VERSION
@@ -42,6 +43,20 @@ nlohmann::ordered_json workload_result(const std::string& command, const std::st
   return out;
 }
 
+nlohmann::ordered_json engine_check_json(const EngineCheck& check) {
+  std::fprintf(
+      stderr,
+      "ultrasim: engine check: fast against flow on %d exchange(s): largest difference %.4f %% (%s)\n",
+      check.exchanges, 100 * check.max_rel_diff, check.worst.c_str());
+  return {{"engine", "fast"},
+          {"against", "flow"},
+          {"exchanges", check.exchanges},
+          {"max_rel_diff", check.max_rel_diff},
+          {"worst", check.worst},
+          {"worst_fast_s", check.worst_fast_s},
+          {"worst_exact_s", check.worst_exact_s}};
+}
+
 void close_workload_result(nlohmann::ordered_json& out, std::uint64_t wrong, const std::string& first_error,
                            const SimResult& result, const ParamSet& params) {
   out["verified"] = wrong == 0;
@@ -49,6 +64,7 @@ void close_workload_result(nlohmann::ordered_json& out, std::uint64_t wrong, con
   if (wrong > 0) out["first_error"] = first_error;
   out["transfers"] = result.transfers;
   out["engine"] = engine_name(result.engine);
+  if (!engine_entry(result.engine).exact) out["engine_error"] = engine_entry(result.engine).error;
   out["parameters"] = nlohmann::ordered_json::parse(json_text(params.to_json()));
 }
 

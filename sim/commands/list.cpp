@@ -6,6 +6,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/stack.hpp"
 #include "sim/commands/command.hpp"
+#include "sim/engine/engines.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/suggest.hpp"
@@ -87,6 +88,16 @@ nlohmann::ordered_json registries_json(const std::string& what) {
       list.push_back(entry);
     }
   }
+  if (wanted("engines")) {
+    auto& list = out["engines"] = nlohmann::ordered_json::array();
+    for (const EngineEntry& e : engine_table())
+      list.push_back({{"name", e.name},
+                      {"description", e.description},
+                      {"declines", e.declines},
+                      {"exact", e.exact},
+                      {"error", e.error},
+                      {"bytes_per_flow", e.bytes_per_flow}});
+  }
   if (wanted("chips")) {
     auto& list = out["chips"] = nlohmann::ordered_json::array();
     for (const ChipProfile& c : serving_chips()) {
@@ -126,6 +137,9 @@ void print_text(const nlohmann::ordered_json& out) {
           description += " " + v["name"].get<std::string>() + "=" + v["value"].get<std::string>();
         description += ")";
       }
+      if (item.contains("declines"))  // an engine: what it declines and its error
+        description += " [declines: " + item["declines"].get<std::string>() +
+                       "; error: " + item["error"].get<std::string>() + "]";
       if (item.contains("collective")) {
         name = item["collective"].get<std::string>() + " " + name;
         for (const auto& p : item["parameters"])
@@ -140,17 +154,18 @@ void print_text(const nlohmann::ordered_json& out) {
 }  // namespace
 
 Command list_command() {
-  return {"list", "list topologies, collectives, algorithms, stacks, workloads, models or chips",
+  return {"list", "list topologies, collectives, algorithms, stacks, workloads, models, chips or engines",
           [](CLI::App& app) {
             auto what = std::make_shared<std::string>("all");
             auto format = std::make_shared<std::string>("text");
-            app.add_option("what", *what,
-                           "topologies|collectives|algorithms|stacks|workloads|models|chips (default: all)");
+            app.add_option(
+                "what", *what,
+                "topologies|collectives|algorithms|stacks|workloads|models|chips|engines (default: all)");
             app.add_option("--format", *format, "text|json");
             return [=](const std::string&) {
               check_choice("list", *what,
                            {"all", "topologies", "collectives", "algorithms", "stacks", "workloads", "models",
-                            "chips"});
+                            "chips", "engines"});
               check_choice("format", *format, {"text", "json"});
               const nlohmann::ordered_json out = registries_json(*what);
               if (*format == "json") {

@@ -1,5 +1,6 @@
 // `ultrasim moe`: an MoE layer from flags (sim/runs/moe_run.hpp runs it; workload files give the same).
 #include "sim/commands/command.hpp"
+#include "sim/engine/engines.hpp"
 #include "sim/runs/moe_run.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/suggest.hpp"
@@ -68,11 +69,14 @@ Command moe_command() {
                        "contiguous (default) | round-robin | balanced (greedy, hot experts replicated)");
         app.add_option("--replicas", mc.replicas, "replicas per hot expert (default 1)");
         app.add_option("--batches", mc.batches, "batches, routing drawn afresh each (random): p50/p99/max");
+        app.add_option("--check-engine", a.request.check_engine,
+                       "N: also run the layers of the first N batches on the fast and the exact flow engine "
+                       "and report their largest relative difference (engine_check)");
         app.add_option("--seed", a.seed, "random seed of the router (default 0)");
         app.add_option("--set", a.sets, "override a parameter, name=value (topology, model, chip, price)");
         add_stack_option(app, a.sets,
                          "software stack: ideal, nccl, neuron or a FILE.json (default: the topology's)");
-        app.add_option("--engine", a.request.engine, "auto|simgrid|contention-free|flow");
+        app.add_option("--engine", a.request.engine, engine_choices());
         app.add_option("--trace", a.request.trace, "write the first batch's Perfetto trace to FILE");
         app.add_option("--traffic-out", a.request.traffic,
                        "write the first batch's dispatch matrix (run --traffic-matrix reads it)");

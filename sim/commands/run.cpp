@@ -1,5 +1,6 @@
 // `ultrasim run`: one collective at one size (sim/runs/collective_run.hpp runs it).
 #include "sim/commands/command.hpp"
+#include "sim/engine/engines.hpp"
 #include "sim/runs/collective_run.hpp"
 
 namespace ultrasim {
@@ -19,6 +20,9 @@ Command run_command() {
         app.add_option("--traffic-matrix", a.traffic_matrix,
                        "alltoallv: per-pair bytes, JSON or CSV, row = sender (instead of --size)");
         app.add_option("--set", a.sets, "override a parameter, name=value (repeatable)");
+        app.add_option("--check-engine", a.check_engine,
+                       "1: also run the collective on the fast and the exact flow engine and report their "
+                       "relative difference (engine_check)");
         add_stack_option(app, a.sets,
                          "software stack: ideal, nccl, neuron or a FILE.json (default: the topology's; "
                          "ultrasim list stacks)");
@@ -52,9 +56,9 @@ Command run_command() {
         app.add_option("--dtype", a.dtype, "element type for the count/type columns (default float32)");
         app.add_option("--platform", a.platform, "run on this exported SimGrid XML instead of building one");
         app.add_option("--engine", a.engine,
-                       "auto (contention-free where it proves exact, else flow, else SimGrid), simgrid, "
-                       "contention-free or flow (max-min sharing without SimGrid; no in-switch reduction "
-                       "or link faults yet)");
+                       engine_choices() +
+                           " (ultrasim list engines); auto: contention-free where it proves "
+                           "exact, else flow, else SimGrid");
         app.add_option("--fault", a.faults,
                        "inject a fault (repeatable): link-down:NAME@T[-T], switch-down:NAME@T[-T], "
                        "degrade:NAME=FRACTION[@T[-T]], slow-chip:RANK=FACTOR, late-chip:RANK@T");

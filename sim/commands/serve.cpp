@@ -1,6 +1,7 @@
 // `ultrasim serve`: a model served on the fabric from flags (sim/runs/serving_run.hpp runs it; workload
 // files with "workload": "serving" give the same).
 #include "sim/commands/command.hpp"
+#include "sim/engine/engines.hpp"
 #include "sim/runs/serving_run.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/suggest.hpp"
@@ -93,7 +94,13 @@ Command serve_command() {
         app.add_option("--set", a.sets, "override a parameter, name=value (topology, model, chip, price)");
         add_stack_option(app, a.sets,
                          "software stack: ideal | nccl | neuron | FILE.json (default: the topology's)");
-        app.add_option("--engine", c.engine, "auto|contention-free|flow");
+        app.add_option("--check-engine", c.check_engine,
+                       "N: also run the exchanges of the first N layers (MoE layers, tp all-reduces) of the "
+                       "first step on the fast and the exact flow engine; their largest relative difference "
+                       "(engine_check)");
+        app.add_option(
+            "--engine", c.engine,
+            engine_choices() + " but simgrid; auto: contention-free where it proves exact, else fast");
         app.add_option("--trace", a.trace,
                        "write a Perfetto trace of batch 0's step at the first batch size");
         app.add_option("--format", a.format, "table|json");

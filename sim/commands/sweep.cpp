@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "sim/commands/command.hpp"
+#include "sim/engine/engines.hpp"
 #include "sim/engine/records.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
@@ -128,8 +129,7 @@ Command sweep_command() {
         app.add_option("--sizes", a.sizes, "FROM:TO:xFACTOR, FROM:TO:+STEP or a list, e.g. 1KiB:4GiB:x2");
         app.add_option("--set", a.sets, "parameter values, name=v1,v2 (repeatable; crossed)");
         add_stack_option(app, a.sets, "software stacks, comma-separated (as --set stack=v1,v2)");
-        app.add_option("--engine", a.engine,
-                       "auto|simgrid|contention-free|flow, for every point (default auto)");
+        app.add_option("--engine", a.engine, engine_choices() + ", for every point (default auto)");
         app.add_option("--fault", a.faults, "a fault every point runs with (repeatable; as run --fault)");
         app.add_option("--seeds", a.seeds, "seeds, e.g. 0,1,2 or 0:3 (default 0)");
         app.add_option("--file", a.file,

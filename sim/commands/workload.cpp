@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/commands/command.hpp"
+#include "sim/engine/engines.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
@@ -85,7 +86,7 @@ Command workload_command() {
                            "chakra:PREFIX: auto (default), or COLLECTIVE=ALGORITHM,... per collective");
             app.add_option("--set", args->sets, "chakra:PREFIX: NAME=VALUE, a parameter (repeatable)");
             add_stack_option(app, args->sets, "chakra:PREFIX: software stack (as --set stack=NAME)");
-            app.add_option("--engine", args->engine, "chakra:PREFIX: auto|contention-free|flow|simgrid");
+            app.add_option("--engine", args->engine, "chakra:PREFIX: " + engine_choices());
             app.add_option(
                 "--process-group", args->groups,
                 "chakra:PREFIX: NAME=RANKS (0-7,12), a process group the trace names (repeatable)");

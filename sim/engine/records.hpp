@@ -35,17 +35,19 @@ struct ComputeRecord {
   double start = 0, end = 0;
 };
 
-// Which engine evaluates a run. `contention-free` computes every flow at its path's bottleneck rate
-// without SimGrid and proves afterwards that no link direction ever carried two flows at once, which
-// makes those times exactly SimGrid's max-min ones (sim/DESIGN.md); `flow` computes SimGrid's max-min
-// sharing without SimGrid. `auto` tries contention-free, then flow when the proof fails, and SimGrid when
-// the run needs what only SimGrid models (in-switch reduction, link faults, a platform file, settings).
-enum class Engine { kAuto, kSimGrid, kContentionFree, kFlow };
+// Which engine evaluates a run; each is a row of sim/engine/engines.hpp, which says what it models.
+// `contention-free` computes every flow at its path's bottleneck rate without SimGrid and proves afterwards
+// that no link direction ever carried two flows at once, which makes those times exactly SimGrid's max-min
+// ones (sim/DESIGN.md); `flow` computes SimGrid's max-min sharing without SimGrid; `fast` is the flow
+// engine with rates re-solved once per window instead of at every flow end, within a documented error.
+// `auto` tries contention-free, then RunOptions::contended when the proof fails, and SimGrid when the run
+// needs what only SimGrid models (in-switch reduction, link faults, a platform file, settings).
+enum class Engine { kAuto, kSimGrid, kContentionFree, kFlow, kFast };
 
 // SimGrid's `surf/precision` as our configuration sets it (sim/simgrid/platform.cpp), in seconds: SimGrid
 // ends a sleep at the first event that leaves less than this of it, and the flow engine does the same.
 inline constexpr double kSimGridPrecision = 1e-13;
-// "auto" | "simgrid" | "contention-free" | "flow"; throws InputError on anything else.
+// An engine's name in the table (sim/engine/engines.hpp); throws InputError ("did you mean") otherwise.
 Engine parse_engine(const std::string& name);
 const char* engine_name(Engine engine);
 
@@ -55,6 +57,9 @@ struct RunOptions {
   // Extra SimGrid settings "name:value", applied after ultrasim's own (advanced; may break exactness).
   std::vector<std::string> simgrid_config;
   Engine engine = Engine::kAuto;
+  // What `auto` runs a contended run on: the exact flow engine (a collective, one MoE layer), or the fast
+  // one where thousands of exchanges are simulated (serving steps, frontiers, tails).
+  Engine contended = Engine::kFlow;
 };
 
 struct SimResult {

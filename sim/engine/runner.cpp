@@ -1,5 +1,6 @@
 #include "sim/engine/runner.hpp"
 
+#include <cmath>
 #include <cstring>
 
 #include <sys/wait.h>
@@ -7,95 +8,83 @@
 
 #include <utility>
 
-#include "sim/engine/uncontended.hpp"
-#include "sim/flow/flow_engine.hpp"
-#include "sim/simgrid/simgrid_engine.hpp"
+#include "sim/engine/engines.hpp"
 #include "topology/base/errors.hpp"
 #include "workloads/collective_program.hpp"
-#include "workloads/memory_guard.hpp"
 
 namespace ultrasim {
 
 namespace {
-constexpr std::pair<Engine, const char*> kEngineNames[] = {{Engine::kAuto, "auto"},
-                                                           {Engine::kSimGrid, "simgrid"},
-                                                           {Engine::kContentionFree, "contention-free"},
-                                                           {Engine::kFlow, "flow"}};
-}
 
-Engine parse_engine(const std::string& name) {
-  for (const auto& [engine, text] : kEngineNames)
-    if (name == text) return engine;
-  throw InputError("unknown engine '" + name + "'; expected auto, simgrid, contention-free or flow");
-}
-
-const char* engine_name(Engine engine) {
-  for (const auto& [e, text] : kEngineNames)
-    if (e == engine) return text;
-  return "?";
-}
-
-namespace {
-
-// The machine was checked for memory with its flows in the flow engine (build_machine); SimGrid holds a
-// flow in about 2.7 times as much, so a run it is to carry is checked again, before it starts.
-SimResult run_on_simgrid(const Machine& machine, Program& program, const RunOptions& options) {
-  check_memory(run_memory(*machine.topology, machine.in_flight_per_chip, kSimGridFlowCost),
-               "this run on " + machine.topology->spec() + " in SimGrid");
-  return simulate_simgrid(machine, program, options);
-}
-
-// The flow engine's run; nullopt when it declines and `auto` is to hand the run on to SimGrid.
-std::optional<SimResult> run_on_flow(const Machine& machine, Program& program, const RunOptions& options) {
-  FlowOutcome outcome = simulate_flow(machine, program, options.record);
+// An engine's run: its result; nullopt when it declines and `auto` is to hand the run on; a
+// SimulationError when the run failed, or when the engine was asked for by name and declines.
+std::optional<SimResult> run_on(Engine engine, const Machine& machine, Program& program,
+                                const RunOptions& options) {
+  const EngineEntry& entry = engine_entry(engine);
+  EngineOutcome outcome = entry.run(machine, program, options);
   if (outcome.result) return std::move(outcome.result);
   if (outcome.failed) throw SimulationError(outcome.declined);
-  if (options.engine == Engine::kFlow)
-    throw SimulationError("the flow engine cannot run this: " + outcome.declined +
+  if (options.engine == engine)
+    throw SimulationError("the " + entry.name + " engine cannot run this" +
+                          (engine == Engine::kContentionFree ? " exactly" : "") + ": " + outcome.declined +
                           "; use --engine simgrid or auto");
   return std::nullopt;
 }
 
 }  // namespace
 
-// auto: the contention-free engine, which proves its run had no contention; if it did, the flow engine;
-// what that does not model yet (in-switch reduction), SimGrid. A program starts afresh on each.
+// auto: the contention-free engine, which proves its run had no contention; if it did, the engine
+// options.contended names (flow or fast); what that does not model (in-switch reduction), SimGrid. A
+// program starts afresh on each.
 SimResult simulate(const Machine& machine, Program& program, const RunOptions& options) {
   if (machine.faults.fails_links())
     if (std::string refusal = program.link_fault_refusal(); !refusal.empty()) throw InputError(refusal);
   // A platform file, SimGrid settings and link faults are SimGrid's to interpret.
   const bool simgrid_input = !options.platform_file.empty() || !options.simgrid_config.empty();
   const bool simgrid_only = simgrid_input || machine.faults.touches_links();
-  if (options.engine == Engine::kContentionFree && simgrid_input)
-    throw InputError(
-        "--engine contention-free cannot use --platform or --simgrid-cfg (SimGrid's); use auto or simgrid");
-  if (options.engine == Engine::kContentionFree && simgrid_only)
-    throw InputError(
-        "--engine contention-free cannot model link faults (link-down, switch-down, degrade); use auto or "
-        "simgrid");
-  if (options.engine == Engine::kFlow && simgrid_only)
-    throw InputError(
-        "--engine flow cannot use --platform or --simgrid-cfg (SimGrid's) or model link faults (link-down, "
-        "switch-down, degrade) yet; use auto or simgrid");
-  if (options.engine == Engine::kSimGrid || simgrid_only) return run_on_simgrid(machine, program, options);
-  if (options.engine != Engine::kFlow) {
-    UncontendedOutcome outcome = simulate_uncontended(machine, program, options.record);
-    if (outcome.result) return std::move(*outcome.result);
-    if (options.engine == Engine::kContentionFree) {
-      if (outcome.declined.failed) throw SimulationError(outcome.declined.reason);
-      throw SimulationError("the contention-free engine cannot run this exactly: " + outcome.declined.reason +
-                            "; use --engine simgrid or auto");
-    }
-    // auto: a failed run (a chip's error, a deadlock) is reported by SimGrid in its own words.
-    if (outcome.declined.failed) return run_on_simgrid(machine, program, options);
+  const Engine asked = options.engine;
+  if (asked != Engine::kAuto && asked != Engine::kSimGrid && simgrid_only) {
+    const std::string flag = "--engine " + engine_entry(asked).name;
+    if (asked == Engine::kContentionFree && !simgrid_input)
+      throw InputError(flag +
+                       " cannot model link faults (link-down, switch-down, degrade); use auto or simgrid");
+    if (asked == Engine::kContentionFree)
+      throw InputError(flag + " cannot use --platform or --simgrid-cfg (SimGrid's); use auto or simgrid");
+    throw InputError(flag +
+                     " cannot use --platform or --simgrid-cfg (SimGrid's) or model link faults (link-down, "
+                     "switch-down, degrade) yet; use auto or simgrid");
   }
-  if (std::optional<SimResult> result = run_on_flow(machine, program, options)) return std::move(*result);
-  return run_on_simgrid(machine, program, options);
+  if (asked == Engine::kSimGrid || simgrid_only) return *run_on(Engine::kSimGrid, machine, program, options);
+  if (asked != Engine::kAuto) return *run_on(asked, machine, program, options);
+  EngineOutcome outcome = run_contention_free(machine, program, options);
+  if (outcome.result) return std::move(*outcome.result);
+  // A failed run (a chip's error, a deadlock) is reported by SimGrid in its own words.
+  if (!outcome.failed)
+    if (auto result = run_on(options.contended, machine, program, options)) return std::move(*result);
+  return *run_on(Engine::kSimGrid, machine, program, options);
 }
 
 SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   CollectiveProgram program(job);
   return simulate(job, program, options);
+}
+
+SimResult EngineCheck::add(const std::string& what, const Machine& machine, Program& program,
+                           const std::function<double(const SimResult&)>& time) {
+  RunOptions options;
+  options.engine = Engine::kFlow;
+  const SimResult exact = simulate(machine, program, options);
+  options.engine = Engine::kFast;
+  SimResult fast = simulate(machine, program, options);
+  add(what, time ? time(fast) : fast.time_s, time ? time(exact) : exact.time_s);
+  return fast;
+}
+
+void EngineCheck::add(const std::string& what, double fast_s, double exact_s) {
+  ++exchanges;
+  const double diff = exact_s > 0 ? std::abs(fast_s - exact_s) / exact_s : std::abs(fast_s - exact_s);
+  if (exchanges == 1 || diff > max_rel_diff)
+    max_rel_diff = diff, worst = what, worst_fast_s = fast_s, worst_exact_s = exact_s;
 }
 
 ChildRun ChildRun::start(const std::function<double()>& work) {

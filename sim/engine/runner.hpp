@@ -22,6 +22,20 @@ SimResult simulate(const Machine& machine, Program& program, const RunOptions& o
 // A prepared collective job, as its CollectiveProgram (workloads/collective_program.hpp).
 SimResult simulate(const PreparedJob& job, const RunOptions& options);
 
+// --check-engine N: N of a workload's exchanges run on the fast and on the exact flow engine, and the
+// largest relative difference of their times, so that a user can check the fast engine on their fabric.
+struct EngineCheck {
+  int exchanges = 0;
+  double max_rel_diff = 0;  // |fast - exact| / exact, the largest
+  std::string worst;        // the exchange it was found on
+  double worst_fast_s = 0, worst_exact_s = 0;
+  // Runs `program` on `machine` on both engines (records off) and keeps the difference of their times
+  // (`time` of each result: its time_s by default). Returns the fast engine's result.
+  SimResult add(const std::string& what, const Machine& machine, Program& program,
+                const std::function<double(const SimResult&)>& time = nullptr);
+  void add(const std::string& what, double fast_s, double exact_s);
+};
+
 // A number computed in a child process (SimGrid runs once per process, so further simulations fork):
 // start() forks and runs `work` there; finish() waits and returns its value, nullopt if the child failed
 // (threw, or could not start).

@@ -43,7 +43,7 @@ class FiberEngine {
         matcher_(p_),
         outcomes_(p_) {}
 
-  UncontendedOutcome run();
+  EngineOutcome run();
 
   // The Transport operations, on behalf of chip `self` (running on its fiber).
   RequestPtr send(int self, int dst, Message message, int step);
@@ -84,7 +84,7 @@ class FiberEngine {
   Matcher<std::shared_ptr<SendRequest>, std::shared_ptr<RecvRequest>> matcher_;
   ChipOutcomes outcomes_;
   SimResult result_;
-  Declined declined_;
+  Declined declined_;  // why it declined, and whether the run failed
 };
 
 using FiberTransport = EngineTransport<FiberEngine>;
@@ -166,7 +166,7 @@ std::string FiberEngine::clash_text() const {
          flow(clash.first) + " and " + flow(clash.second) + " at once";
 }
 
-UncontendedOutcome FiberEngine::run() {
+EngineOutcome FiberEngine::run() {
   chips_.emplace(p_, [this](int r) {
     FiberTransport transport(*this, r, p_);
     run_chip(machine_, program_, transport, outcomes_);
@@ -174,19 +174,19 @@ UncontendedOutcome FiberEngine::run() {
   chips_->run_ready([this] { return !declined_.reason.empty(); });
   if (declined_.reason.empty() && !ledger_.check_unsorted()) declined_.reason = clash_text();
   chips_->clear();  // unwinds the stacks of chips still suspended
-  if (!declined_.reason.empty()) return {std::nullopt, declined_};
+  if (!declined_.reason.empty()) return {std::nullopt, declined_.reason, declined_.failed};
   result_.engine = Engine::kContentionFree;
   try {
     return {conclude(machine_, program_, outcomes_, matcher_.unmatched_receives(), std::move(result_)), {}};
   } catch (const SimulationError& e) {
-    return {std::nullopt, Declined{e.what(), true}};
+    return {std::nullopt, e.what(), true};
   }
 }
 
 }  // namespace
 
-UncontendedOutcome simulate_uncontended(const Machine& machine, Program& program, bool record) {
-  FiberEngine engine(machine, program, record);
+EngineOutcome run_contention_free(const Machine& machine, Program& program, const RunOptions& options) {
+  FiberEngine engine(machine, program, options.record);
   return engine.run();
 }
 

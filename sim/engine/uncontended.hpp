@@ -17,12 +17,11 @@
 #include <optional>
 #include <string>
 
-#include "sim/engine/records.hpp"
-#include "workloads/program.hpp"
+#include "sim/engine/engines.hpp"
 
 namespace ultrasim {
 
-// Why the engine gave no result: two flows on one link direction at once (naming the link, the two
+// Inside the engine: why it gave no result: two flows on one link direction at once (naming the link, the two
 // flows and when), an operation it does not model (in-switch reduction), or the run failed (a chip
 // failed or the run deadlocked: `failed`, and `reason` is simulate()'s SimulationError text).
 struct Declined {
@@ -30,11 +29,7 @@ struct Declined {
   bool failed = false;
 };
 
-// The result when the run is contention-free (engine = kContentionFree), else why not.
-struct UncontendedOutcome {
-  std::optional<SimResult> result;
-  Declined declined;
-};
-UncontendedOutcome simulate_uncontended(const Machine& machine, Program& program, bool record);
+// run_contention_free (sim/engine/engines.hpp) is this engine: its result when the run is contention-free
+// (engine = kContentionFree), else why not (Declined's reason).
 
 }  // namespace ultrasim

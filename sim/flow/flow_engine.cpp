@@ -40,20 +40,21 @@ struct FlowPart {
 
 class FlowEngine {
  public:
-  FlowEngine(const Machine& machine, Program& program, bool record)
+  FlowEngine(const Machine& machine, Program& program, bool record, double window, Engine engine)
       : machine_(machine),
         program_(program),
         routes_(*machine.routes),
         p_(machine.p()),
         record_(record),
         overhead_(machine.transfer_overhead()),
-        flows_(capacities(*machine.topology)),
+        engine_(engine),
+        flows_(capacities(*machine.topology), window),
         blocked_(p_, false),
         woken_by_timer_(p_, false),
         matcher_(p_),
         outcomes_(p_) {}
 
-  FlowOutcome run();
+  EngineOutcome run();
 
   RequestPtr send(int self, int dst, Message message, int step);
   RequestPtr recv(int self, int src, int step) {
@@ -105,6 +106,7 @@ class FlowEngine {
   const int p_;
   const bool record_;
   const double overhead_;
+  const Engine engine_;
   FluidFlows flows_;
   std::vector<FlowPart> parts_;  // by flow id
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
@@ -234,7 +236,7 @@ bool FlowEngine::step_time() {
   return true;
 }
 
-FlowOutcome FlowEngine::run() {
+EngineOutcome FlowEngine::run() {
   if (machine_.faults.touches_links())
     return {std::nullopt, "link faults are modelled by the SimGrid engine only"};
   chips_.emplace(p_, [this](int r) {
@@ -248,7 +250,7 @@ FlowOutcome FlowEngine::run() {
   }
   chips_->clear();  // unwinds the stacks of chips still suspended
   if (!declined_.empty()) return {std::nullopt, declined_};
-  result_.engine = Engine::kFlow;
+  result_.engine = engine_;
   try {
     return {conclude(machine_, program_, outcomes_, matcher_.unmatched_receives(), std::move(result_)), {}};
   } catch (const SimulationError& e) {
@@ -258,9 +260,14 @@ FlowOutcome FlowEngine::run() {
 
 }  // namespace
 
-FlowOutcome simulate_flow(const Machine& machine, Program& program, bool record) {
-  FlowEngine engine(machine, program, record);
-  return engine.run();
+EngineOutcome simulate_flow(const Machine& machine, Program& program, bool record, double window,
+                            Engine engine) {
+  FlowEngine flow(machine, program, record, window, engine);
+  return flow.run();
+}
+
+EngineOutcome run_flow(const Machine& machine, Program& program, const RunOptions& options) {
+  return simulate_flow(machine, program, options.record, 0, Engine::kFlow);
 }
 
 }  // namespace ultrasim

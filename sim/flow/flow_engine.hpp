@@ -11,18 +11,13 @@
 #include <optional>
 #include <string>
 
-#include "sim/engine/records.hpp"
-#include "workloads/program.hpp"
+#include "sim/engine/engines.hpp"
 
 namespace ultrasim {
 
-// The result, or why the engine declined (`declined` non-empty) or the run failed (`failed`: a chip
-// failed or the run deadlocked; the text is simulate()'s SimulationError).
-struct FlowOutcome {
-  std::optional<SimResult> result;
-  std::string declined;
-  bool failed = false;
-};
-FlowOutcome simulate_flow(const Machine& machine, Program& program, bool record);
+// The run with the rates of FluidFlows at re-solve window `window` (0: exact, run_flow; > 0: the fast
+// engine, run_fast), marked as `engine`; or why it declined or failed (sim/engine/engines.hpp).
+EngineOutcome simulate_flow(const Machine& machine, Program& program, bool record, double window,
+                            Engine engine);
 
 }  // namespace ultrasim

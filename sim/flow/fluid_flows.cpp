@@ -9,13 +9,19 @@ namespace ultrasim {
 void FluidFlows::resolve() {
   if (!dirty_) return;
   dirty_ = false;
+  // Deferred ends (window > 0): a flow whose rate rose had the capacity they freed since their mean end.
+  const double credit = deferred_ > 0 ? now_ - deferred_ends_ / deferred_ : 0;
+  deferred_ = 0, deferred_ends_ = 0;
+  // The next solve for ends alone is due once now - solve >= window x (now - last start).
+  due_at_ = window_ > 0 ? (now_ - window_ * last_start_) / (1 - window_) : now_;
   for (int id : share_.solve()) {
     Progress& p = progress_[id];
     const double rate = share_.rate(id);
     const bool queued = ends_.contains(id);
     if (queued && rate == p.rate) continue;  // same rate: same end, nothing re-rounded
     // The flow sent at its previous rate since p.since; from now on at the new one.
-    p.left = std::max(0.0, p.left - p.rate * (now_ - p.since));
+    p.left = std::max(
+        0.0, p.left - p.rate * (now_ - p.since) - (queued ? std::max(0.0, rate - p.rate) * credit : 0));
     p.since = now_;
     p.rate = rate;
     p.end = rate > 0 ? now_ + p.left / rate : std::numeric_limits<double>::infinity();
@@ -38,12 +44,15 @@ int FluidFlows::start(double now, std::span<const int> resources, double bytes, 
   if (progress_.size() <= static_cast<std::size_t>(id)) progress_.resize(id + 1);
   progress_[id] = Progress{bytes, now_, 0, std::numeric_limits<double>::infinity()};
   dirty_ = true;
+  last_start_ = now_;
   return id;
 }
 
 double FluidFlows::next_end() {
   resolve();
-  return ends_.empty() ? std::numeric_limits<double>::infinity() : ends_.top().first;
+  const double end = ends_.empty() ? std::numeric_limits<double>::infinity() : ends_.top().first;
+  // Deferred ends: the solve that gives their capacity to the others is an event of its own.
+  return deferred_ > 0 ? std::min(end, std::max(due_at_, now_)) : end;
 }
 
 std::vector<int> FluidFlows::end_next() {
@@ -51,6 +60,7 @@ std::vector<int> FluidFlows::end_next() {
   const double end = next_end();
   if (!std::isfinite(end)) return ended;
   advance_to(end);
+  if (deferred_ > 0 && now_ >= due_at_) dirty_ = true, resolve();  // the window is over
   const double tie = end + 4 * std::numeric_limits<double>::epsilon() * std::abs(end);
   while (!ends_.empty() && ends_.top().first <= tie) {
     const int id = ends_.top().second;
@@ -58,7 +68,11 @@ std::vector<int> FluidFlows::end_next() {
     share_.remove(id);
     ended.push_back(id);
   }
-  dirty_ = true;
+  if (ended.empty()) return ended;
+  if (window_ == 0 || now_ >= due_at_)
+    dirty_ = true;
+  else
+    ++deferred_, deferred_ends_ += now_;
   return ended;
 }
 

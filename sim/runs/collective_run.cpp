@@ -74,6 +74,7 @@ int run_collective(const RunArgs& args, const std::string& command) {
     throw InputError("--no-link-stats leaves nothing for --explain or --link-stats");
   const CollectiveJob job = collective_job_of(args);
   const Engine engine = parse_engine(args.engine);
+  if (args.check_engine != 0) check_engine_count(args.check_engine, 1, "run has one: the collective");
   PreparedJob prepared = prepare(job);
   check_choice("trace-aggregate", args.trace_aggregate, {"none", "step"});
   if (args.trace.empty() && args.flows.empty() &&
@@ -112,7 +113,13 @@ int run_collective(const RunArgs& args, const std::string& command) {
   if (args.explain) why = explain_run(result, *links);
   RunReport report{
       prepared, result, metrics, command, fault_free, links ? &*links : nullptr, why ? &*why : nullptr};
-  const nlohmann::json json = run_json(report);
+  nlohmann::json json = run_json(report);
+  if (args.check_engine > 0) {
+    EngineCheck check;
+    CollectiveProgram program(prepared);
+    check.add("the collective", prepared, program);
+    json["engine_check"] = engine_check_json(check);
+  }
   if (args.format == "json") std::cout << json_text(json, 2) << "\n";
   if (args.format == "csv") std::cout << run_csv(report);
   if (args.format == "table") std::cout << run_table(report);

@@ -19,6 +19,7 @@ struct RunArgs {
   std::string seed = "0";
   std::string link_stats;  // --link-stats FILE: every link direction's statistics, CSV
   bool explain = false;
+  int check_engine = 0;        // --check-engine 1: the collective on the fast and the exact engine too
   bool no_link_stats = false;  // skip them (and the records they need, unless tracing): the fastest run
   std::string flows;           // --flows FILE: one JSON line per flow record
   std::string groups, layout;  // --groups SPEC, --layout tp=..: the collective on groups of chips

@@ -34,6 +34,11 @@ MoeBatch route_batch(const Machine& machine, const MoeConfig& config, const Para
 }
 
 // Batches 1..n-1, as many at once as there are cores, in batch order.
+// What auto runs a contended layer on: one layer (a batch) exactly, a tail of batches on the fast engine.
+Engine contended_engine(const MoeConfig& config) {
+  return config.batches > 1 ? Engine::kFast : Engine::kFlow;
+}
+
 std::vector<double> batch_times(Machine& machine, const MoeConfig& config, const ParamSet& moe, int n,
                                 Engine engine) {
   const std::size_t jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -55,6 +60,7 @@ std::vector<double> batch_times(Machine& machine, const MoeConfig& config, const
                            MoeBatch batch = route_batch(machine, config, moe, b);
                            RunOptions options;
                            options.engine = engine;
+                           options.contended = contended_engine(config);
                            const SimResult result = simulate(machine, *batch.layer, options);
                            return result.verdict.wrong == 0 ? result.time_s : -1.0;
                          }));
@@ -277,6 +283,8 @@ class PreparedMoe : public PreparedWorkload {
 
 nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
   const Engine engine = parse_engine(request.engine);
+  if (request.check_engine != 0)
+    check_engine_count(request.check_engine, request.config.batches, "one MoE layer per batch, --batches");
   PreparedMoe prepared(request.config, request.command);
   const MoeConfig& config = prepared.config();
   Machine& machine = prepared.machine();
@@ -295,9 +303,18 @@ nlohmann::ordered_json run_moe(const MoeRunRequest& request) {
 
   RunOptions options;
   options.engine = engine;
+  options.contended = contended_engine(config);
   options.record = true;  // the traffic check and the phases read the records
   const SimResult result = simulate(machine, prepared.program(), options);
-  const nlohmann::ordered_json out = prepared.result(result);
+  nlohmann::ordered_json out = prepared.result(result);
+  if (request.check_engine > 0) {
+    EngineCheck check;
+    for (int b = 0; b < request.check_engine; ++b) {
+      MoeBatch batch = route_batch(machine, config, prepared.moe(), b);
+      check.add("the layer of batch " + std::to_string(b), machine, *batch.layer);
+    }
+    out["engine_check"] = engine_check_json(check);
+  }
   if (trace) {  // its utilisation counters need the rates: the statistics only here
     const RecordPaths paths(*machine.routes, machine.faults);
     const LinkStats links =

@@ -16,7 +16,8 @@ struct MoeRunRequest {
   MoeConfig config;
   std::string command;  // as typed, recorded in the result
   std::string engine = "auto";
-  std::string trace;  // --trace FILE (the first batch), empty for none
+  int check_engine = 0;  // --check-engine N: the layers of batches 0..N-1 on the fast and the flow engine
+  std::string trace;     // --trace FILE (the first batch), empty for none
   std::string
       traffic;  // --traffic-out FILE: the first batch's dispatch matrix (run --traffic-matrix reads it)
 };

@@ -17,6 +17,7 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"
+#include "workloads/collective_program.hpp"
 #include "workloads/moe_layer.hpp"
 
 namespace ultrasim {
@@ -75,7 +76,7 @@ class ServingSim {
     if (engine_ == Engine::kSimGrid)
       throw InputError(
           "--engine simgrid: serve runs many simulations in one process and SimGrid runs one; "
-          "use auto, flow or contention-free");
+          "use auto, fast, flow or contention-free");
     ParamSet chip(serving_params());
     topology_overrides_ = chip.apply_known(config.overrides);
     chip_names_ = chip.names();
@@ -216,6 +217,33 @@ class ServingSim {
     return out;
   }
 
+  // --check-engine: the first n exchanges (MoE layers, tp all-reduces) of `plans` on the fast and the
+  // exact flow engine.
+  EngineCheck check_engine(const std::vector<StepPlan>& plans, int n) {
+    EngineCheck check;
+    const bool overlap = plans.size() == 2;
+    for (const auto& seg : plans.front().segments) {
+      if (check.exchanges >= n) break;
+      const std::string what = seg.what + " of layer " + std::to_string(seg.layer);
+      if (seg.kind == Segment::kMoe) {
+        Machine& m = stage(seg.stage);
+        const std::unique_ptr<MoeLayer> layer =
+            make_moe_layer(route_tokens(seg.moe, m.p(), 0), seg.moe, params_, !overlap);
+        check.add(what, m, *layer);
+      } else if (seg.kind == Segment::kAllreduce) {
+        PreparedJob prepared = prepare(tp_job(seg));
+        CollectiveProgram program(prepared);
+        try {
+          check.add(what, prepared, program);
+        } catch (const SimulationError&) {  // what only SimGrid models (in-switch reduction): not an exchange
+        }                                   // either engine runs
+      }
+    }
+    return check;
+  }
+
+  // The engine the result names: the least exact one any segment ran on (fast, then SimGrid, flow,
+  // contention-free), so that a result that used the fast engine anywhere says so.
   Engine engine_used() const { return used_; }
 
   // Records the next step() (one plan: no overlap) into a run of the whole fabric, for a trace.
@@ -261,7 +289,8 @@ class ServingSim {
     return t;
   }
 
-  // Simulates `program` on `m` in this process (contention-free, else the flow engine), records kept.
+  // Simulates `program` on `m` in this process, records kept: on the engine asked for; with auto, the
+  // contention-free engine where it proves exact, else the fast engine (SimGrid runs once per process).
   SimResult simulate_here(const Machine& m, Program& program) {
     RunOptions options;
     options.record = true;
@@ -271,16 +300,15 @@ class ServingSim {
       r = simulate(m, program, options);
     } catch (const SimulationError&) {
       if (engine_ != Engine::kAuto) throw;
-      options.engine = Engine::kFlow;
+      options.engine = Engine::kFast;
       r = simulate(m, program, options);
     }
-    if (r.engine == Engine::kFlow || used_ == Engine::kContentionFree) used_ = r.engine;
+    note_engine(r.engine);
     return r;
   }
 
-  SegmentTime allreduce(const Segment& seg) {
-    const auto key = std::make_pair(seg.stage, seg.bytes);
-    if (const auto it = allreduce_cache_.find(key); it != allreduce_cache_.end()) return it->second;
+  // The tp all-reduce of a segment as `ultrasim run --groups tp` runs it, on the stage's chips.
+  CollectiveJob tp_job(const Segment& seg) {
     CollectiveJob job;
     job.topology = stage(seg.stage).topology->spec();
     job.collective = "allreduce";
@@ -290,7 +318,13 @@ class ServingSim {
     job.overrides = topology_overrides_;
     job.groups = "tp";
     job.layout = "tp=" + std::to_string(layout_.tp) + ",dp=" + std::to_string(layout_.dp);
-    PreparedJob prepared = prepare(job);
+    return job;
+  }
+
+  SegmentTime allreduce(const Segment& seg) {
+    const auto key = std::make_pair(seg.stage, seg.bytes);
+    if (const auto it = allreduce_cache_.find(key); it != allreduce_cache_.end()) return it->second;
+    PreparedJob prepared = prepare(tp_job(seg));
     SegmentTime t;
     CollectiveProgram program(prepared);
     try {
@@ -313,7 +347,7 @@ class ServingSim {
         throw SimulationError("the tp all-reduce of " + std::to_string(seg.bytes) +
                               " bytes failed on SimGrid");
       t.seconds = *time;
-      used_ = Engine::kSimGrid;
+      note_engine(Engine::kSimGrid);
       // No records from the child: bound by links when the fabric's bound is at least half the time,
       // in the highest tier a tp group's route crosses.
       if (compute_metrics(prepared, t.seconds).bound_s >= 0.5 * t.seconds) {
@@ -365,7 +399,7 @@ class ServingSim {
         v[9] < 0 ? "latency" : "link:" + full_->topology->tiers().at(static_cast<std::size_t>(v[9]));
     t.engine = static_cast<Engine>(static_cast<int>(v[10]));
     if (t.wrong > 0) t.first_error = "the layer's all-to-allv did not verify";
-    if (t.engine == Engine::kFlow) used_ = Engine::kFlow;
+    note_engine(t.engine);
     return t;
   }
 
@@ -430,6 +464,13 @@ class ServingSim {
   std::map<std::pair<int, std::uint64_t>, SegmentTime> allreduce_cache_;
   std::map<std::string, SegmentTime> moe_cache_;
   Engine used_ = Engine::kContentionFree;
+  void note_engine(Engine e) {
+    constexpr Engine kOrder[] = {Engine::kContentionFree, Engine::kFlow, Engine::kSimGrid, Engine::kFast};
+    auto rank = [&](Engine x) {
+      return std::find(std::begin(kOrder), std::end(kOrder), x) - std::begin(kOrder);
+    };
+    if (rank(e) > rank(used_)) used_ = e;
+  }
   std::unique_ptr<SimResult> tracing_;
 };
 
@@ -652,6 +693,12 @@ nlohmann::ordered_json run_serving(const ServingConfig& config, const std::strin
                                                 : nlohmann::ordered_json(config.batch_sizes);
   out["points"] = points;
   out["frontier"] = frontier_json(config.tpot_targets, points);
+  if (config.check_engine > 0) {  // the first batch size's first step (decode unless prefill only)
+    const bool decode = config.phase != "prefill";
+    const auto requests = draw_requests(config, config.batch_sizes.front(), 0);
+    out["engine_check"] =
+        engine_check_json(sim.check_engine(step_plans(sim, requests, decode, 0), config.check_engine));
+  }
   SimResult summary;
   summary.transfers = totals.transfers;
   summary.engine = sim.engine_used();

@@ -154,7 +154,16 @@ TEST_CASE("bad command-line options and words name the option") {
       {run({"--size", "1KiB", "--size", "2KiB"}), "--size"},
       {run({"--size", "1KiB", "--bogus"}), "--bogus"},
       {run({"--size", "1KiB", "--format", "xml"}), "unknown format 'xml'; known: table, json, csv"},
-      {run({"--size", "1KiB", "--engine", "fast"}), "unknown engine 'fast'"},
+      {run({"--size", "1KiB", "--engine", "fastest"}), "unknown engine 'fastest'"},
+      // --check-engine: how many of the workload's exchanges, before anything is built.
+      {run({"--size", "1KiB", "--check-engine", "2"}),
+       "--check-engine 2: the exchanges to check, from 1 to 1 (run has one: the collective)"},
+      {{"moe", "--experts", "8", "--top-k", "2", "--tokens-per-chip", "4", "--hidden", "64", "--batches", "2",
+        "--router", "random", "--check-engine", "3"},
+       "--check-engine 3: the exchanges to check, from 1 to 2 (one MoE layer per batch, --batches)"},
+      {{"serve", "--model", "deepseek-v3", "--check-engine", "62"},
+       "--check-engine 62: the exchanges to check, from 1 to 61 (one exchange per layer at most; the model "
+       "has 61 layers)"},
       {run({"--size", "1KiB", "--seed", "-1"}), "invalid seed '-1'"},
       {run({"--size", "1KiB", "--seed", "99999999999999999999"}), "invalid seed '99999999999999999999'"},
       {run({"--size", "1KiB", "--seed", "1.5"}), "invalid seed '1.5'"},

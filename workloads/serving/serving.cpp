@@ -91,6 +91,10 @@ void ServingConfig::validate() const {
   if (pp < 1 || pp > 4096) throw InputError("--pp must be between 1 and 4096");
   if (micro_batches != 1 && micro_batches != 2) throw InputError("--micro-batches must be 1 or 2");
   if (batch_sizes.empty()) throw InputError("--batch: give at least one batch size");
+  if (check_engine != 0)
+    check_engine_count(
+        check_engine, model.layers,
+        "one exchange per layer at most; the model has " + std::to_string(model.layers) + " layers");
   for (const auto b : batch_sizes)
     if (b < 1 || b > (1u << 24))
       throw InputError("--batch must be between 1 and 16777216, not " + std::to_string(b));

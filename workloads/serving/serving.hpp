@@ -72,6 +72,7 @@ struct ServingConfig {
   std::vector<double> tpot_targets;  // s: "highest tokens/s per chip with p99 TPOT <= X"
   std::string chip = "auto";         // the chip profile (serving_chips())
   std::string engine = "auto";
+  int check_engine = 0;  // --check-engine N: the first N layers' exchanges on the fast and the flow engine
   std::vector<std::pair<std::string, std::string>> overrides;  // --set
   // Checks what needs no topology; throws InputError naming the option.
   void validate() const;

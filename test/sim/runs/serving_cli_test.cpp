@@ -102,13 +102,32 @@ TEST_CASE("large-batch prefill is compute-bound: its compute is its FLOPs at pea
 }
 
 TEST_CASE("a serving step's MoE layers are ultrasim moe's, and its all-reduces ultrasim run's") {
+  // Under auto a contended layer runs on the fast engine (sim/README.md, engines): ultrasim moe's on it.
   const json r = serve_json({"--model", "deepseek-v3", "--batch", "144", "--phase", "decode", "--seed", "5"});
   REQUIRE(r["moe_layer_s"].size() == 58);
+  CHECK(r["engine"] == "fast");
   for (const auto& [index, layer] : {std::pair{0, 3}, std::pair{57, 60}}) {
-    CliResult moe =
-        run_cli({"moe", "--topology", "trn3", "--experts", "256", "--top-k", "8", "--tokens-per-chip", "1",
-                 "--hidden", "7168", "--ffn", "2048", "--router", "random", "--seed",
-                 std::to_string(5 + (static_cast<long>(layer) << 20)), "--format", "json"});
+    CliResult moe = run_cli({"moe",
+                             "--topology",
+                             "trn3",
+                             "--experts",
+                             "256",
+                             "--top-k",
+                             "8",
+                             "--tokens-per-chip",
+                             "1",
+                             "--hidden",
+                             "7168",
+                             "--ffn",
+                             "2048",
+                             "--router",
+                             "random",
+                             "--seed",
+                             std::to_string(5 + (static_cast<long>(layer) << 20)),
+                             "--engine",
+                             "fast",
+                             "--format",
+                             "json"});
     REQUIRE(moe.status == 0);
     CHECK(r["moe_layer_s"][index].get<double>() ==
           Approx(json::parse(moe.out)["layer_time_s"].get<double>()).epsilon(1e-9));
