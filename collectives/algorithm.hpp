@@ -68,6 +68,9 @@ struct AlgorithmEntry {
   // Whether a chip may have a message to every other in flight at once (direct exchanges, one-shot,
   // schedules): the memory guard (workloads/memory_guard.hpp) then counts p - 1 flows per chip.
   bool posts_to_all = false;
+  // Whether it reduces in the switches (Transport::switch_reduce): only the SimGrid engine models that,
+  // so an engine named for it is refused before anything is built.
+  bool in_switch_reduction = false;
   std::unique_ptr<Algorithm> make_with_defaults() const { return make(ParamSet(params)); }
 };
 

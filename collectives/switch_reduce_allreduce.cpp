@@ -189,7 +189,8 @@ AlgorithmEntry switch_reduce_allreduce() {
             return std::make_unique<SwitchReduce>(static_cast<int>(params.number("pipeline_chunks")));
           },
           {pipeline_chunks_param()},
-          /*posts_to_all=*/true};
+          /*posts_to_all=*/true,
+          /*in_switch_reduction=*/true};
 }
 
 }  // namespace ultrasim

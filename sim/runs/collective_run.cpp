@@ -75,6 +75,12 @@ int run_collective(const RunArgs& args, const std::string& command) {
   const CollectiveJob job = collective_job_of(args);
   const Engine engine = parse_engine(args.engine);
   if (args.check_engine != 0) check_engine_count(args.check_engine, 1, "run has one: the collective");
+  // An engine named for an algorithm it declines: refused here, before the fabric is built.
+  if (engine != Engine::kAuto && engine != Engine::kSimGrid && job.algorithm != "auto" &&
+      job.algorithm.rfind("file:", 0) != 0 &&
+      find_algorithm(job.collective, job.algorithm).in_switch_reduction)
+    throw InputError("--engine " + std::string(engine_name(engine)) + " cannot run " + job.algorithm +
+                     ": in-switch reduction is modelled by the SimGrid engine only; use auto or simgrid");
   PreparedJob prepared = prepare(job);
   check_choice("trace-aggregate", args.trace_aggregate, {"none", "step"});
   if (args.trace.empty() && args.flows.empty() &&

@@ -87,11 +87,18 @@ TEST_CASE("auto keeps a collective and one MoE layer exact and runs a tail of la
   CHECK(a2a["engine_check"]["max_rel_diff"].get<double>() < 0.005);
 }
 
-TEST_CASE("the fast engine declines in-switch reduction, naming itself") {
-  const CliResult r =
-      run_cli({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm", "switch-reduce",
-               "--size", "1MiB", "--set", "switch_reduction=true", "--engine", "fast"});
-  CHECK(r.status == 3);
-  CHECK(r.err.find("ultrasim: error: the fast engine cannot run this: in-switch reduction is modelled by the "
-                   "SimGrid engine only; use --engine simgrid or auto") == 0);
+TEST_CASE("the fast engine declines in-switch reduction, naming itself, before anything is built") {
+  expect_input_error(
+      {"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm", "switch-reduce", "--size",
+       "1MiB", "--set", "switch_reduction=true", "--engine", "fast"},
+      "--engine fast cannot run switch-reduce: in-switch reduction is modelled by the SimGrid "
+      "engine only; use auto or simgrid");
+  // Under auto, SimGrid runs it.
+  const CliResult r = run_cli({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm",
+                               "switch-reduce", "--size", "1MiB", "--set", "switch_reduction=true"});
+  CHECK(r.status == 0);
+  CHECK(nlohmann::json::parse(
+            run_cli({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm",
+                     "switch-reduce", "--size", "1MiB", "--set", "switch_reduction=true", "--format", "json"})
+                .out)["engine"] == "simgrid");
 }
