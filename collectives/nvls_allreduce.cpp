@@ -153,7 +153,8 @@ AlgorithmEntry nvls_allreduce() {
             return std::make_unique<Nvls>(static_cast<int>(params.number("pipeline_chunks")));
           },
           {pipeline_chunks_param()},
-          /*posts_to_all=*/true};
+          /*posts_to_all=*/true,
+          /*in_switch_reduction=*/true};
 }
 
 }  // namespace ultrasim
