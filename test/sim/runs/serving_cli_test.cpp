@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "cli_runner.hpp"
 #include "workloads/moe.hpp"
@@ -144,6 +145,30 @@ TEST_CASE("a serving step's MoE layers are ultrasim moe's, and its all-reduces u
                                "--size", "32768", "--groups", "tp", "--layout", "tp=4,dp=36"});
   CHECK(tp["time_s"].get<double>() == Approx(alone["time_s"].get<double>()).epsilon(1e-12));
   CHECK(d["parts_s"]["tp"].get<double>() == Approx(160 * alone["time_s"].get<double>()).epsilon(1e-12));
+}
+
+TEST_CASE("serve runs contended layers on the fast engine within 0.5 % of the exact one, and checks it") {
+  // Four MoE layers of 16 experts (top-2) on eight chips, 256 tokens per chip: contended all-to-alls.
+  const std::string model =
+      temp_file("fast-model.json", R"({"layers": 4, "hidden": 1024, "vocab": 1000, "heads": 8,
+      "experts": 16, "top_k": 2, "expert_ffn": 4096})");
+  const std::vector<std::string> base{"--topology", "switch:8", "--model-file", model,
+                                      "--batch",    "2048",     "--phase",      "decode"};
+  const json fast = serve_json(plus(base, {"--check-engine", "3"}));
+  const json exact = serve_json(plus(base, {"--engine", "flow"}));
+  CHECK(fast["engine"] == "fast");
+  CHECK(fast["engine_error"].get<std::string>().find("p99") != std::string::npos);
+  CHECK(exact["engine"] == "flow");
+  CHECK(std::abs(fast["tpot_s"].get<double>() / exact["tpot_s"].get<double>() - 1) < 0.005);
+  const json& check = fast["engine_check"];
+  CHECK(check["exchanges"] == 3);  // the first three layers' MoE all-to-alls
+  CHECK(check["worst"].get<std::string>().find("moe of layer") == 0);
+  CHECK(check["max_rel_diff"].get<double>() < 0.005);
+  // The check's exact time of its worst layer is one of the exact run's layers.
+  bool found = false;
+  for (const auto& s : exact["moe_layer_s"])
+    found = found || std::abs(s.get<double>() / check["worst_exact_s"].get<double>() - 1) < 1e-9;
+  CHECK(found);
 }
 
 TEST_CASE("with skewed experts the balancing placement lowers the tail of TPOT") {
