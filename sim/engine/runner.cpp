@@ -69,18 +69,12 @@ SimResult simulate(const PreparedJob& job, const RunOptions& options) {
   return simulate(job, program, options);
 }
 
-SimResult EngineCheck::add(const std::string& what, const Machine& machine, Program& program,
-                           const std::function<double(const SimResult&)>& time) {
+void EngineCheck::add(const std::string& what, const Machine& machine, Program& program) {
   RunOptions options;
   options.engine = Engine::kFlow;
-  const SimResult exact = simulate(machine, program, options);
+  const double exact_s = simulate(machine, program, options).time_s;
   options.engine = Engine::kFast;
-  SimResult fast = simulate(machine, program, options);
-  add(what, time ? time(fast) : fast.time_s, time ? time(exact) : exact.time_s);
-  return fast;
-}
-
-void EngineCheck::add(const std::string& what, double fast_s, double exact_s) {
+  const double fast_s = simulate(machine, program, options).time_s;
   ++exchanges;
   const double diff = exact_s > 0 ? std::abs(fast_s - exact_s) / exact_s : std::abs(fast_s - exact_s);
   if (exchanges == 1 || diff > max_rel_diff)

@@ -29,11 +29,8 @@ struct EngineCheck {
   double max_rel_diff = 0;  // |fast - exact| / exact, the largest
   std::string worst;        // the exchange it was found on
   double worst_fast_s = 0, worst_exact_s = 0;
-  // Runs `program` on `machine` on both engines (records off) and keeps the difference of their times
-  // (`time` of each result: its time_s by default). Returns the fast engine's result.
-  SimResult add(const std::string& what, const Machine& machine, Program& program,
-                const std::function<double(const SimResult&)>& time = nullptr);
-  void add(const std::string& what, double fast_s, double exact_s);
+  // Runs `program` on `machine` on both engines (records off) and keeps the difference of their times.
+  void add(const std::string& what, const Machine& machine, Program& program);
 };
 
 // A number computed in a child process (SimGrid runs once per process, so further simulations fork):
