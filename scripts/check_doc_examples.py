@@ -115,7 +115,7 @@ def synopsis_problems(binary, body):
     """A synopsis must name every option of each command's --help, and no other."""
     named, command = {}, None
     for line in body:
-        if m := re.match(r"^ultrasim (\w+)", line):
+        if m := re.match(r"^ultrasim ([\w-]+)", line):
             command = m.group(1)
         if command:  # a line that does not start a command continues the last one
             named.setdefault(command, set()).update(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", line.split("#")[0]))

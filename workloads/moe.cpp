@@ -70,33 +70,6 @@ std::vector<double> capped_shares(const std::vector<double>& w, double n, int k)
 
 }  // namespace
 
-std::vector<ParamSpec> chip_params() {
-  return {
-      {"chip_flops",
-       "2.517e15",
-       Unit::kRatio,
-       "a chip's dense peak, FLOP/s (MXFP8)",
-       "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4",
-       {},
-       Range{0, 1e18, true}},
-      {"compute_efficiency", "0.6", Unit::kRatio, "fraction of chip_flops an expert FFN reaches",
-       "assumption (large GEMMs reach 50-70 % of peak)"},
-      {"hbm_bandwidth", "4.9TBps", Unit::kRate, "a chip's HBM bandwidth",
-       "hardware.md [AWS]: Trainium3 HBM3e 4.9 TB/s"},
-      {"chip_power", "1000", Unit::kRatio, "a chip's power while the layer runs, W",
-       "hardware.md [3P]: ~1 kW reported for Trainium3, no AWS figure"},
-      {"switch_power", "100", Unit::kRatio, "a switch's power, W",
-       "assumption: no public NeuronSwitch-v1 figure"},
-      {"link_energy", "5", Unit::kRatio, "energy per bit per link crossed, pJ/bit",
-       "assumption: PCIe Gen6-class SerDes, about 5 pJ/bit"},
-      {"ultraserver_price_per_hour", "360", Unit::kRatio, "price of one UltraServer per hour, USD",
-       "assumption: no public Trn3 UltraServer price (2.50 USD per chip-hour)"},
-      {"ultraserver_chips", "144", Unit::kCount,
-       "chips the price buys (cost scales with the topology's chips)",
-       "hardware.md [AWS]: a Trn3 Gen2 UltraServer has 144 chips"},
-  };
-}
-
 ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
                      const std::vector<std::pair<std::string, std::string>>& overrides) {
   base.declare(extra);
@@ -132,7 +105,14 @@ void MoeConfig::validate() const {
     throw InputError("--replicate-hot " + std::to_string(replicate_hot) +
                      " must be between 0 and the experts (" + std::to_string(experts) + ")");
   if (batches < 1 || batches > 100000) throw InputError("--batches must be between 1 and 100000");
-  for (const std::string* dtype : {&dispatch_dtype, &combine_dtype, &weight_dtype}) dtype_size(*dtype);
+  for (const std::string* dtype : {&dispatch_dtype, &combine_dtype}) dtype_size(*dtype);
+  dtype_bytes(weight_dtype);
+  if (max_nodes < 0 || max_nodes > 65536)
+    throw InputError("--max-nodes-per-token must be between 0 and 65536");
+  if (max_nodes > 0 && router != "random")
+    throw InputError("--max-nodes-per-token draws each token's nodes: it needs --router random");
+  if (max_nodes > 0 && (node_chips < 1 || node_chips > 65536))
+    throw InputError("--max-nodes-per-token needs --node-chips, the chips of a node (1 to 65536)");
 }
 
 std::uint64_t MoeRouting::copies_on(int chip) const {
@@ -322,6 +302,41 @@ void moe_pick_experts(std::uint64_t& state, const std::vector<double>& w,
   }
 }
 
+// Node-limited routing (max_nodes M > 0): a token first draws M distinct nodes (node_chips chips each; an
+// expert's node is its first home's) by their experts' summed weight, then its k experts among those
+// nodes' experts by weight (fewer when those nodes hold fewer than k experts with weight).
+struct NodeLimit {
+  NodeLimit(const MoeConfig& config, const std::vector<std::vector<int>>& homes, const MoeRouting& r)
+      : k(config.top_k), m(config.max_nodes) {
+    if (m <= 0) return;
+    const int E = config.experts, nodes = (r.p + config.node_chips - 1) / config.node_chips;
+    node_of.resize(E);
+    node_w.assign(nodes, 0);
+    for (int e = 0; e < E; ++e) node_of[e] = r.instance_chip[homes[e].front()] / config.node_chips;
+    weights = expert_weights(config);
+    for (int e = 0; e < E; ++e) node_w[node_of[e]] += weights[e];
+    node_cumulative.resize(nodes);
+    std::partial_sum(node_w.begin(), node_w.end(), node_cumulative.begin());
+    masked.resize(E), cumulative.resize(E);
+  }
+  void pick(std::uint64_t& state, const std::vector<double>& w, std::vector<int>& picked) {
+    const int live =
+        static_cast<int>(std::count_if(node_w.begin(), node_w.end(), [](double x) { return x > 0; }));
+    moe_pick_experts(state, node_w, node_cumulative, std::min(m, live), nodes);
+    int available = 0;
+    for (std::size_t e = 0; e < w.size(); ++e) {
+      const bool in = std::find(nodes.begin(), nodes.end(), node_of[e]) != nodes.end();
+      masked[e] = in ? w[e] : 0.0;
+      available += masked[e] > 0;
+    }
+    std::partial_sum(masked.begin(), masked.end(), cumulative.begin());
+    moe_pick_experts(state, masked, cumulative, std::min(k, available), picked);
+  }
+  int k, m;
+  std::vector<int> node_of, nodes;
+  std::vector<double> weights, node_w, node_cumulative, masked, cumulative;
+};
+
 // The random router: every token of every sender draws its experts (seed + `batch`, the sender and the
 // token), first come first served up to the capacity, alternating over each expert's instances `homes`;
 // with dedup a token goes once to each chip it picks.
@@ -332,6 +347,7 @@ void moe_route_random(const MoeConfig& config, const std::vector<double>& w,
   std::vector<int> picked;
   std::vector<std::uint64_t> arrived(config.experts, 0);
   std::vector<int> chips_of_token;
+  NodeLimit limited(config, homes, r);
   std::uint64_t most = 0;
   for (int s = 0; s < r.p; ++s) most = std::max(most, config.tokens_of(s));
   for (std::uint64_t t = 0; t < most; ++t)
@@ -339,7 +355,10 @@ void moe_route_random(const MoeConfig& config, const std::vector<double>& w,
       if (t >= config.tokens_of(s)) continue;
       std::uint64_t state = config.seed + static_cast<std::uint64_t>(batch);
       state = next_random(state) ^ (static_cast<std::uint64_t>(s) << 32) ^ t;
-      moe_pick_experts(state, w, cumulative, config.top_k, picked);
+      if (config.max_nodes > 0)
+        limited.pick(state, w, picked);
+      else
+        moe_pick_experts(state, w, cumulative, config.top_k, picked);
       chips_of_token.clear();
       for (int e : picked) {
         if (r.capacity && arrived[e] >= *r.capacity) continue;  // dropped
@@ -394,8 +413,7 @@ MoeRouting route_tokens(const MoeConfig& config, int p, int batch) {
 
 MoeSizes moe_sizes(const MoeConfig& config) {
   return {static_cast<std::uint64_t>(dtype_size(config.dispatch_dtype)),
-          static_cast<std::uint64_t>(dtype_size(config.combine_dtype)),
-          static_cast<std::uint64_t>(dtype_size(config.weight_dtype))};
+          static_cast<std::uint64_t>(dtype_size(config.combine_dtype)), dtype_bytes(config.weight_dtype)};
 }
 
 TrafficMatrix dispatch_matrix(const MoeRouting& routing, std::uint64_t hidden, std::uint64_t element_bytes) {
@@ -417,27 +435,24 @@ ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfi
   const double H = static_cast<double>(config.hidden);
   const double F = static_cast<double>(config.ffn == 0 ? config.hidden : config.ffn);
   const MoeSizes sizes = moe_sizes(config);
-  double copies = 0, weights = 0;
+  double copies = 0, weights = 0, experts = 0;
   for (std::size_t i = 0; i < routing.instance_chip.size(); ++i)
     if (routing.instance_chip[i] == chip && routing.instance_load[i] > 0) {
-      copies += static_cast<double>(routing.instance_load[i]);
+      copies += static_cast<double>(routing.instance_load[i]), ++experts;
       weights += 3 * H * F * static_cast<double>(sizes.weight);
     }
   ExpertCompute out;
   out.flops = 6 * H * F * copies / chunks;
   out.bytes = weights + H * static_cast<double>(sizes.dispatch + sizes.combine) * copies / chunks;
-  const Roofline roofline{out.flops, out.bytes};
-  out.memory_bound = roofline.memory_bound(params);
-  out.seconds = roofline.seconds(params);
+  ChipWork work;
+  work.gemm_flops = out.flops, work.gemm_dtype = config.weight_dtype, work.bytes = out.bytes;
+  // The grouped GEMM's M: an expert's tokens (the mean over the chip's experts that have any).
+  work.rows = experts > 0 ? copies / chunks / experts : 0;
+  work.kernels = copies > 0 ? 3 : 0;  // gate-up, activation, down
+  const ChipTime t = ChipModel(params).time(work);
+  out.memory_bound = t.memory_bound();
+  out.seconds = t.seconds();
   return out;
-}
-
-double Roofline::compute_s(const ParamSet& params) const {
-  return flops / (params.number("chip_flops") * params.number("compute_efficiency"));
-}
-
-double Roofline::memory_s(const ParamSet& params) const {
-  return bytes / params.number("hbm_bandwidth");
 }
 
 double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {
@@ -567,12 +582,19 @@ void moe_json_execution(const FieldReader& read, MoeConfig& c) {
 MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
   MoeConfig c;
-  static const std::vector<std::string> kKnown{
-      "workload",        "description",     "topology", "experts",        "top_k",
-      "tokens_per_chip", "hidden",          "ffn",      "router",         "zipf",
-      "expert_load",     "capacity_factor", "dedup",    "dispatch_dtype", "combine_dtype",
-      "weight_dtype",    "micro_chunks",    "batches",  "seed",           "set",
-      "replicate_hot",   "replicas",        "placement"};
+  static const std::vector<std::string> kKnown{"workload",      "description",
+                                               "topology",      "experts",
+                                               "top_k",         "tokens_per_chip",
+                                               "hidden",        "ffn",
+                                               "router",        "zipf",
+                                               "expert_load",   "capacity_factor",
+                                               "dedup",         "dispatch_dtype",
+                                               "combine_dtype", "weight_dtype",
+                                               "micro_chunks",  "batches",
+                                               "seed",          "set",
+                                               "replicate_hot", "replicas",
+                                               "placement",     "max_nodes_per_token",
+                                               "node_chips"};
   check_known_fields(w, kKnown, where);
   const FieldReader read{w, where};
   read.text("topology", c.topology);
@@ -582,6 +604,8 @@ MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file)
   read.integer("hidden", c.hidden, true);
   read.integer("ffn", c.ffn, false);
   read.text("placement", c.placement);
+  read.integer("max_nodes_per_token", c.max_nodes, false);
+  read.integer("node_chips", c.node_chips, false);
   moe_json_routing(read, file, c);
   moe_json_execution(read, c);
   c.overrides = set_overrides(w, where);

@@ -22,6 +22,9 @@
 //            experts' totals stay balanced.
 //   random   every token draws k distinct experts by weight (without replacement), from a generator
 //            seeded with (seed, chip, token): the same seed gives the same routing.
+// Node-limited routing (random router, max_nodes M > 0, as DeepSeek-V3 sends a token to at most 4 nodes):
+//            a token draws M distinct nodes of node_chips chips by the summed weight of the experts they
+//            home, then its k experts among those nodes' experts by weight.
 // Capacity factor C: expert e accepts at most ceil(C N p k / E) token copies; the rest are dropped
 // (uniform: taken from each sender in proportion, largest remainder; random: in arrival order, token
 // index first, then chip, so drops fall on every chip alike).
@@ -34,7 +37,9 @@
 //   flops = 6 H F x (token copies on c's experts)
 //   bytes = 3 H F x weight_bytes x (c's experts with any token) + H x (dispatch + combine element bytes)
 //           x (token copies on c's experts)
-//   time  = max(flops / (chip_flops x compute_efficiency), bytes / hbm_bandwidth)
+//   time  = the chip model's (chip_model.hpp): a grouped GEMM of M = the chip's copies / its experts with
+//           any token, at the weight dtype's peak, 3 kernels; with the default chip parameters
+//           max(flops / (chip_flops x compute_efficiency), bytes / hbm_bandwidth)
 // With m micro-chunks each chunk computes 1/m of the copies and reads the weights again.
 #pragma once
 
@@ -49,6 +54,7 @@
 
 #include "collectives/traffic_matrix.hpp"
 #include "topology/base/params.hpp"
+#include "workloads/chip_model.hpp"
 
 namespace ultrasim {
 
@@ -75,6 +81,8 @@ struct MoeConfig {
   int replicate_hot = 0;                   // the K most popular experts get `replicas` replicas each
   int replicas = 1;
   std::uint64_t seed = 0;
+  int max_nodes = 0;   // node-limited routing: a token's experts on at most this many nodes (0: any)
+  int node_chips = 0;  // chips per node (max_nodes > 0)
   std::vector<std::pair<std::string, std::string>> overrides;  // --set: topology, model and chip_params()
   // Checks ranges and names; throws InputError naming the option and what it expects.
   void validate() const;
@@ -86,8 +94,6 @@ struct MoeConfig {
   int hot_replicated(int p) const;
 };
 
-// The chip, energy and price parameters (settable with --set; defaults with their sources).
-std::vector<ParamSpec> chip_params();
 // The parameters a workload runs with: `base` (a topology's, with the model's) and `extra` declared after
 // them, each override applied where it is declared.
 ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
@@ -128,22 +134,13 @@ MoeRouting route_tokens(const MoeConfig& config, int p, int batch);
 
 // Bytes per element of the dispatch, combine and weight dtypes.
 struct MoeSizes {
-  std::uint64_t dispatch = 1, combine = 2, weight = 1;
+  std::uint64_t dispatch = 1, combine = 2;
+  double weight = 1;  // dtype_bytes: 4-bit weights carry their block scales
 };
 MoeSizes moe_sizes(const MoeConfig& config);
 // dispatch_tokens x H x dispatch bytes (src -> dst), and the combine matrix: the transpose in combine bytes.
 TrafficMatrix dispatch_matrix(const MoeRouting& routing, std::uint64_t hidden, std::uint64_t element_bytes);
 TrafficMatrix combine_matrix(const MoeRouting& routing, std::uint64_t hidden, std::uint64_t element_bytes);
-
-// A chip's work as a roofline: FLOPs at chip_flops x compute_efficiency against bytes at hbm_bandwidth,
-// whichever takes longer (the expert compute here, every compute segment of a serving step).
-struct Roofline {
-  double flops = 0, bytes = 0;
-  double compute_s(const ParamSet& params) const;
-  double memory_s(const ParamSet& params) const;
-  double seconds(const ParamSet& params) const { return std::max(compute_s(params), memory_s(params)); }
-  bool memory_bound(const ParamSet& params) const { return memory_s(params) > compute_s(params); }
-};
 
 // The roofline of one chip's expert compute (one micro-chunk of `chunks`).
 struct ExpertCompute {

@@ -11,6 +11,7 @@ namespace ultrasim {
   X(sweep_command)           \
   X(tune_command)            \
   X(calibrate_command)       \
+  X(calibrate_chip_command)  \
   X(moe_command)             \
   X(serve_command)           \
   X(workload_command)

@@ -102,9 +102,8 @@ nlohmann::ordered_json registries_json(const std::string& what) {
     auto& list = out["chips"] = nlohmann::ordered_json::array();
     for (const ChipProfile& c : serving_chips()) {
       nlohmann::ordered_json values = nlohmann::ordered_json::array();
-      for (std::size_t i = 0; i < c.values.size(); ++i)
-        values.push_back(
-            {{"name", c.values[i].first}, {"value", c.values[i].second}, {"source", c.sources[i]}});
+      for (const ChipValue& v : c.values)
+        values.push_back({{"name", v.name}, {"value", v.value}, {"source", v.source}});
       list.push_back({{"name", c.name},
                       {"description", c.description},
                       {"topologies", c.topologies},

@@ -56,6 +56,9 @@ Command moe_command() {
         app.add_option("--zipf", a.zipf, "expert popularity exponent s (0: uniform)");
         app.add_option("--expert-load", a.expert_load, "measured load per expert: JSON array or CSV");
         app.add_option("--capacity-factor", a.capacity, "C, or unlimited (default)");
+        app.add_option("--max-nodes-per-token", mc.max_nodes,
+                       "node-limited routing: a token's experts on at most M nodes (random router)");
+        app.add_option("--node-chips", mc.node_chips, "chips per node, for --max-nodes-per-token");
         app.add_flag("--no-dedup", a.no_dedup, "send a token once per expert, not once per chip");
         app.add_option("--dispatch-dtype", mc.dispatch_dtype,
                        "element of dispatched tokens (default float8)");

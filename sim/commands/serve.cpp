@@ -14,7 +14,7 @@ namespace {
 struct ServeArgs {
   ServingConfig config;
   std::string model = "deepseek-v3", model_file, batch = "1", input_len = "1024", output_len = "256", lengths,
-              zipf, capacity, expert_load, seed = "0", format = "table", trace;
+              zipf, capacity, expert_load, seed = "0", format = "table", trace, acceptance;
   std::vector<std::string> sets, targets;
 };
 
@@ -47,6 +47,8 @@ int cmd_serve(ServeArgs args, const std::string& command) {
     c.expert_load_source = args.expert_load;
   }
   c.seed = with_context("--seed", [&] { return parse_seed(args.seed); });
+  if (!args.acceptance.empty())
+    c.acceptance = with_context("--acceptance", [&] { return parse_ratio(args.acceptance); });
   for (const auto& t : args.targets)
     c.tpot_targets.push_back(with_context("--tpot-target", [&] { return parse_time(t); }));
   c.overrides = split_assignments(args.sets);
@@ -85,12 +87,27 @@ Command serve_command() {
         app.add_option("--zipf", a.zipf, "expert popularity exponent s (default: the model's)");
         app.add_option("--expert-load", a.expert_load, "measured load per expert: JSON array or CSV");
         app.add_option("--capacity-factor", a.capacity, "C, or unlimited (default)");
+        app.add_option("--max-nodes-per-token", c.max_nodes,
+                       "node-limited routing: a token's experts on at most M nodes (random router)");
+        app.add_option("--node-chips", c.node_chips, "chips per node, for --max-nodes-per-token");
+        app.add_option("--weight-dtype", c.weight_dtype,
+                       "the weights' dtype, over the model's: bfloat16 | float8 | mxfp4 | nvfp4 | float4");
+        app.add_option("--kv-dtype", c.kv_dtype, "the KV cache's dtype, over the model's: bfloat16 | float8");
+        app.add_option(
+            "--draft-tokens", c.draft_tokens,
+            "multi-token prediction / speculative decoding: K drafted tokens per step (default 0)");
+        app.add_option("--draft-layers", c.draft_layers,
+                       "layers the draft runs per drafted token (default 1)");
+        app.add_option("--acceptance", a.acceptance,
+                       "a drafted token's acceptance rate in [0, 1] (default 0.85)");
         app.add_option("--batches", c.batches,
                        "routed batches per batch size: p50 and p99 over them (default 1)");
         app.add_option("--seed", a.seed, "random seed of the router and the lengths (default 0)");
         app.add_option("--allreduce", c.allreduce, "algorithm of the tp all-reduce (default auto)");
         app.add_option("--tpot-target", a.targets, "a p99 TPOT (50ms): the best batch size that meets it");
-        app.add_option("--chip", c.chip, "the chip profile: auto (by topology) | trn3 | trn2 | gb200 | h100");
+        app.add_option("--chip", c.chip,
+                       "the chip profile: auto (by topology) | a name (ultrasim list chips) | FILE.json "
+                       "(calibrate-chip -o)");
         app.add_option("--set", a.sets, "override a parameter, name=value (topology, model, chip, price)");
         add_stack_option(app, a.sets,
                          "software stack: ideal | nccl | neuron | FILE.json (default: the topology's)");

@@ -27,6 +27,7 @@ namespace {
 struct SegmentTime {
   double seconds = 0;    // alone
   double compute_s = 0;  // of which compute (an MoE layer's slowest expert compute)
+  double fixed_s = 0;    // of the compute, the kernels' fixed costs
   double comm_s = 0;     // of which communication
   std::string bound = "compute", comm_bound = "latency";  // compute: hbm | compute; comm: link:TIER | latency
   double flops = 0, bytes = 0, link_bytes = 0;            // over every chip
@@ -73,6 +74,8 @@ class ServingSim {
       : config_(config),
         engine_(parse_engine(config.engine)),
         profile_(chip_profile(config.chip, config.topology)) {
+    if (!config_.weight_dtype.empty()) config_.model.weight_dtype = config_.weight_dtype;
+    if (!config_.kv_dtype.empty()) config_.model.kv_dtype = config_.kv_dtype;
     if (engine_ == Engine::kSimGrid)
       throw InputError(
           "--engine simgrid: serve runs many simulations in one process and SimGrid runs one; "
@@ -81,9 +84,13 @@ class ServingSim {
     topology_overrides_ = chip.apply_known(config.overrides);
     chip_names_ = chip.names();
     full_ = std::make_unique<Machine>(build_machine(config.topology, topology_overrides_, chip_names_, true));
-    auto values = profile_.values;
+    std::vector<std::pair<std::string, std::string>> values;
+    for (const ChipValue& v : profile_.values) values.emplace_back(v.name, v.value);
     values.insert(values.end(), config.overrides.begin(), config.overrides.end());
     params_ = with_params(full_->topology->params(), serving_params(), values);
+    chip_ = std::make_unique<ChipModel>(params_);
+    chip_->check_dtype(config_.model.weight_dtype, "the model's weight_dtype on " + profile_.name);
+    chip_->check_dtype(config_.model.activation_dtype, "the model's activation_dtype on " + profile_.name);
     layout_ = serving_layout(config, full_->p());
     if (layout_.pp > 1 && config.topology.find('@') != std::string::npos)
       throw InputError("--pp splits the topology's chips into stages: give a topology without @CHIPS");
@@ -93,6 +100,7 @@ class ServingSim {
   const ServingConfig& config() const { return config_; }
   const ServingLayout& layout() const { return layout_; }
   const ParamSet& params() const { return params_; }
+  const ChipModel& chip() const { return *chip_; }
   const ChipProfile& profile() const { return profile_; }
   Machine& full() { return *full_; }
 
@@ -177,12 +185,26 @@ class ServingSim {
     // Per (stage, layer) group of segments: the streams' sums.
     double C = 0, M = 0;
     std::map<std::string, double> c_bound, m_bound;
-    auto close_group = [&](bool overlapped) {
-      const double t = overlapped ? std::max(C, M) : C + M;
+    // While tracing, a fixed cost shows on every chip of the stage as a segment of its own.
+    auto record_fixed = [&](int stage, const std::string& what, double seconds) {
+      for (int c = 0; c < layout_.stage_chips(); ++c)
+        tracing_->compute_records.push_back(
+            {c + stage * layout_.stage_chips(), what, clock, clock + seconds});
+      clock += seconds;
+    };
+    auto close_group = [&](bool overlapped, bool layer, int stage) {
+      if (layer && chip_->layer_overhead() > 0) {  // each micro-batch's pass through the layer
+        C += chip_->layer_overhead() * static_cast<double>(plans.size());
+        c_bound["overhead"] += chip_->layer_overhead() * static_cast<double>(plans.size());
+        if (tracing_) record_fixed(stage, "layer overhead", chip_->layer_overhead());
+      }
+      // Overlapped: the communication takes comm_share of the chip from the compute beside it.
+      const double t = overlapped ? chip_->overlapped_seconds(C, M) : C + M;
       out.seconds += t;
       if (overlapped) {
-        auto& stream = C >= M ? c_bound : m_bound;
-        const double sum = C >= M ? C : M;
+        const bool compute_bound = t > M;
+        auto& stream = compute_bound ? c_bound : m_bound;
+        const double sum = compute_bound ? C : M;
         for (const auto& [what, s] : stream) out.bound_s[what] += sum > 0 ? t * s / sum : 0;
       } else {
         for (const auto& [what, s] : c_bound) out.bound_s[what] += s;
@@ -198,7 +220,8 @@ class ServingSim {
         if (tracing_) record(seg, t, clock);
         clock += t.seconds;
         C += t.compute_s, M += t.comm_s;
-        if (t.compute_s > 0) c_bound[t.bound] += t.compute_s;
+        if (t.compute_s > t.fixed_s) c_bound[t.bound] += t.compute_s - t.fixed_s;
+        if (t.fixed_s > 0) c_bound["overhead"] += t.fixed_s;
         if (t.comm_s > 0) m_bound[t.comm_bound] += t.comm_s;
         out.parts_s[seg.what] += t.seconds;
         if (seg.kind == Segment::kMoe && seg.micro_batch == 0) out.moe_s.push_back(t.seconds);
@@ -211,7 +234,16 @@ class ServingSim {
       }
       const bool last_of_group = i + 1 == n || plans.front().segments[i + 1].layer != head.layer ||
                                  plans.front().segments[i + 1].stage != head.stage;
-      if (last_of_group) close_group(overlap && head.layer >= 0);
+      if (last_of_group) close_group(overlap && head.layer >= 0, head.layer >= 0, head.stage);
+    }
+    if (chip_->step_overhead() > 0) {  // the host's part of the step, on its critical path
+      out.seconds += chip_->step_overhead(), out.bound_s["overhead"] += chip_->step_overhead();
+      if (tracing_) {
+        for (int c = 0; c < layout_.chips; ++c)
+          tracing_->compute_records.push_back(
+              {c, "step overhead (host)", clock, clock + chip_->step_overhead()});
+        clock += chip_->step_overhead();
+      }
     }
     if (tracing_) tracing_->time_s = out.seconds;
     return out;
@@ -256,7 +288,7 @@ class ServingSim {
     const int offset = seg.kind == Segment::kSend ? 0 : seg.stage * layout_.stage_chips();
     if (seg.kind == Segment::kCompute) {
       for (std::size_t c = 0; c < seg.chips.size(); ++c)
-        if (const double s = seg.chips[c].seconds(params_); s > 0)
+        if (const double s = chip_->time(seg.chips[c]).seconds(); s > 0)
           tracing_->compute_records.push_back({static_cast<int>(c) + offset, seg.what, at, at + s});
       return;
     }
@@ -278,14 +310,14 @@ class ServingSim {
 
   SegmentTime compute(const Segment& seg) const {
     SegmentTime t;
-    int busiest = 0;
-    for (std::size_t c = 0; c < seg.chips.size(); ++c) {
-      const double s = seg.chips[c].seconds(params_);
-      if (s > t.seconds) t.seconds = s, busiest = static_cast<int>(c);
-      t.flops += seg.chips[c].flops, t.bytes += seg.chips[c].bytes;
+    ChipTime busiest;
+    for (const ChipWork& w : seg.chips) {
+      const ChipTime c = chip_->time(w);
+      if (c.seconds() > t.seconds) t.seconds = c.seconds(), busiest = c;
+      t.flops += w.flops(), t.bytes += w.bytes;
     }
-    t.compute_s = t.seconds;
-    t.bound = seg.chips[busiest].memory_bound(params_) ? "hbm" : "compute";
+    t.compute_s = t.seconds, t.fixed_s = busiest.fixed_s;
+    t.bound = busiest.memory_bound() ? "hbm" : "compute";
     return t;
   }
 
@@ -454,12 +486,13 @@ class ServingSim {
 
   ServingConfig config_;
   Engine engine_;
-  const ChipProfile& profile_;
+  const ChipProfile profile_;
   std::vector<std::pair<std::string, std::string>> topology_overrides_;
   std::vector<std::string> chip_names_;
   std::unique_ptr<Machine> full_;
   std::vector<std::unique_ptr<Machine>> stages_;
   ParamSet params_;
+  std::unique_ptr<ChipModel> chip_;
   ServingLayout layout_;
   std::map<std::pair<int, std::uint64_t>, SegmentTime> allreduce_cache_;
   std::map<std::string, SegmentTime> moe_cache_;
@@ -521,7 +554,8 @@ nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& t
       // The trace: batch 0's decode step (its prefill with --phase prefill).
       if (trace && b == 0 && (decode || config.phase == "prefill")) sim.trace_next_step();
       const StepTime t = sim.step(step_plans(sim, requests, decode, b));
-      (decode ? tpot : ttft).push_back(t.seconds);
+      // TPOT: a decode step yields tokens_per_step tokens per request (1 without a draft).
+      (decode ? tpot : ttft).push_back(decode ? t.seconds / config.tokens_per_step() : t.seconds);
       if (b == 0) (decode ? decode0 : prefill0) = t;
       totals.transfers += t.transfers;
       if (t.wrong > 0 && totals.wrong == 0) totals.first_error = t.first_error;
@@ -543,15 +577,15 @@ nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& t
   if (decode0) {
     const double step = percentile(tpot, 0.5);
     const double tokens_per_s = step > 0 ? pp * static_cast<double>(B) / step : 0;
+    const double tokens = pp * static_cast<double>(B) * config.tokens_per_step();  // per decode step
     const double energy =
         workload_energy_j(params, chips, switches, decode0->seconds, decode0->link_bytes * pp);
     p["tokens_per_s"] = tokens_per_s;
     p["tokens_per_s_per_chip"] = tokens_per_s / chips;
     p["mfu"] = decode0->flops / (decode0->seconds * chips * peak);
     p["hbm_utilisation"] = decode0->bytes / (decode0->seconds * chips * hbm);
-    p["energy_per_token_j"] = energy / (pp * static_cast<double>(B));
-    p["cost_per_mtok_usd"] =
-        workload_cost_usd(params, chips, decode0->seconds) / (pp * static_cast<double>(B)) * 1e6;
+    p["energy_per_token_j"] = energy / tokens;
+    p["cost_per_mtok_usd"] = workload_cost_usd(params, chips, decode0->seconds) / tokens * 1e6;
     p["bound"] = main_bound(decode0->bound_s);
     p["bound_s"] = seconds_json(decode0->bound_s);
     p["parts_s"] = seconds_json(decode0->parts_s);
@@ -613,6 +647,7 @@ void serving_config_json(nlohmann::ordered_json& out, const ServingConfig& confi
   const ServingLayout& layout = sim.layout();
   out["model"] = model_json(config.model);
   out["chip"] = sim.profile().name;
+  out["chip_file"] = sim.profile().file.empty() ? json() : json(sim.profile().file);
   out["layout"] = {{"tp", layout.tp}, {"pp", layout.pp}, {"dp", layout.dp}, {"ep", layout.ep}};
   out["placement"] = config.placement;
   const int S = layout.stage_chips();  // the replicas in effect: balanced fills the free slots by default
@@ -629,6 +664,12 @@ void serving_config_json(nlohmann::ordered_json& out, const ServingConfig& confi
   out["router"] = config.router;
   out["zipf"] = zipf ? json(config.zipf.value_or(config.model.expert_zipf)) : json();
   out["expert_load"] = zipf ? json() : json(config.expert_load_source);
+  out["max_nodes_per_token"] = config.max_nodes > 0 ? json(config.max_nodes) : json();
+  out["node_chips"] = config.max_nodes > 0 ? json(config.node_chips) : json();
+  out["draft_tokens"] = config.draft_tokens;
+  out["draft_layers"] = config.draft_tokens > 0 ? json(config.draft_layers) : json();
+  out["acceptance"] = config.draft_tokens > 0 ? json(config.acceptance) : json();
+  out["tokens_per_step"] = config.tokens_per_step();
   out["batches"] = config.batches;
   out["seed"] = config.seed;
   out["allreduce"] = config.allreduce;
@@ -683,7 +724,7 @@ nlohmann::ordered_json run_serving(const ServingConfig& config, const std::strin
   std::unique_ptr<OutputFile> trace_file;
   if (!trace.empty()) trace_file = std::make_unique<OutputFile>(trace, "trace");
   nlohmann::ordered_json out = workload_result(command, "serving", config.topology, sim.layout().chips);
-  serving_config_json(out, config, sim);
+  serving_config_json(out, sim.config(), sim);
   StepTime totals;
   const nlohmann::ordered_json points = serve_points(sim, totals, trace_file != nullptr);
   if (points.size() == 1)  // one batch size: its fields at the top level too (what a sweep tabulates)

@@ -32,15 +32,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (const bool decode : {true, false}) {
         const StepPlan plan = plan_step(config, layout, requests, decode, 0);
         std::uint64_t tokens = 0;
-        for (const auto& [in, out] : requests) tokens += decode ? 1 : in;
+        for (const auto& [in, out] : requests)
+          tokens += decode ? 1 + static_cast<std::uint64_t>(config.draft_tokens) : in;
         fuzz::check(plan.tokens == tokens && plan.requests == batch);
         for (const Segment& s : plan.segments) {
-          for (const Roofline& r : s.chips)
-            fuzz::check(std::isfinite(r.flops) && r.flops >= 0 && std::isfinite(r.bytes) && r.bytes >= 0);
+          for (const ChipWork& r : s.chips)
+            fuzz::check(std::isfinite(r.flops()) && r.flops() >= 0 && std::isfinite(r.bytes) && r.bytes >= 0);
           if (s.kind != Segment::kMoe) continue;
           std::uint64_t dispatched = 0;
           for (const auto n : s.moe.chip_tokens) dispatched += n;
-          fuzz::check(dispatched == tokens && s.moe.chip_tokens.size() == 8u / config.pp);
+          // A draft's layers (past the model's) run one token per request.
+          const std::uint64_t expected = s.layer >= config.model.layers ? requests.size() : tokens;
+          fuzz::check(dispatched == expected && s.moe.chip_tokens.size() == 8u / config.pp);
         }
       }
     }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 
 #include "collectives/traffic_matrix.hpp"
 #include "topology/base/errors.hpp"
@@ -223,4 +224,42 @@ TEST_CASE("a hot expert's replica goes to the least-loaded chip and takes half i
   CHECK(drawn.instance_load[0] == 16);
   CHECK(drawn.instance_load[4] == 16);
   CHECK(drawn.instance_chip[4] == 1);  // all load on chip 0: chip 1 is the first of the idle ones
+}
+
+TEST_CASE("node-limited routing sends each token to experts on at most M nodes, and only the random router") {
+  // 16 chips in 4 nodes of 4, 64 experts (4 per chip), top-8, one token per chip: each sender's row of
+  // the dispatch is its one token's destination chips.
+  MoeConfig c = layer(64, 8, 1, 16);
+  c.router = "random";
+  for (const int m : {1, 2, 3}) {
+    c.max_nodes = m, c.node_chips = 4;
+    for (std::uint64_t seed = 0; seed < 20; ++seed) {
+      c.seed = seed;
+      const MoeRouting r = route_tokens(c, 16, 0);
+      for (int s = 0; s < 16; ++s) {
+        std::set<int> nodes;
+        std::uint64_t copies = 0;
+        for (int d = 0; d < 16; ++d)
+          if (r.dispatch_tokens[s][d] > 0) nodes.insert(d / 4);
+        for (int e = 0; e < 64; ++e) copies += r.copies[s][e];
+        CHECK(static_cast<int>(nodes.size()) <= m);
+        CHECK(copies == 8);  // still top-8: 16 experts per node are enough
+      }
+    }
+  }
+  // Without the limit a token's eight experts spread over more nodes.
+  c.max_nodes = 0;
+  int spread = 0;
+  const MoeRouting r = route_tokens(c, 16, 0);
+  for (int s = 0; s < 16; ++s) {
+    std::set<int> nodes;
+    for (int d = 0; d < 16; ++d)
+      if (r.dispatch_tokens[s][d] > 0) nodes.insert(d / 4);
+    spread = std::max(spread, static_cast<int>(nodes.size()));
+  }
+  CHECK(spread > 2);
+  c.max_nodes = 2, c.router = "uniform";
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("needs --router random"));
+  c.router = "random", c.node_chips = 0;
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("needs --node-chips"));
 }

@@ -4,6 +4,7 @@
 
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
+#include "workloads/chip_model.hpp"      // dtype_bytes
 #include "workloads/collective_job.hpp"  // dtype_size
 #include "workloads/workload_file.hpp"
 
@@ -84,7 +85,8 @@ void ModelShape::validate(const std::string& where) const {
   }
   need(std::isfinite(expert_zipf) && expert_zipf >= 0 && expert_zipf <= 100,
        "'expert_zipf' must be in [0, 100]");
-  for (const std::string* dtype : {&weight_dtype, &kv_dtype, &activation_dtype})
+  with_context(where + ", weight_dtype", [&] { return dtype_bytes(weight_dtype); });
+  for (const std::string* dtype : {&kv_dtype, &activation_dtype})
     with_context(where, [&] { return dtype_size(*dtype); });
 }
 

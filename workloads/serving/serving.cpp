@@ -14,76 +14,10 @@
 
 namespace ultrasim {
 
-const std::vector<ChipProfile>& serving_chips() {
-  static const std::vector<ChipProfile> kChips{
-      {"trn3",
-       "AWS Trainium3",
-       {"trn3"},
-       {{"chip_flops", "2.517e15"},
-        {"hbm_bandwidth", "4.9TBps"},
-        {"hbm_capacity", "144GiB"},
-        {"chip_power", "1000"},
-        {"ultraserver_price_per_hour", "360"},
-        {"ultraserver_chips", "144"}},
-       {"AWS Neuron docs (trn3-arch): 2,517 TFLOP/s dense MXFP8", "AWS Neuron docs: HBM3e 4.9 TB/s",
-        "AWS Neuron docs: 144 GiB HBM3e", "3P: ~1 kW reported, no AWS figure",
-        "assumption: no public Trn3 price (2.50 USD per chip-hour)", "AWS: 144 chips per Gen2 UltraServer"}},
-      {"trn2",
-       "AWS Trainium2",
-       {"trn2"},
-       {{"chip_flops", "1.299e15"},
-        {"hbm_bandwidth", "2.9TBps"},
-        {"hbm_capacity", "96GiB"},
-        {"chip_power", "500"},
-        {"ultraserver_price_per_hour", "143.04"},
-        {"ultraserver_chips", "64"}},
-       {"AWS Neuron docs (trn2-arch): 1,299 TFLOP/s dense FP8", "AWS Neuron docs: 2.9 TB/s",
-        "AWS Neuron docs: 96 GiB", "3P estimate: ~500 W, no AWS figure",
-        "3P report of AWS Capacity Blocks: 35.76 USD per trn2.48xlarge-hour = 2.235 USD per chip-hour, x 64",
-        "AWS: 64 chips per Trn2 UltraServer"}},
-      {"gb200",
-       "NVIDIA Blackwell GPU of a GB200 NVL72",
-       {"nvl72"},
-       {{"chip_flops", "5.0e15"},
-        {"hbm_bandwidth", "8TBps"},
-        {"hbm_capacity", "186GB"},
-        {"chip_power", "1200"},
-        {"ultraserver_price_per_hour", "756"},
-        {"ultraserver_chips", "72"}},
-       {"derived: NVIDIA NVL72 720 PF sparse FP8 / 72 GPUs / 2", "derived: NVIDIA NVL72 576 TB/s / 72",
-        "NVIDIA NVL72 13.4 TB / 72; MLPerf system GB200-186GB", "3P: ~1.2 kW per GPU",
-        "3P listing: CoreWeave 42 USD per 4-GPU node-hour = 10.50 USD per GPU-hour, x 72",
-        "NVIDIA: 72 GPUs per NVL72"}},
-      {"h100",
-       "NVIDIA H100 SXM",
-       {"hgx-h100"},
-       {{"chip_flops", "1.979e15"},
-        {"hbm_bandwidth", "3.35TBps"},
-        {"hbm_capacity", "80GB"},
-        {"chip_power", "700"},
-        {"ultraserver_price_per_hour", "32"},
-        {"ultraserver_chips", "8"}},
-       {"NVIDIA H100 datasheet: 1,979 TFLOP/s dense FP8", "NVIDIA H100 datasheet: 3.35 TB/s",
-        "NVIDIA H100 datasheet: 80 GB", "NVIDIA H100 datasheet: up to 700 W",
-        "assumption: 4 USD per GPU-hour, x 8", "NVIDIA: 8 GPUs per HGX board"}},
-  };
-  return kChips;
-}
-
-const ChipProfile& chip_profile(const std::string& name, const std::string& topology) {
-  if (name != "auto") return find_by_name(serving_chips(), name, "chip");
-  const std::string base = topology.substr(0, topology.find_first_of(":@"));
-  for (const auto& chip : serving_chips())
-    for (const auto& prefix : chip.topologies)
-      if (base.rfind(prefix, 0) == 0) return chip;
-  return serving_chips().front();  // generators (switch:N, ...): Trainium3's chip, as chip_params()
-}
-
-std::vector<ParamSpec> serving_params() {
-  std::vector<ParamSpec> out{{"hbm_capacity", "144GiB", Unit::kBytes, "a chip's HBM capacity",
-                              "AWS Neuron docs: Trainium3 144 GiB (the chip profile sets it per system)"}};
-  for (auto& spec : chip_params()) out.push_back(spec);
-  return out;
+double ServingConfig::tokens_per_step() const {
+  double tokens = 0, p = 1;
+  for (int i = 0; i <= draft_tokens; ++i, p *= acceptance) tokens += p;
+  return tokens;
 }
 
 void ServingConfig::validate() const {
@@ -117,6 +51,17 @@ void ServingConfig::validate() const {
   for (const double t : tpot_targets)
     if (!(t > 0 && t <= kMaxTime)) throw InputError("--tpot-target must be a time in (0, 1e6] s");
   for (const std::string* dtype : {&dispatch_dtype, &combine_dtype}) dtype_size(*dtype);
+  if (!weight_dtype.empty()) with_context("--weight-dtype", [&] { return dtype_bytes(weight_dtype); });
+  if (!kv_dtype.empty()) with_context("--kv-dtype", [&] { return dtype_size(kv_dtype); });
+  if (draft_tokens < 0 || draft_tokens > 16) throw InputError("--draft-tokens must be between 0 and 16");
+  if (draft_layers < 1 || draft_layers > 64) throw InputError("--draft-layers must be between 1 and 64");
+  if (!(acceptance >= 0 && acceptance <= 1)) throw InputError("--acceptance must be in [0, 1]");
+  if (max_nodes < 0 || max_nodes > 65536)
+    throw InputError("--max-nodes-per-token must be between 0 and 65536");
+  if (max_nodes > 0 && router != "random")
+    throw InputError("--max-nodes-per-token draws each token's nodes: it needs --router random");
+  if (max_nodes > 0 && (node_chips < 1 || node_chips > 65536))
+    throw InputError("--max-nodes-per-token needs --node-chips, the chips of a node (1 to 65536)");
   if (!expert_load.empty() && static_cast<int>(expert_load.size()) != model.experts)
     throw InputError("expert load '" + expert_load_source + "' has " + std::to_string(expert_load.size()) +
                      " values; the model has " + std::to_string(model.experts) + " experts");
@@ -172,6 +117,7 @@ MoeConfig moe_layer_config(const ServingConfig& config, const std::vector<std::u
   moe.weight_dtype = m.weight_dtype;
   moe.placement = config.placement, moe.replicate_hot = config.replicate_hot, moe.replicas = config.replicas;
   moe.batches = 1;
+  moe.max_nodes = config.max_nodes, moe.node_chips = config.node_chips;
   moe.seed =
       config.seed + static_cast<std::uint64_t>(layer) * (1ull << 20) + static_cast<std::uint64_t>(batch);
   return moe;
@@ -195,10 +141,11 @@ struct GroupWork {
   double kv_tokens = 0;  // tokens of KV cache read (decode) or written (prefill)
 };
 
-// Group d's work (`micro_batch_of` >= 0: only the requests of that half, alternate ones of the group).
+// Group d's work (`micro_batch_of` >= 0: only the requests of that half, alternate ones of the group); a
+// decode step runs `per_request` tokens of each request (1, or 1 + the drafted tokens it verifies).
 std::vector<GroupWork> group_work(const ServingLayout& layout,
                                   const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests,
-                                  bool decode, int micro_batch_of) {
+                                  bool decode, int micro_batch_of, int per_request) {
   std::vector<GroupWork> groups(layout.dp);
   std::vector<std::uint64_t> seen(layout.dp, 0);
   for (std::size_t i = 0; i < requests.size(); ++i) {
@@ -208,11 +155,12 @@ std::vector<GroupWork> group_work(const ServingLayout& layout,
     const double in = static_cast<double>(requests[i].first), out = static_cast<double>(requests[i].second);
     GroupWork& g = groups[d];
     ++g.requests;
-    ++g.logits;
-    if (decode) {
-      const double context = in + std::floor(out / 2);
-      g.tokens += 1, g.score_context += context + 1, g.kv_tokens += context;
+    if (decode) {  // token j of the request attends its context and the j + 1 tokens up to itself
+      const double context = in + std::floor(out / 2), n = per_request;
+      g.tokens += per_request, g.logits += per_request;
+      g.score_context += n * (context + 1) + n * (n - 1) / 2, g.kv_tokens += context;
     } else {
+      ++g.logits;
       g.tokens += requests[i].first, g.score_context += in * (in + 1) / 2, g.kv_tokens += in;
     }
   }
@@ -236,7 +184,7 @@ class StepPlanner {
         micro_batch_(micro_batch),
         H_(static_cast<double>(m_.hidden)),
         tp_(layout.tp),
-        wb_(dtype_size(m_.weight_dtype)),
+        wb_(dtype_bytes(m_.weight_dtype)),
         ab_(dtype_size(m_.activation_dtype)),
         kv_split_(m_.attention == "mla" ? 1 : std::min(layout.tp, m_.kv_heads)),
         chip_tokens_(layout.stage_chips()) {
@@ -249,32 +197,39 @@ class StepPlanner {
     }
   }
 
+  // Kernels per segment (assumption, counted from the open serving engines' decode graphs): attention
+  // MHA / GQA 6 (norm, qkv, rope and cache write, attention, o, residual), MLA 8 (norm, q_a, q_b, kv_a,
+  // norms, rope and cache write, attention, o); dense FFN 4 (norm, gate-up, activation, down); shared
+  // experts 5 (norm, router and top-k, gate-up, activation, down); LM head 3 (norm, GEMM, sampling).
   void attention(int stage, int layer) {
-    compute(stage, layer, "attention", [&](const GroupWork& g, std::uint64_t) {
-      const double a = m_.attention_params(), tokens = static_cast<double>(g.tokens);
-      return Roofline{
-          (2 * a * tokens + m_.score_flops(1, decode_) * g.score_context) / tp_,
-          a / tp_ * wb_ + m_.kv_bytes_per_token() * g.kv_tokens / kv_split_ + 2 * tokens * H_ * ab_};
-    });
+    compute(stage, layer, "attention", m_.attention == "mla" ? 8 : 6,
+            [&](ChipWork& w, const GroupWork& g, std::uint64_t) {
+              const double a = m_.attention_params(), tokens = static_cast<double>(g.tokens);
+              w.gemm_flops = 2 * a * tokens / tp_, w.rows = tokens;
+              w.attention_flops = m_.score_flops(1, decode_) * g.score_context / tp_;
+              w.bytes =
+                  a / tp_ * wb_ + m_.kv_bytes_per_token() * g.kv_tokens / kv_split_ + 2 * tokens * H_ * ab_;
+            });
   }
   void dense_ffn(int stage, int layer) {
-    compute(stage, layer, "ffn", [&](const GroupWork& g, std::uint64_t) {
+    compute(stage, layer, "ffn", 4, [&](ChipWork& w, const GroupWork& g, std::uint64_t) {
       const double f = m_.dense_ffn_params() / tp_, tokens = static_cast<double>(g.tokens);
-      return Roofline{2 * f * tokens, f * wb_ + 2 * tokens * H_ * ab_};
+      w.gemm_flops = 2 * f * tokens, w.rows = tokens, w.bytes = f * wb_ + 2 * tokens * H_ * ab_;
     });
   }
   void shared_experts(int stage, int layer) {
-    compute(stage, layer, "shared experts", [&](const GroupWork&, std::uint64_t tokens) {
-      if (tokens == 0) return Roofline{};
+    compute(stage, layer, "shared experts", 5, [&](ChipWork& w, const GroupWork&, std::uint64_t tokens) {
+      if (tokens == 0) return;
       const double shared = m_.shared_experts * m_.expert_params() + m_.router_params();
-      return Roofline{2 * shared * static_cast<double>(tokens),
-                      shared * wb_ + 2 * static_cast<double>(tokens) * H_ * ab_};
+      const double n = static_cast<double>(tokens);
+      w.gemm_flops = 2 * shared * n, w.rows = n, w.bytes = shared * wb_ + 2 * n * H_ * ab_;
     });
   }
   void lm_head(int stage) {
-    compute(stage, -1, "lm head", [&](const GroupWork& g, std::uint64_t) {
+    compute(stage, -1, "lm head", 3, [&](ChipWork& w, const GroupWork& g, std::uint64_t) {
       const double V = static_cast<double>(m_.vocab), logits = static_cast<double>(g.logits);
-      return Roofline{2 * V * H_ / tp_ * logits, V * H_ / tp_ * wb_ + logits * V / tp_ * ab_};
+      w.gemm_flops = 2 * V * H_ / tp_ * logits, w.rows = logits;
+      w.bytes = V * H_ / tp_ * wb_ + logits * V / tp_ * ab_;
     });
   }
   void tp_allreduce(int stage, int layer) {
@@ -297,15 +252,19 @@ class StepPlanner {
     s.kind = kind, s.stage = stage, s.layer = layer, s.what = what, s.micro_batch = std::max(micro_batch_, 0);
     return s;
   }
-  // A compute segment: each chip's roofline from its group's work and its own tokens (a chip without
-  // tokens reads and computes nothing).
+  // A compute segment: each chip's work from its group's work and its own tokens (a chip without
+  // tokens reads, computes and launches nothing).
   template <class Work>
-  void compute(int stage, int layer, const std::string& what, Work&& work_of) {
+  void compute(int stage, int layer, const std::string& what, int kernels, Work&& work_of) {
     Segment& s = segment(Segment::kCompute, stage, layer, what);
     s.chips.resize(chip_tokens_.size());
     for (std::size_t c = 0; c < s.chips.size(); ++c)
-      if (const GroupWork& g = groups_[c / layout_.tp]; g.tokens > 0)
-        s.chips[c] = work_of(g, chip_tokens_[c]);
+      if (const GroupWork& g = groups_[c / layout_.tp]; g.tokens > 0) {
+        ChipWork& w = s.chips[c];
+        w.gemm_dtype = m_.weight_dtype, w.attention_dtype = m_.activation_dtype, w.decode = decode_;
+        work_of(w, g, chip_tokens_[c]);
+        if (!w.empty()) w.kernels = kernels;
+      }
   }
 
   const ServingConfig& config_;
@@ -325,7 +284,8 @@ class StepPlanner {
 StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout,
                    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests, bool decode,
                    int batch, int micro_batch_of) {
-  StepPlanner step(config, layout, group_work(layout, requests, decode, micro_batch_of), decode,
+  const int verify = decode ? 1 + config.draft_tokens : 1;
+  StepPlanner step(config, layout, group_work(layout, requests, decode, micro_batch_of, verify), decode,
                    micro_batch_of);
   const ModelShape& m = config.model;
   const int per_stage = m.layers / layout.pp;
@@ -344,13 +304,36 @@ StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout,
     if (stage + 1 < layout.pp) step.send_to_next(stage);
   }
   step.lm_head(layout.pp - 1);
-  return step.take();
+  StepPlan plan = step.take();
+  if (decode && config.draft_tokens > 0) {  // the draft: K passes of one token per request, last stage
+    StepPlanner draft(config, layout, group_work(layout, requests, true, micro_batch_of, 1), true,
+                      micro_batch_of);
+    const int last = layout.pp - 1;
+    const bool moe = m.is_moe_layer(m.layers - 1);
+    for (int d = 0; d < config.draft_tokens; ++d) {
+      for (int l = 0; l < config.draft_layers; ++l) {
+        const int layer = m.layers + d * config.draft_layers + l;  // past the model's: seeds of their own
+        draft.attention(last, layer);
+        draft.tp_allreduce(last, layer);
+        if (moe) {
+          draft.shared_experts(last, layer);
+          draft.moe_layer(last, layer, batch);
+        } else {
+          draft.dense_ffn(last, layer);
+          draft.tp_allreduce(last, layer);
+        }
+      }
+      draft.lm_head(last);
+    }
+    for (auto& s : draft.take().segments) plan.segments.push_back(std::move(s));
+  }
+  return plan;
 }
 
 MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, const ParamSet& params,
                      std::uint64_t batch_size) {
   const ModelShape& m = config.model;
-  const double tp = layout.tp, wb = dtype_size(m.weight_dtype);
+  const double tp = layout.tp, wb = dtype_bytes(m.weight_dtype);
   const int per_stage = m.layers / layout.pp, S = layout.stage_chips();
   MemoryUse use;
   use.capacity = params.number("hbm_capacity");
@@ -362,26 +345,45 @@ MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, c
          place_instances(moe_layer_config(config, std::vector<std::uint64_t>(S, 1), 0, 0), S).instance_chip)
       most_experts = std::max(most_experts, ++count[c]);
   }
+  auto layer_weights = [&](int layer) {
+    return m.attention_params() / tp +
+           (m.is_moe_layer(layer) ? (most_experts + m.shared_experts) * m.expert_params() + m.router_params()
+                                  : m.dense_ffn_params() / tp);
+  };
+  const int draft_layers = config.draft_tokens > 0 ? config.draft_layers : 0;  // on the last stage
   for (int stage = 0; stage < layout.pp; ++stage) {
     double weights = 0;
     for (int layer = stage * per_stage; layer < (stage + 1) * per_stage; ++layer)
-      weights +=
-          m.attention_params() / tp +
-          (m.is_moe_layer(layer) ? (most_experts + m.shared_experts) * m.expert_params() + m.router_params()
-                                 : m.dense_ffn_params() / tp);
+      weights += layer_weights(layer);
+    if (stage + 1 == layout.pp) weights += draft_layers * layer_weights(m.layers - 1);
     if (stage == 0) weights += m.embedding_params() / tp;
     if (stage + 1 == layout.pp && !(m.tied_embeddings && layout.pp == 1))
       weights += m.embedding_params() / tp;
     weights *= wb;
     if (weights > use.weights) use.weights = weights, use.chip = stage * S;
   }
-  // KV: the group with the most requests, every request at its longest context, one batch per stage in
-  // flight (pp batches), this stage's layers, split kv_split ways.
+  // KV, paged: the group with the most requests, each at the context the simulated step holds (decode:
+  // input + output / 2 and the drafted tokens, the mean over a request's decode as in continuous batching;
+  // prefill only: the input) in blocks of kKvBlock tokens (the mean over drawn lengths), one batch per
+  // stage in flight (pp batches), this stage's layers (the last's with the draft's), split kv_split ways.
+  constexpr double kKvBlock = 16;  // vLLM's default block size
   const double kv_split = m.attention == "mla" ? 1 : std::min(layout.tp, m.kv_heads);
-  std::uint64_t longest = config.lengths.empty() ? config.input_len + config.output_len : 0;
-  for (const auto& [in, out] : config.lengths) longest = std::max(longest, in + out);
+  auto held = [&](std::uint64_t in, std::uint64_t out) {
+    const double context =
+        config.phase == "prefill"
+            ? static_cast<double>(in)
+            : static_cast<double>(in + out / 2 + static_cast<std::uint64_t>(config.draft_tokens));
+    return std::ceil(context / kKvBlock) * kKvBlock;
+  };
+  double context = 0;
+  if (config.lengths.empty()) {
+    context = held(config.input_len, config.output_len);
+  } else {
+    for (const auto& [in, out] : config.lengths) context += held(in, out);
+    context /= static_cast<double>(config.lengths.size());
+  }
   const double requests = std::ceil(static_cast<double>(batch_size) / layout.dp) * layout.pp;
-  use.kv = requests * static_cast<double>(longest) * m.kv_bytes_per_token() * per_stage / kv_split;
+  use.kv = requests * context * m.kv_bytes_per_token() * (per_stage + draft_layers) / kv_split;
   return use;
 }
 
@@ -503,6 +505,21 @@ void serving_json_routing(const FieldReader& read, ServingConfig& c) {
   }
   read.text("dispatch_dtype", c.dispatch_dtype);
   read.text("combine_dtype", c.combine_dtype);
+  read.text("weight_dtype", c.weight_dtype);
+  read.text("kv_dtype", c.kv_dtype);
+  read.integer("max_nodes_per_token", c.max_nodes, false);
+  read.integer("node_chips", c.node_chips, false);
+  if (const auto* v = read.field("draft_tokens")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 16)
+      throw InputError(read.where + ": field 'draft_tokens' must be an integer in [0, 16]");
+    c.draft_tokens = v->get<int>();
+  }
+  read.integer("draft_layers", c.draft_layers, false);
+  if (const auto* v = read.field("acceptance")) {
+    if (!v->is_number() || !(v->get<double>() >= 0 && v->get<double>() <= 1))
+      throw InputError(read.where + ": field 'acceptance' must be a number in [0, 1]");
+    c.acceptance = v->get<double>();
+  }
   read.integer("batches", c.batches, false);
   if (const auto* v = read.field("seed")) {
     if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
@@ -535,12 +552,41 @@ void serving_json_run(const FieldReader& read, ServingConfig& c) {
 
 ServingConfig serving_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
-  static const std::vector<std::string> kKnown{
-      "workload",        "description",    "topology",      "model",    "tp",    "pp",
-      "micro_batches",   "placement",      "replicate_hot", "replicas", "batch", "input_len",
-      "output_len",      "lengths",        "phase",         "router",   "zipf",  "expert_load",
-      "capacity_factor", "dispatch_dtype", "combine_dtype", "batches",  "seed",  "allreduce",
-      "tpot_target",     "chip",           "engine",        "set"};
+  static const std::vector<std::string> kKnown{"workload",
+                                               "description",
+                                               "topology",
+                                               "model",
+                                               "tp",
+                                               "pp",
+                                               "micro_batches",
+                                               "placement",
+                                               "replicate_hot",
+                                               "replicas",
+                                               "batch",
+                                               "input_len",
+                                               "output_len",
+                                               "lengths",
+                                               "phase",
+                                               "router",
+                                               "zipf",
+                                               "expert_load",
+                                               "capacity_factor",
+                                               "dispatch_dtype",
+                                               "combine_dtype",
+                                               "batches",
+                                               "seed",
+                                               "allreduce",
+                                               "tpot_target",
+                                               "chip",
+                                               "engine",
+                                               "set",
+                                               "max_nodes_per_token",
+                                               "node_chips",
+                                               "draft_tokens",
+                                               "draft_layers",
+                                               "acceptance",
+                                               "weight_dtype",
+                                               "kv_dtype"};
   check_known_fields(w, kKnown, where);
   const FieldReader read{w, where};
   ServingConfig c;

@@ -66,6 +66,15 @@ struct ServingConfig {
   std::string expert_load_source;
   std::optional<double> capacity_factor;
   std::string dispatch_dtype = "float8", combine_dtype = "bfloat16";
+  std::string weight_dtype, kv_dtype;  // the deployment's, over the model's (empty: the model's)
+  int max_nodes = 0, node_chips = 0;  // node-limited routing (workloads/moe.hpp); 0: any node
+  // Multi-token prediction / speculative decoding: each decode step verifies draft_tokens drafted tokens
+  // per request (1 + K tokens through the model), the draft runs K passes of draft_layers layers shaped
+  // like the model's last one (DeepSeek-V3's MTP module: 1) and the LM head, and a step yields
+  // 1 + a + ... + a^K tokens per request on average (each draft accepted only after the ones before it).
+  int draft_tokens = 0, draft_layers = 1;
+  double acceptance = 0.85;  // DeepSeek-V3 report 5.4.3: 85-90 % for the second token
+  double tokens_per_step() const;
   int batches = 1;  // routed batches (and request draws) per point: the p50 / p99
   std::uint64_t seed = 0;
   std::string allreduce = "auto";    // the tp all-reduce's algorithm
@@ -78,16 +87,28 @@ struct ServingConfig {
   void validate() const;
 };
 
-// The chip profiles: per chip family the defaults of chip_params() (and hbm_capacity) it sets, each with
-// its source; `auto` picks by the topology's name.
+// The chip profiles (workloads/serving/chips.cpp): per chip the chip model's values (chip_model.hpp:
+// peaks, efficiencies per operation class, fixed costs, the share communication takes) and its
+// hbm_capacity, power and price, each with its source ("fitted: ..." where a fit chose it, "assumption"
+// where nothing is published); `auto` picks by the topology (the scale-up preset inside `cluster:K:PRESET`).
+struct ChipValue {
+  std::string name, value, source;
+};
 struct ChipProfile {
   std::string name, description;
   std::vector<std::string> topologies;  // preset names (and name prefixes) it is the default for
-  std::vector<std::pair<std::string, std::string>> values;
-  std::vector<std::string> sources;  // one per value
+  std::vector<ChipValue> values;
+  std::string file;  // a profile read from a file: its path
 };
 const std::vector<ChipProfile>& serving_chips();
-const ChipProfile& chip_profile(const std::string& name, const std::string& topology);
+// A built-in by name, the topology's with "auto", or a profile file (a name ending in .json); InputError
+// naming the file and field for a profile file with a field missing, unknown or out of range.
+ChipProfile chip_profile(const std::string& name, const std::string& topology);
+// A profile file: {"name", "description", "values": {NAME: value or "value with unit"}, "sources": {NAME:
+// text}}, every parameter of serving_params() given.
+ChipProfile read_chip_profile(const std::string& path);
+// The profile as the file read_chip_profile reads.
+nlohmann::ordered_json chip_profile_json(const ChipProfile& profile);
 // hbm_capacity and what chip_params() declares.
 std::vector<ParamSpec> serving_params();
 
@@ -107,7 +128,7 @@ struct Segment {
   enum Kind { kCompute, kAllreduce, kMoe, kSend } kind = kCompute;
   int stage = 0, layer = -1, micro_batch = 0;  // layer -1: the stage's send or the LM head
   std::string what;                            // attention, ffn, shared experts, lm head, tp, moe, pp
-  std::vector<Roofline> chips;                 // compute: every chip of the stage (stage ranks)
+  std::vector<ChipWork> chips;                 // compute: every chip of the stage (stage ranks)
   std::uint64_t bytes = 0;                     // allreduce: per group (the busiest); send: per chip
   std::vector<std::uint64_t> chip_bytes;       // send: what each chip of the stage sends on
   MoeConfig moe;                               // moe: the layer as `ultrasim moe` would run it

@@ -1,13 +1,16 @@
-// `ultrasim serve` and "workload": "serving": a model served on the fabric. Decode at batch 1 is the
-// bytes it reads over the HBM bandwidth plus its communication, large-batch prefill is its FLOPs at the
-// chip's rate, its MoE layers are `ultrasim moe`'s and its all-reduces `ultrasim run`'s, skew and placement
-// move the tail the way they must, and what does not fit is refused.
+// `ultrasim serve` and "workload": "serving": a model served on the fabric. Decode at batch 1 is its fixed
+// costs plus the bytes it reads at the achievable HBM rate plus its communication (and, with the chip model
+// reduced to the roofline, exactly what it was before the chip model), large-batch prefill is its FLOPs at
+// the chip's rate, its MoE layers are `ultrasim moe`'s and its all-reduces `ultrasim run`'s, skew and
+// placement move the tail the way they must, and what does not fit is refused.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "cli_runner.hpp"
+#include "topology/base/units.hpp"
 #include "workloads/moe.hpp"
 
 using namespace ultrasim::test;
@@ -30,21 +33,31 @@ constexpr double kHbm = 4.9e12;  // Trainium3's HBM bandwidth, B/s
 // Compute and HBM as good as free: what is left of a step is its communication, simulated alone.
 const std::vector<std::string> kFreeChip{"--set", "chip_flops=1e18", "--set", "hbm_bandwidth=1e18"};
 
+// The chip model reduced to the plain roofline (workloads/chip_model.hpp): every FLOP at 60 % of the 8-bit
+// peak, HBM at its full rate, no fixed costs, free overlap: the serving model before the chip model.
+const std::vector<std::string> kRoofline{"--set", "compute_efficiency=0.6",
+                                         "--set", "prefill_attention_efficiency=0.6",
+                                         "--set", "decode_attention_efficiency=0.6",
+                                         "--set", "gemm_half_rows=0",
+                                         "--set", "hbm_efficiency=1",
+                                         "--set", "bf16_flops_ratio=1",
+                                         "--set", "kernel_overhead=0s",
+                                         "--set", "layer_overhead=0s",
+                                         "--set", "step_overhead=0s",
+                                         "--set", "comm_share=0"};
+const std::vector<std::string> kNoFixedCosts{"--set", "kernel_overhead=0s", "--set", "layer_overhead=0s",
+                                             "--set", "step_overhead=0s"};
+
 std::vector<std::string> plus(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
 
-}  // namespace
-
-TEST_CASE("decode at batch 1 of the MoE model reads its weights, experts and KV cache from HBM") {
-  const std::vector<std::string> run{"--model", "deepseek-v3", "--batch", "1", "--phase", "decode"};
-  const json step = serve_json(run);
-  const json comm = serve_json(plus(run, kFreeChip));
-  CHECK(step["bound"] == "hbm");
-  // Chip 0 holds the request: per layer its attention weights (float8) and the KV latent of 1024 + 128
-  // tokens (bfloat16); its dense FFN (layers 0-2) or its shared expert and router; and per MoE layer the
-  // experts the token runs on the busiest chip, drawn as ultrasim moe --seed l x 2^20 draws them.
+// What decode at batch 1 of DeepSeek-V3 reads from HBM on `p` chips (one request, on chip 0): per layer
+// its attention weights (float8) and the KV latent of 1024 + 128 tokens (bfloat16); its dense FFN (layers
+// 0-2) or its shared expert and router; and per MoE layer the experts the token runs on the busiest chip,
+// drawn as ultrasim moe --seed l x 2^20 draws them; then the LM head.
+double moe_decode_bytes(int p) {
   const double attention = 187105280.0 + 1152.0 * 1152, dense = 3.0 * 7168 * 18432;
   const double expert = 3.0 * 7168 * 2048, shared = expert + 7168.0 * 256;
   double bytes = 0;
@@ -56,39 +69,98 @@ TEST_CASE("decode at batch 1 of the MoE model reads its weights, experts and KV 
     }
     ultrasim::MoeConfig moe;
     moe.experts = 256, moe.top_k = 8, moe.hidden = 7168, moe.ffn = 2048, moe.router = "random";
-    moe.tokens_per_chip = 1, moe.chip_tokens.assign(144, 0), moe.chip_tokens[0] = 1;
+    moe.tokens_per_chip = 1, moe.chip_tokens.assign(p, 0), moe.chip_tokens[0] = 1;
     moe.seed = static_cast<std::uint64_t>(layer) << 20;
-    const ultrasim::MoeRouting routing = ultrasim::route_tokens(moe, 144, 0);
-    std::vector<int> running(144, 0);
+    const ultrasim::MoeRouting routing = ultrasim::route_tokens(moe, p, 0);
+    std::vector<int> running(p, 0);
     for (std::size_t i = 0; i < routing.instance_chip.size(); ++i)
       if (routing.instance_load[i] > 0) ++running[routing.instance_chip[i]];
     bytes += shared + *std::max_element(running.begin(), running.end()) * expert;
   }
-  bytes += 129280.0 * 7168;  // the LM head
-  const double expected = bytes / kHbm + comm["tpot_s"].get<double>();
+  return bytes + 129280.0 * 7168;
+}
+
+// What decode at batch 1 of Llama-3-70B reads per chip at tp 4 or 8: a tp-th of every layer's weights
+// (float8) and of its KV cache (1152 tokens, 8 KV heads), and of the LM head.
+double dense_decode_bytes(int tp) {
+  const double layer = 150994944.0 + 704643072.0 + 1152.0 * 4096;
+  return (80 * layer + 128256.0 * 8192) / tp;
+}
+
+}  // namespace
+
+TEST_CASE("decode at batch 1 of the MoE model reads its weights, experts and KV cache from HBM") {
+  const std::vector<std::string> run =
+      plus({"--model", "deepseek-v3", "--batch", "1", "--phase", "decode"}, kRoofline);
+  const json step = serve_json(run);
+  const json comm = serve_json(plus(run, kFreeChip));
+  CHECK(step["bound"] == "hbm");
+  const double expected = moe_decode_bytes(144) / kHbm + comm["tpot_s"].get<double>();
   // Within 2 %: the formula leaves out the activations, and a layer's combine starts on each chip when
   // its own experts are done, not when the slowest chip's are.
   CHECK(step["tpot_s"].get<double>() == Approx(expected).epsilon(0.02));
 }
 
 TEST_CASE("decode at batch 1 of the dense model reads a quarter of every layer per tp chip") {
-  const std::vector<std::string> run{"--model", "llama3-70b", "--tp",    "4",
-                                     "--batch", "1",          "--phase", "decode"};
+  const std::vector<std::string> run =
+      plus({"--model", "llama3-70b", "--tp", "4", "--batch", "1", "--phase", "decode"}, kRoofline);
   const json step = serve_json(run);
   const json comm = serve_json(plus(run, kFreeChip));
   CHECK(step["bound"] == "hbm");
-  const double layer = (150994944.0 + 704643072.0 + 1152.0 * 4096) / 4;  // weights, KV of 1152 tokens
-  const double expected = (80 * layer + 128256.0 * 8192 / 4) / kHbm + comm["tpot_s"].get<double>();
+  const double expected = dense_decode_bytes(4) / kHbm + comm["tpot_s"].get<double>();
   CHECK(step["tpot_s"].get<double>() == Approx(expected).epsilon(0.02));
   // Its communication: 160 tp all-reduces of one token, each as ultrasim run simulates it alone.
   REQUIRE(step["tp_allreduce"]["count"] == 160);
   CHECK(step["tp_allreduce"]["bytes"] == 8192 * 2);
 }
 
+TEST_CASE("decode at batch 1 on a chip profile: fixed costs + bytes at the achievable HBM rate + comm") {
+  struct Case {
+    std::vector<std::string> run;
+    double bytes;
+    int layers, kernels;  // on the busiest chip's path: 8 or 6 attention, 4 FFN, 5 shared, 3 experts, 3 head
+  };
+  const std::vector<Case> cases{
+      {{"--model", "deepseek-v3"}, moe_decode_bytes(144), 61, 61 * 8 + 3 * 4 + 58 * (5 + 3) + 3},
+      {{"--model", "deepseek-v3", "--topology", "nvl72"},
+       moe_decode_bytes(72),
+       61,
+       61 * 8 + 3 * 4 + 58 * 8 + 3},
+      {{"--model", "llama3-70b", "--tp", "4"}, dense_decode_bytes(4), 80, 80 * (6 + 4) + 3},
+      {{"--model", "llama3-70b", "--tp", "8", "--topology", "hgx-h100"},
+       dense_decode_bytes(8),
+       80,
+       80 * 10 + 3}};
+  for (const Case& c : cases) {
+    const std::vector<std::string> run = plus(c.run, {"--batch", "1", "--phase", "decode"});
+    INFO(run[1] + " " + run[run.size() - 5]);
+    const json step = serve_json(run);
+    const json comm = serve_json(plus(plus(run, kFreeChip), kNoFixedCosts));
+    // The profile's own numbers, as `ultrasim list chips` gives them.
+    CliResult list = run_cli({"list", "chips", "--format", "json"});
+    REQUIRE(list.status == 0);
+    std::map<std::string, std::string> v;
+    const json chips = json::parse(list.out)["chips"];
+    for (const auto& chip : chips)
+      if (chip["name"] == step["chip"])
+        for (const auto& x : chip["values"]) v[x["name"].get<std::string>()] = x["value"].get<std::string>();
+    using ultrasim::parse_rate, ultrasim::parse_time;
+    const double hbm = parse_rate(v["hbm_bandwidth"]) * std::stod(v["hbm_efficiency"]);
+    const double fixed = c.kernels * parse_time(v["kernel_overhead"]) +
+                         c.layers * parse_time(v["layer_overhead"]) + parse_time(v["step_overhead"]);
+    const double expected = fixed + c.bytes / hbm + comm["tpot_s"].get<double>();
+    CHECK(step["tpot_s"].get<double>() == Approx(expected).epsilon(0.02));
+    // The fixed costs are the step's "overhead", but for the experts' kernels inside the MoE layers.
+    const double experts = c.run[1] == "deepseek-v3" ? 58 * 3 * parse_time(v["kernel_overhead"]) : 0;
+    CHECK(step["bound_s"]["overhead"].get<double>() == Approx(fixed - experts).epsilon(1e-9));
+  }
+}
+
 TEST_CASE("large-batch prefill is compute-bound: its compute is its FLOPs at peak x efficiency") {
   // 72 requests of 2048 tokens on tp 4 x dp 36: 4096 tokens per group.
-  const json r = serve_json(
-      {"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--input-len", "2048", "--phase", "prefill"});
+  const json r = serve_json(plus(
+      {"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--input-len", "2048", "--phase", "prefill"},
+      kRoofline));
   CHECK(r["prefill_bound"] == "compute");
   const double tokens = 4096, positions = 2048.0 * 2049 / 2;  // a request's tokens attend 1..2048
   const double per_layer =
@@ -107,36 +179,48 @@ TEST_CASE("a serving step's MoE layers are ultrasim moe's, and its all-reduces u
   const json r = serve_json({"--model", "deepseek-v3", "--batch", "144", "--phase", "decode", "--seed", "5"});
   REQUIRE(r["moe_layer_s"].size() == 58);
   CHECK(r["engine"] == "fast");
+  // ultrasim moe with trn3's chip profile (its defaults are the roofline's).
+  CliResult list = run_cli({"list", "chips", "--format", "json"});
+  REQUIRE(list.status == 0);
+  std::vector<std::string> trn3;
+  const json chips = json::parse(list.out)["chips"];
+  for (const auto& v : chips[0]["values"])
+    if (v["name"] != "hbm_capacity")  // serving's memory check, not a parameter of the layer
+      trn3.insert(trn3.end(), {"--set", v["name"].get<std::string>() + "=" + v["value"].get<std::string>()});
+  REQUIRE(chips[0]["name"] == "trn3");
   for (const auto& [index, layer] : {std::pair{0, 3}, std::pair{57, 60}}) {
-    CliResult moe = run_cli({"moe",
-                             "--topology",
-                             "trn3",
-                             "--experts",
-                             "256",
-                             "--top-k",
-                             "8",
-                             "--tokens-per-chip",
-                             "1",
-                             "--hidden",
-                             "7168",
-                             "--ffn",
-                             "2048",
-                             "--router",
-                             "random",
-                             "--seed",
-                             std::to_string(5 + (static_cast<long>(layer) << 20)),
-                             "--engine",
-                             "fast",
-                             "--format",
-                             "json"});
+    CliResult moe = run_cli(plus({"moe",
+                                  "--topology",
+                                  "trn3",
+                                  "--experts",
+                                  "256",
+                                  "--top-k",
+                                  "8",
+                                  "--tokens-per-chip",
+                                  "1",
+                                  "--hidden",
+                                  "7168",
+                                  "--ffn",
+                                  "2048",
+                                  "--router",
+                                  "random",
+                                  "--seed",
+                                  std::to_string(5 + (static_cast<long>(layer) << 20)),
+                                  "--engine",
+                                  "fast",
+                                  "--format",
+                                  "json"},
+                                 trn3));
+    INFO(moe.err);
     REQUIRE(moe.status == 0);
     CHECK(r["moe_layer_s"][index].get<double>() ==
           Approx(json::parse(moe.out)["layer_time_s"].get<double>()).epsilon(1e-9));
   }
-  // Nothing overlaps: the step is the sum of its parts, each simulated alone.
+  // Nothing overlaps: the step is the sum of its parts, each simulated alone, and the fixed costs around
+  // them: Trainium3's 165 us per layer and 437 us per step.
   double sum = 0;
   for (const auto& [what, s] : r["parts_s"].items()) sum += s.get<double>();
-  CHECK(r["tpot_s"].get<double>() == Approx(sum).epsilon(1e-12));
+  CHECK(r["tpot_s"].get<double>() == Approx(sum + 61 * 165e-6 + 437e-6).epsilon(1e-12));
 
   const json d = serve_json({"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--phase", "decode"});
   const json& tp = d["tp_allreduce"];
@@ -280,4 +364,88 @@ TEST_CASE("serving refuses what cannot be deployed, saying by how much") {
   expect_input_error({"serve", "--expert-load", load}, "has 3 values; the model has 256 experts");
   const std::string lengths = temp_file("lengths.csv", "128,16\n64\n");
   expect_input_error({"serve", "--lengths", lengths}, "line 2: expected 'input,output'");
+}
+
+TEST_CASE("a drafted token per step: tokens per step 1 + a + ..., the step verifying them and the draft") {
+  // Llama-3-70B, tp 4, batch 1, the roofline: the step verifies 1 + 2 tokens (the weights read once), and
+  // the draft runs two passes of one layer shaped like the last (a quarter of its weights) and the LM head.
+  const std::vector<std::string> run =
+      plus({"--model", "llama3-70b", "--tp", "4", "--batch", "1", "--phase", "decode"}, kRoofline);
+  const std::vector<std::string> mtp = plus(run, {"--draft-tokens", "2", "--acceptance", "0.5"});
+  const json plain = serve_json(run), drafted = serve_json(mtp);
+  CHECK(drafted["tokens_per_step"].get<double>() == 1.75);  // 1 + 0.5 + 0.25
+  CHECK(drafted["draft_tokens"] == 2);
+  const json comm = serve_json(plus(mtp, kFreeChip));
+  const double layer = (150994944.0 + 704643072.0 + 1152.0 * 4096) / 4, head = 128256.0 * 8192 / 4;
+  const double step =
+      (dense_decode_bytes(4) + 2 * (layer + head)) / kHbm + comm["tpot_s"].get<double>() * 1.75;
+  CHECK(drafted["tpot_s"].get<double>() * 1.75 == Approx(step).epsilon(0.02));
+  CHECK(drafted["tpot_s"].get<double>() < plain["tpot_s"].get<double>());
+  // Cost and energy per token count the tokens a step yields.
+  CHECK(drafted["tokens_per_s"].get<double>() == Approx(1 / drafted["tpot_s"].get<double>()).epsilon(1e-12));
+  // Acceptance 0: the draft is paid for and nothing gained.
+  const json wasted = serve_json(plus(run, {"--draft-tokens", "2", "--acceptance", "0"}));
+  CHECK(wasted["tpot_s"].get<double>() > plain["tpot_s"].get<double>());
+}
+
+TEST_CASE("4-bit weights read a quarter of 16-bit's bytes plus their scales, on chips that have them") {
+  const std::vector<std::string> run{"--model",   "llama3-70b", "--tp", "4",       "--topology",
+                                     "nvl72@0-3", "--batch",    "1",    "--phase", "decode"};
+  const json fp4 = serve_json(plus(run, {"--weight-dtype", "nvfp4"}));
+  CHECK(fp4["chip"] == "gb200");
+  CHECK(fp4["model"]["weight_dtype"] == "nvfp4");
+  const json bf16 = serve_json(plus(run, {"--weight-dtype", "bfloat16"}));
+  CHECK(fp4["weights_bytes_per_chip"].get<double>() ==
+        Approx(bf16["weights_bytes_per_chip"].get<double>() * 0.5625 / 2).epsilon(1e-12));
+  // The HBM part of the step: the weights dominate it (the KV cache stays bfloat16).
+  CHECK(fp4["bound_s"]["hbm"].get<double>() < 0.3 * bf16["bound_s"]["hbm"].get<double>());
+  expect_input_error({"serve", "--model", "llama3-70b", "--topology", "hgx-h100", "--weight-dtype", "mxfp4"},
+                     "the model's weight_dtype on h100: dtype mxfp4: this chip has no 4-bit units");
+}
+
+TEST_CASE("serve reads a chip profile file, and refuses a bad one naming the field") {
+  CliResult list = run_cli({"list", "chips", "--format", "json"});
+  REQUIRE(list.status == 0);
+  json profile;
+  const json chips = json::parse(list.out)["chips"];
+  for (const auto& chip : chips)
+    if (chip["name"] == "trn3") {
+      profile["name"] = "my-trn3";
+      for (const auto& v : chip["values"]) profile["values"][v["name"].get<std::string>()] = v["value"];
+    }
+  for (const char* rest : {"switch_power", "link_energy"})  // what the built-in leaves at the defaults
+    profile["values"][rest] = std::string(rest) == "switch_power" ? "100" : "5";
+  const std::string file = temp_file("my-trn3.json", profile.dump());
+  const std::vector<std::string> run{"--model", "llama3-70b", "--tp",    "4",
+                                     "--batch", "8",          "--phase", "decode"};
+  const json mine = serve_json(plus(run, {"--chip", file}));
+  CHECK(mine["chip"] == "my-trn3");
+  CHECK(mine["chip_file"] == file);
+  CHECK(mine["tpot_s"] == serve_json(run)["tpot_s"]);
+  json bad = profile;
+  bad["values"]["hbm_efficiency"] = 1.5;
+  expect_input_error({"serve", "--chip", temp_file("bad-chip.json", bad.dump())},
+                     "field 'values.hbm_efficiency': parameter hbm_efficiency: '1.5' is out of range");
+  bad = profile;
+  bad["values"].erase("comm_share");
+  expect_input_error({"serve", "--chip", temp_file("missing-chip.json", bad.dump())},
+                     "missing field 'values.comm_share'");
+  expect_input_error({"serve", "--acceptance", "1.5", "--draft-tokens", "1"},
+                     "--acceptance must be in [0, 1]");
+  expect_input_error({"serve", "--acceptance", "-0.2"}, "--acceptance");
+  expect_input_error({"serve", "--draft-tokens", "17"}, "--draft-tokens must be between 0 and 16");
+  expect_input_error({"serve", "--max-nodes-per-token", "4"}, "--max-nodes-per-token needs --node-chips");
+  expect_input_error({"serve", "--weight-dtype", "float5"}, "--weight-dtype: unknown dtype 'float5'");
+}
+
+TEST_CASE("node-limited routing keeps a token's experts on few nodes: less traffic off the node") {
+  // DeepSeek-V3 on two HGX nodes (16 H100), 1024 requests: at most one node per token keeps the
+  // dispatch inside the node, off the NICs.
+  const std::vector<std::string> run{"--model", "deepseek-v3", "--topology", "cluster:2:hgx-h100",
+                                     "--batch", "1024",        "--phase",    "decode"};
+  const json any = serve_json(run);
+  const json one = serve_json(plus(run, {"--max-nodes-per-token", "1", "--node-chips", "8"}));
+  CHECK(one["max_nodes_per_token"] == 1);
+  CHECK(any["chip"] == "h100");  // the scale-up preset's chip inside a cluster spec
+  CHECK(one["tpot_s"].get<double>() < any["tpot_s"].get<double>());
 }

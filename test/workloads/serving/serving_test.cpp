@@ -101,14 +101,14 @@ TEST_CASE("the decode plan's rooflines: weights, KV and scores of the requests o
   const double kv = 4096.0 * 1100 / 4;     // a request's context, its 8 KV heads split over 4 chips
   CHECK(attention.chips[0].bytes == Approx(weights + 2 * kv + 2 * 2 * 8192 * 2.0).epsilon(1e-12));
   CHECK(attention.chips[4].bytes == Approx(weights + kv + 2 * 8192 * 2.0).epsilon(1e-12));
-  CHECK(attention.chips[0].flops ==
+  CHECK(attention.chips[0].flops() ==
         Approx((2 * 150994944.0 * 2 + 4.0 * 64 * 128 * 2 * 1101) / 4).epsilon(1e-12));
   // Per layer: attention, tp, ffn, tp (80 layers), then the LM head.
   CHECK(plan.segments.size() == 80 * 4 + 1);
   CHECK(plan.segments[1].kind == Segment::kAllreduce);
   CHECK(plan.segments[1].bytes == 2 * 8192 * 2);  // the busiest group's two tokens, bfloat16
   const Segment& head = plan.segments.back();
-  CHECK(head.chips[0].flops == Approx(2.0 * 128256 * 8192 / 4 * 2).epsilon(1e-12));
+  CHECK(head.chips[0].flops() == Approx(2.0 * 128256 * 8192 / 4 * 2).epsilon(1e-12));
 }
 
 TEST_CASE("the balanced placement puts the heaviest experts apart, keeping the counts per chip") {
@@ -134,7 +134,12 @@ TEST_CASE("a model that does not fit, or a batch whose KV cache does not, is ref
   l.model = shape("llama3-70b");
   l.tp = 8;
   const MemoryUse use = memory_use(l, serving_layout(l, 8), params, 4096);
-  // 4096 requests of 1280 tokens, 80 layers x 4096 B split 8 ways.
-  CHECK(use.kv == Approx(4096.0 * 1280 * 80 * 4096 / 8).epsilon(1e-12));
+  // Paged: 4096 requests at the decode's mean context, 1024 + 128 = 1152 tokens (72 blocks of 16), 80
+  // layers x 4096 B split 8 ways; not at their longest (1280), which continuous batching never holds.
+  CHECK(use.kv == Approx(4096.0 * 1152 * 80 * 4096 / 8).epsilon(1e-12));
+  l.input_len = 1000, l.output_len = 101;  // 1050 tokens: 66 blocks
+  CHECK(memory_use(l, serving_layout(l, 8), params, 1).kv == Approx(1056.0 * 80 * 4096 / 8).epsilon(1e-12));
+  l.phase = "prefill";  // the prompt only
+  CHECK(memory_use(l, serving_layout(l, 8), params, 1).kv == Approx(1008.0 * 80 * 4096 / 8).epsilon(1e-12));
   CHECK_THROWS_WITH(check_memory(use, 4096), Catch::Contains("the KV cache of batch 4096 does not fit"));
 }
