@@ -107,6 +107,10 @@ SCENARIOS = [
                                                  "--phase", "decode", "--format", "json"], 60, None, 1),
     ("serve llama3-70b trn3 example", ["workload", f"{ROOT}/workloads/examples/serving_llama3_trn3.json",
                                        "--format", "json"], None, None),
+    # Issue 40: fitting a chip profile to the 31 Hopper kernel points (results/validation/chips/).
+    ("calibrate-chip h800 31 kernel points", ["calibrate-chip", "--chip", "h800", "--from",
+                                              f"{ROOT}/results/validation/chips/hopper_kernels.csv",
+                                              "--hold-out-every", "3", "--format", "json"], None, None),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
     # as many at once as cores. Peak memory is the sweep driver's own.
     ("sweep trn3 allreduce+alltoall x 25 sizes", SWEEP, 60, None),

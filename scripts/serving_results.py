@@ -37,7 +37,7 @@ MODELS = {  # name: (words, requests per data-parallel group: FROM, TO)
 # (the cost of a run grows with the flows' distinct ends: results/serving/README.md).
 RANDOM = {"deepseek-v3": 64}
 REQUESTS = ["--input-len", "1024", "--output-len", "256", "--phase", "decode"]
-TARGETS_MS = {"deepseek-v3": (10, 25), "llama3-70b": (10, 25)}
+TARGETS_MS = {"deepseek-v3": (25, 50), "llama3-70b": (25, 50)}
 
 
 def run(binary, model, system, out, random=False):

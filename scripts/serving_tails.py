@@ -46,13 +46,11 @@ def percentile(values, q):  # as ultrasim's: the smallest value with at least q 
     return values[max(0, min(len(values) - 1, int(-(-q * len(values) // 1)) - 1))]
 
 
-MOE_CHIP = ("chip_flops", "hbm_bandwidth", "chip_power", "ultraserver_price_per_hour", "ultraserver_chips")
-
-
 def chip_sets(binary, chip):
-    """serve's chip profile as `ultrasim moe --set`s (moe's chip parameters default to trn3's)."""
+    """serve's chip profile as `ultrasim moe --set`s (moe's chip parameters default to trn3's roofline):
+    every value but the memory check's capacity, which is serve's alone."""
     profile = next(c for c in ultrasim(binary, "list", "chips")["chips"] if c["name"] == chip)
-    return [w for v in profile["values"] if v["name"] in MOE_CHIP for w in ("--set", f"{v['name']}={v['value']}")]
+    return [w for v in profile["values"] if v["name"] != "hbm_capacity" for w in ("--set", f"{v['name']}={v['value']}")]
 
 
 def configuration(binary, system, zipf, placement, layers, batches, rng):

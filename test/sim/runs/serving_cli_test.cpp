@@ -114,7 +114,7 @@ TEST_CASE("decode at batch 1 of the dense model reads a quarter of every layer p
   CHECK(step["tp_allreduce"]["bytes"] == 8192 * 2);
 }
 
-TEST_CASE("decode at batch 1 on a chip profile: fixed costs + bytes at the achievable HBM rate + comm") {
+TEST_CASE("decode at batch 1 on every chip profile: fixed costs + bytes at the achievable HBM rate + comm") {
   struct Case {
     std::vector<std::string> run;
     double bytes;
@@ -130,10 +130,28 @@ TEST_CASE("decode at batch 1 on a chip profile: fixed costs + bytes at the achie
       {{"--model", "llama3-70b", "--tp", "8", "--topology", "hgx-h100"},
        dense_decode_bytes(8),
        80,
-       80 * 10 + 3}};
+       80 * 10 + 3},
+      {{"--model", "llama3-70b", "--tp", "4", "--topology", "trn2-ultraserver"},
+       dense_decode_bytes(4),
+       80,
+       80 * 10 + 3},
+      {{"--model", "llama3-70b", "--tp", "8", "--topology", "hgx-h100", "--chip", "h200"},
+       dense_decode_bytes(8),
+       80,
+       80 * 10 + 3},
+      {{"--model", "llama3-70b", "--tp", "8", "--topology", "hgx-h100", "--chip", "h800"},
+       dense_decode_bytes(8),
+       80,
+       80 * 10 + 3},
+      {{"--model", "deepseek-v3", "--topology", "nvl72@0-7", "--chip", "b200"},
+       moe_decode_bytes(8),
+       61,
+       61 * 8 + 3 * 4 + 58 * 8 + 3}};
   for (const Case& c : cases) {
     const std::vector<std::string> run = plus(c.run, {"--batch", "1", "--phase", "decode"});
-    INFO(run[1] + " " + run[run.size() - 5]);
+    std::string what;
+    for (const auto& w : c.run) what += w + " ";
+    INFO(what);
     const json step = serve_json(run);
     const json comm = serve_json(plus(plus(run, kFreeChip), kNoFixedCosts));
     // The profile's own numbers, as `ultrasim list chips` gives them.
@@ -293,6 +311,16 @@ TEST_CASE("two micro-batches hide communication behind compute, never below eith
   CHECK(overlap["ttft_s"].get<double>() < plain["ttft_s"].get<double>());
   CHECK(overlap["ttft_s"].get<double>() >= std::max(compute, comm) * (1 - 1e-12));
   CHECK(overlap["ttft_s"].get<double>() < compute + comm);
+  // Overlap that costs something: with comm_share 0.3 the compute beside each all-reduce runs at 70 %.
+  // Every layer is compute-bound here (C + 0.3 M > M), so each costs C + 0.3 M: the step is the compute
+  // plus 0.3 x the communication, longer than max(compute, communication) of any layer.
+  const json shared = serve_json(plus(plus(run, {"--micro-batches", "2"}), {"--set", "comm_share=0.3"}));
+  const json& p = shared["prefill_parts_s"];
+  const double c = p["attention"].get<double>() + p["ffn"].get<double>() + p["lm head"].get<double>();
+  const double m = p["tp"].get<double>();
+  CHECK(shared["ttft_s"].get<double>() ==
+        Approx(c + 0.3 * m + 80 * 2 * 165e-6 + 437e-6).epsilon(1e-9));  // + 2 passes' layer costs, the step's
+  CHECK(shared["ttft_s"].get<double>() > overlap["ttft_s"].get<double>());
   // Decode is HBM-bound: each half reads every weight again, and the overlap is slower.
   const std::vector<std::string> decode{"--model", "llama3-70b", "--tp",    "4",
                                         "--batch", "1152",       "--phase", "decode"};
