@@ -23,6 +23,11 @@ ROOFLINE = ["compute_efficiency=0.6", "prefill_attention_efficiency=0.6", "decod
             "gemm_half_rows=0", "hbm_efficiency=1", "kernel_overhead=0s", "layer_overhead=0s",
             "step_overhead=0s", "comm_share=0", "bf16_flops_ratio=1"]
 
+# The H100 clusters' scale-out: a 400 Gb/s InfiniBand NIC per GPU (NVIDIA's DGX/HGX H100 reference, 8 x
+# ConnectX-7; DeepEP's README measures its kernels on that CX7 400 Gb/s; the SGLang blog names its nodes,
+# not their NICs: an assumption), where cluster:K:PRESET defaults to EFA's 200 Gb/s.
+IB = ["--set", "nic_bandwidth=400Gbps"]
+
 # id, role, what was measured, the run, metric, measured value, source
 POINTS = [
     ("A1-itl", "fitted", "trn2.48xlarge (16 Trainium2), Llama-3.3-70B bf16, tp 16, batch 1, 10000/1500",
@@ -66,13 +71,13 @@ POINTS = [
       "--batch", "3072", "--input-len", "1000", "--output-len", "2000", "--phase", "decode"],
      "tokens_per_s_per_chip", 4548.01,
      "TensorRT-LLM Best_perf_practice_on_DeepSeek-R1, B200 max-throughput: 4548.0105 tokens/s per GPU"),
-    ("S2-tput", "held-out", "72x H100 (9 HGX nodes), DeepSeek-V3 fp8, EP 72, attention dp 72, 256 per GPU, 2000 in",
+    ("S2-tput", "held-out", "72x H100 (9 HGX nodes, 400 Gb/s IB per GPU), DeepSeek-V3 fp8, EP 72, attention dp 72, 256 per GPU, 2000 in",
      ["--model", "deepseek-v3", "--topology", "cluster:9:hgx-h100", "--batch", "18432", "--input-len", "2000",
-      "--output-len", "100", "--phase", "decode", "--micro-batches", "2"], "tokens_per_s_per_chip", 22282 / 8,
+      "--output-len", "100", "--phase", "decode", "--micro-batches", "2", *IB], "tokens_per_s_per_chip", 22282 / 8,
      "SGLang large-scale EP blog (lmsys.org 2025-05-05): 22,282 output tokens/s per node, 2K inputs"),
-    ("S1-prefill", "held-out", "32x H100 (4 HGX nodes), DeepSeek-V3 fp8, EP 32, 16,384 tokens per GPU, 1K in",
+    ("S1-prefill", "held-out", "32x H100 (4 HGX nodes, 400 Gb/s IB per GPU), DeepSeek-V3 fp8, EP 32, 16,384 tokens per GPU, 1K in",
      ["--model", "deepseek-v3", "--topology", "cluster:4:hgx-h100", "--batch", "512", "--input-len", "1024",
-      "--output-len", "1", "--phase", "prefill", "--micro-batches", "2"], "prefill_tokens_per_s_per_chip",
+      "--output-len", "1", "--phase", "prefill", "--micro-batches", "2", *IB], "prefill_tokens_per_s_per_chip",
      57674 / 8, "SGLang large-scale EP blog: prefill 57,674 tokens/s per node at 1K prompts"),
 ]
 
