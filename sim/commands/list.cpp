@@ -129,9 +129,13 @@ void print_text(const nlohmann::ordered_json& out) {
                          fixed_text(p["efficiency"].get<double>(), 2) + "]";
       }
       if (item.contains("values")) {  // a chip profile: the defaults it sets
-        description += " (default on";
-        for (const auto& t : item["topologies"]) description += " " + t.get<std::string>();
-        description += ":";
+        if (item["topologies"].empty()) {
+          description += " (--chip " + item["name"].get<std::string>() + ":";
+        } else {
+          description += " (default on";
+          for (const auto& t : item["topologies"]) description += " " + t.get<std::string>();
+          description += ":";
+        }
         for (const auto& v : item["values"])
           description += " " + v["name"].get<std::string>() + "=" + v["value"].get<std::string>();
         description += ")";
