@@ -67,7 +67,7 @@ struct ServingConfig {
   std::optional<double> capacity_factor;
   std::string dispatch_dtype = "float8", combine_dtype = "bfloat16";
   std::string weight_dtype, kv_dtype;  // the deployment's, over the model's (empty: the model's)
-  int max_nodes = 0, node_chips = 0;  // node-limited routing (workloads/moe.hpp); 0: any node
+  int max_nodes = 0, node_chips = 0;   // node-limited routing (workloads/moe.hpp); 0: any node
   // Multi-token prediction / speculative decoding: each decode step verifies draft_tokens drafted tokens
   // per request (1 + K tokens through the model), the draft runs K passes of draft_layers layers shaped
   // like the model's last one (DeepSeek-V3's MTP module: 1) and the LM head, and a step yields
