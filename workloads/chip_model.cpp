@@ -8,7 +8,10 @@
 
 namespace ultrasim {
 
-std::vector<ParamSpec> chip_params() {
+namespace {
+
+// The chip model's own: peaks per dtype, efficiencies, fixed costs, the overlap share.
+std::vector<ParamSpec> chip_model_params() {
   return {
       {"chip_flops",
        "2.517e15",
@@ -75,6 +78,15 @@ std::vector<ParamSpec> chip_params() {
        "assumption: none (chip profiles set it)",
        {},
        Range{0, 1, false}},
+  };
+}
+
+}  // namespace
+
+std::vector<ParamSpec> chip_params() {
+  std::vector<ParamSpec> out = chip_model_params();
+  const std::vector<ParamSpec> rest{
+      // HBM, energy and price
       {"hbm_bandwidth", "4.9TBps", Unit::kRate, "a chip's HBM bandwidth",
        "hardware.md [AWS]: Trainium3 HBM3e 4.9 TB/s"},
       {"chip_power", "1000", Unit::kRatio, "a chip's power while the layer runs, W",
@@ -89,6 +101,8 @@ std::vector<ParamSpec> chip_params() {
        "chips the price buys (cost scales with the topology's chips)",
        "hardware.md [AWS]: a Trn3 Gen2 UltraServer has 144 chips"},
   };
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
 }
 
 namespace {

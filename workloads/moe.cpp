@@ -107,6 +107,10 @@ void MoeConfig::validate() const {
   if (batches < 1 || batches > 100000) throw InputError("--batches must be between 1 and 100000");
   for (const std::string* dtype : {&dispatch_dtype, &combine_dtype}) dtype_size(*dtype);
   dtype_bytes(weight_dtype);
+  check_node_limit(max_nodes, node_chips, router);
+}
+
+void check_node_limit(int max_nodes, int node_chips, const std::string& router) {
   if (max_nodes < 0 || max_nodes > 65536)
     throw InputError("--max-nodes-per-token must be between 0 and 65536");
   if (max_nodes > 0 && router != "random")

@@ -94,6 +94,9 @@ struct MoeConfig {
   int hot_replicated(int p) const;
 };
 
+// Node-limited routing's options (max_nodes 0: off): InputError naming --max-nodes-per-token.
+void check_node_limit(int max_nodes, int node_chips, const std::string& router);
+
 // The parameters a workload runs with: `base` (a topology's, with the model's) and `extra` declared after
 // them, each override applied where it is declared.
 ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,

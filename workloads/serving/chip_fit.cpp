@@ -241,6 +241,101 @@ std::vector<double> nelder_mead(F&& f, std::vector<double> start, double step, i
   return x[static_cast<std::size_t>(std::min_element(y.begin(), y.end()) - y.begin())];
 }
 
+// The parameters the fitted points inform, with their ranges (efficiencies searched by their logarithm).
+std::vector<Bound> free_parameters(const std::vector<KernelPoint>& points) {
+  std::map<std::string, bool> informs;
+  for (const auto& p : points) {
+    if (p.held_out) continue;
+    const bool gemm = p.work.gemm_flops > 0;
+    informs["compute_efficiency"] |= gemm;
+    informs["gemm_half_rows"] |= gemm;
+    informs["hbm_efficiency"] |= p.work.bytes > 0;
+    informs["kernel_overhead"] |= p.work.kernels > 0;
+    informs["prefill_attention_efficiency"] |= p.operation == "prefill_attention";
+    informs["decode_attention_efficiency"] |= p.operation == "decode_attention";
+  }
+  const std::vector<Bound> all{{"compute_efficiency", 0.01, 1, true},
+                               {"gemm_half_rows", 0, 8192, false},
+                               {"hbm_efficiency", 0.01, 1, true},
+                               {"kernel_overhead", 0, 100e-6, false},
+                               {"prefill_attention_efficiency", 0.01, 1, true},
+                               {"decode_attention_efficiency", 0.01, 1, true}};
+  std::vector<Bound> free;
+  for (const auto& b : all)
+    if (informs[b.name]) free.push_back(b);
+  return free;
+}
+
+using ParamValues = std::map<std::string, double>;
+
+// The values of `free` that minimise `loss`, from `x`: Nelder-Mead (efficiencies by their logarithm, rows
+// and times by log(1 + x)), restarted from its best with smaller steps, then coordinate descent, each
+// parameter by golden section over its range.
+template <class Loss>
+ParamValues minimise(Loss&& loss, const std::vector<Bound>& free, ParamValues x) {
+  auto scale = [](const Bound& b) { return b.name == "kernel_overhead" ? 1e-6 : 1.0; };
+  auto from_u = [&](const std::vector<double>& u) {
+    auto y = x;
+    for (std::size_t i = 0; i < free.size(); ++i) {
+      const Bound& b = free[i];
+      const double v = b.log_scale ? std::exp(u[i]) : std::expm1(u[i]) * scale(b);
+      y[b.name] = std::clamp(v, b.lo, b.hi);
+    }
+    return y;
+  };
+  std::vector<double> u;
+  for (const auto& b : free)
+    u.push_back(b.log_scale ? std::log(x[b.name]) : std::log1p(x[b.name] / scale(b)));
+  for (const double step : {0.7, 0.2, 0.05})
+    u = nelder_mead([&](const auto& v) { return loss(from_u(v)); }, u, step, 2000);
+  if (!free.empty() && loss(from_u(u)) < loss(x)) x = from_u(u);
+  double best = loss(x);
+  for (int sweep = 0; sweep < 40; ++sweep) {
+    const double start = best;
+    for (const auto& b : free) {
+      auto to = [&](double v) { return b.log_scale ? std::exp(v) : v; };
+      double lo = b.log_scale ? std::log(b.lo) : b.lo, hi = b.log_scale ? std::log(b.hi) : b.hi;
+      const double g = (std::sqrt(5.0) - 1) / 2;
+      auto at = [&](double v) {
+        auto y = x;
+        y[b.name] = to(v);
+        return loss(y);
+      };
+      double c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = at(c), fd = at(d);
+      for (int i = 0; i < 60; ++i) {
+        if (fc < fd)
+          hi = d, d = c, fd = fc, c = hi - g * (hi - lo), fc = at(c);
+        else
+          lo = c, c = d, fc = fd, d = lo + g * (hi - lo), fd = at(d);
+      }
+      if (const double f = at((lo + hi) / 2); f < best) best = f, x[b.name] = to((lo + hi) / 2);
+    }
+    if (start - best < 1e-12) break;
+  }
+  return x;
+}
+
+// Every parameter for the profile file: the base's values, the overrides, the fitted ones (`x`), each
+// with its source.
+std::vector<ChipValue> fitted_values(const ParamSet& params, const ChipProfile& base,
+                                     const std::vector<std::pair<std::string, std::string>>& overrides,
+                                     const ParamValues& x, const std::string& fitted_source) {
+  std::vector<ChipValue> values;
+  for (const ParamSpec& spec : params.specs()) {
+    ChipValue v{spec.name, params.text(spec.name), spec.source};
+    for (const ChipValue& b : base.values)
+      if (b.name == spec.name) v.source = b.source;
+    for (const auto& [name, text] : overrides)
+      if (name == spec.name) v.source = "--set";
+    if (const auto it = x.find(spec.name); it != x.end()) {
+      v.value = spec.unit == Unit::kTime ? fixed_text(it->second * 1e6, 4) + "us" : fixed_text(it->second, 4);
+      v.source = fitted_source;
+    }
+    values.push_back(v);
+  }
+  return values;
+}
+
 }  // namespace
 
 std::vector<KernelPoint> read_kernel_points(const std::string& path) {
@@ -304,29 +399,10 @@ ChipFit fit_chip(const ChipProfile& base, std::vector<KernelPoint> points, int h
   if (hold_out_every > 0)
     for (std::size_t i = 0; i < points.size(); ++i)
       if ((i + 1) % static_cast<std::size_t>(hold_out_every) == 0) points[i].held_out = true;
-  // What the fitted points inform.
-  std::map<std::string, bool> informs;
-  for (const auto& p : points) {
-    if (p.held_out) continue;
-    const bool gemm = p.work.gemm_flops > 0;
-    informs["compute_efficiency"] |= gemm;
-    informs["gemm_half_rows"] |= gemm;
-    informs["hbm_efficiency"] |= p.work.bytes > 0;
-    informs["kernel_overhead"] |= p.work.kernels > 0;
-    informs["prefill_attention_efficiency"] |= p.operation == "prefill_attention";
-    informs["decode_attention_efficiency"] |= p.operation == "decode_attention";
-  }
-  const std::vector<Bound> all{{"compute_efficiency", 0.01, 1, true},
-                               {"gemm_half_rows", 0, 8192, false},
-                               {"hbm_efficiency", 0.01, 1, true},
-                               {"kernel_overhead", 0, 100e-6, false},
-                               {"prefill_attention_efficiency", 0.01, 1, true},
-                               {"decode_attention_efficiency", 0.01, 1, true}};
-  std::vector<Bound> free;
-  for (const auto& b : all)
-    if (informs[b.name]) free.push_back(b), fit.parameters.push_back(b.name);
   if (std::none_of(points.begin(), points.end(), [](const auto& p) { return !p.held_out; }))
     throw InputError("calibrate-chip: every point is held out; nothing is left to fit");
+  const std::vector<Bound> free = free_parameters(points);
+  for (const auto& b : free) fit.parameters.push_back(b.name);
 
   ParamSet params(serving_params());
   for (const ChipValue& v : base.values) params.apply({{v.name, v.value}});
@@ -337,14 +413,12 @@ ChipFit fit_chip(const ChipProfile& base, std::vector<KernelPoint> points, int h
     before.check_dtype(p.work.gemm_dtype, "a point's dtype on " + base.name);
     fit.points.push_back({p, before.time(p.work).seconds(), 0});
   }
-  std::map<std::string, double> x;
-  for (const auto& b : free) x[b.name] = params.number(b.name);
-  auto model_with = [&](const std::map<std::string, double>& values) {
+  auto model_with = [&](const ParamValues& values) {
     ParamSet p = params;
     for (const auto& [name, v] : values) p.apply({{name, fixed_text(v, 12)}});
     return ChipModel(p);
   };
-  auto loss = [&](const std::map<std::string, double>& values) {
+  auto loss = [&](const ParamValues& values) {  // mean squared log error over the fitted points
     const ChipModel m = model_with(values);
     double sum = 0;
     int n = 0;
@@ -355,80 +429,24 @@ ChipFit fit_chip(const ChipProfile& base, std::vector<KernelPoint> points, int h
       }
     return sum / n;
   };
-  // Nelder-Mead over the free parameters (efficiencies by their logarithm, rows and times by log(1 + x)),
-  // restarted from its best with smaller steps, then coordinate descent: each parameter by golden section
-  // over its range.
-  {
-    auto to_u = [&](const Bound& b, double v) {
-      return b.log_scale ? std::log(v) : std::log1p(v / (b.name == "kernel_overhead" ? 1e-6 : 1.0));
-    };
-    auto from_u = [&](const std::vector<double>& u) {
-      auto y = x;
-      for (std::size_t i = 0; i < free.size(); ++i) {
-        const Bound& b = free[i];
-        const double v =
-            b.log_scale ? std::exp(u[i]) : std::expm1(u[i]) * (b.name == "kernel_overhead" ? 1e-6 : 1.0);
-        y[b.name] = std::clamp(v, b.lo, b.hi);
-      }
-      return y;
-    };
-    std::vector<double> u;
-    for (const auto& b : free) u.push_back(to_u(b, x[b.name]));
-    for (const double step : {0.7, 0.2, 0.05})
-      u = nelder_mead([&](const auto& v) { return loss(from_u(v)); }, u, step, 2000);
-    if (!free.empty() && loss(from_u(u)) < loss(x)) x = from_u(u);
-  }
-  double best = loss(x);
-  for (int sweep = 0; sweep < 40; ++sweep) {
-    const double start = best;
-    for (const auto& b : free) {
-      auto to = [&](double u) { return b.log_scale ? std::exp(u) : u; };
-      double lo = b.log_scale ? std::log(b.lo) : b.lo, hi = b.log_scale ? std::log(b.hi) : b.hi;
-      const double g = (std::sqrt(5.0) - 1) / 2;
-      auto at = [&](double u) {
-        auto y = x;
-        y[b.name] = to(u);
-        return loss(y);
-      };
-      double c = hi - g * (hi - lo), d = lo + g * (hi - lo), fc = at(c), fd = at(d);
-      for (int i = 0; i < 60; ++i) {
-        if (fc < fd)
-          hi = d, d = c, fd = fc, c = hi - g * (hi - lo), fc = at(c);
-        else
-          lo = c, c = d, fc = fd, d = lo + g * (hi - lo), fd = at(d);
-      }
-      const double u = (lo + hi) / 2;
-      if (const double f = at(u); f < best) best = f, x[b.name] = to(u);
-    }
-    if (start - best < 1e-12) break;
-  }
+  ParamValues start;
+  for (const auto& b : free) start[b.name] = params.number(b.name);
+  const ParamValues x = minimise(loss, free, start);
+
   const ChipModel after = model_with(x);
   for (auto& p : fit.points) p.after_s = after.time(p.point.work).seconds();
   fit.fit_before = geomean_error(fit.points, false, false);
   fit.fit_after = geomean_error(fit.points, false, true);
   fit.held_before = geomean_error(fit.points, true, false);
   fit.held_after = geomean_error(fit.points, true, true);
-
   fit.fitted = base;
   fit.fitted.name = base.name + "-fitted";
   fit.fitted.description = base.description + ", fitted on " + from;
   fit.fitted.topologies.clear();
-  // Every parameter in the file: the base's values, the overrides, the fitted ones.
-  std::vector<ChipValue> values;
-  for (const ParamSpec& spec : params.specs()) {
-    ChipValue v{spec.name, params.text(spec.name), spec.source};
-    for (const ChipValue& b : base.values)
-      if (b.name == spec.name) v.source = b.source;
-    for (const auto& [name, text] : overrides)
-      if (name == spec.name) v.source = "--set";
-    if (const auto it = x.find(spec.name); it != x.end()) {
-      v.value = spec.unit == Unit::kTime ? fixed_text(it->second * 1e6, 4) + "us" : fixed_text(it->second, 4);
-      v.source = "fitted: " + from + " (" + std::to_string(points.size()) + " points, held-out error " +
-                 fixed_text(100 * fit.held_after, 1) + " %)";
-    }
-    values.push_back(v);
-  }
-  fit.fitted.values = values;
+  fit.fitted.values =
+      fitted_values(params, base, overrides, x,
+                    "fitted: " + from + " (" + std::to_string(points.size()) + " points, held-out error " +
+                        fixed_text(100 * fit.held_after, 1) + " %)");
   return fit;
 }
 

@@ -77,10 +77,9 @@ const Values kTrainiumKernels{
      "assumption: collectives run on their own cores and DMA engines, which share the HBM (10 %)"},
 };
 
-}  // namespace
-
-const std::vector<ChipProfile>& serving_chips() {
-  static const std::vector<ChipProfile> kChips{
+// AWS Trainium, by generation.
+std::vector<ChipProfile> trainium_chips() {
+  return {
       {"trn3",
        "AWS Trainium3",
        {"trn3"},
@@ -110,6 +109,12 @@ const std::vector<ChipProfile>& serving_chips() {
              {"ultraserver_chips", "64", "AWS: 64 chips per Trn2 UltraServer"}},
             kTrainiumKernels),
        ""},
+  };
+}
+
+// NVIDIA's GPUs: Blackwell, then Hopper.
+std::vector<ChipProfile> nvidia_chips() {
+  return {
       {"gb200",
        "NVIDIA Blackwell GPU of a GB200 NVL72",
        {"nvl72"},
@@ -167,6 +172,16 @@ const std::vector<ChipProfile>& serving_chips() {
             kHopperKernels),
        ""},
   };
+}
+
+}  // namespace
+
+const std::vector<ChipProfile>& serving_chips() {
+  static const std::vector<ChipProfile> kChips = [] {
+    std::vector<ChipProfile> all = trainium_chips();
+    for (auto& chip : nvidia_chips()) all.push_back(std::move(chip));
+    return all;
+  }();
   return kChips;
 }
 

@@ -56,12 +56,7 @@ void ServingConfig::validate() const {
   if (draft_tokens < 0 || draft_tokens > 16) throw InputError("--draft-tokens must be between 0 and 16");
   if (draft_layers < 1 || draft_layers > 64) throw InputError("--draft-layers must be between 1 and 64");
   if (!(acceptance >= 0 && acceptance <= 1)) throw InputError("--acceptance must be in [0, 1]");
-  if (max_nodes < 0 || max_nodes > 65536)
-    throw InputError("--max-nodes-per-token must be between 0 and 65536");
-  if (max_nodes > 0 && router != "random")
-    throw InputError("--max-nodes-per-token draws each token's nodes: it needs --router random");
-  if (max_nodes > 0 && (node_chips < 1 || node_chips > 65536))
-    throw InputError("--max-nodes-per-token needs --node-chips, the chips of a node (1 to 65536)");
+  check_node_limit(max_nodes, node_chips, router);
   if (!expert_load.empty() && static_cast<int>(expert_load.size()) != model.experts)
     throw InputError("expert load '" + expert_load_source + "' has " + std::to_string(expert_load.size()) +
                      " values; the model has " + std::to_string(model.experts) + " experts");
