@@ -310,15 +310,15 @@ void moe_pick_experts(std::uint64_t& state, const std::vector<double>& w,
 // expert's node is its first home's) by their experts' summed weight, then its k experts among those
 // nodes' experts by weight (fewer when those nodes hold fewer than k experts with weight).
 struct NodeLimit {
-  NodeLimit(const MoeConfig& config, const std::vector<std::vector<int>>& homes, const MoeRouting& r)
+  NodeLimit(const MoeConfig& config, const std::vector<double>& w, const std::vector<std::vector<int>>& homes,
+            const MoeRouting& r)
       : k(config.top_k), m(config.max_nodes) {
     if (m <= 0) return;
     const int E = config.experts, nodes = (r.p + config.node_chips - 1) / config.node_chips;
     node_of.resize(E);
     node_w.assign(nodes, 0);
     for (int e = 0; e < E; ++e) node_of[e] = r.instance_chip[homes[e].front()] / config.node_chips;
-    weights = expert_weights(config);
-    for (int e = 0; e < E; ++e) node_w[node_of[e]] += weights[e];
+    for (int e = 0; e < E; ++e) node_w[node_of[e]] += w[e];
     node_cumulative.resize(nodes);
     std::partial_sum(node_w.begin(), node_w.end(), node_cumulative.begin());
     masked.resize(E), cumulative.resize(E);
@@ -338,7 +338,7 @@ struct NodeLimit {
   }
   int k, m;
   std::vector<int> node_of, nodes;
-  std::vector<double> weights, node_w, node_cumulative, masked, cumulative;
+  std::vector<double> node_w, node_cumulative, masked, cumulative;
 };
 
 // The random router: every token of every sender draws its experts (seed + `batch`, the sender and the
@@ -351,7 +351,7 @@ void moe_route_random(const MoeConfig& config, const std::vector<double>& w,
   std::vector<int> picked;
   std::vector<std::uint64_t> arrived(config.experts, 0);
   std::vector<int> chips_of_token;
-  NodeLimit limited(config, homes, r);
+  NodeLimit limited(config, w, homes, r);
   std::uint64_t most = 0;
   for (int s = 0; s < r.p; ++s) most = std::max(most, config.tokens_of(s));
   for (std::uint64_t t = 0; t < most; ++t)
