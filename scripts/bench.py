@@ -111,6 +111,12 @@ SCENARIOS = [
     ("calibrate-chip h800 31 kernel points", ["calibrate-chip", "--chip", "h800", "--from",
                                               f"{ROOT}/results/validation/chips/hopper_kernels.csv",
                                               "--hold-out-every", "3", "--format", "json"], None, None),
+    # Issue 41: 10,000 requests arriving (Poisson, 40/s, 1024 +- 50 % prompt, 256 +- 50 % output tokens) on
+    # trn3 under continuous batching and the step-time model (target: 60 s on 2 cores).
+    ("serve deepseek-v3 trn3 10,000 requests continuous", ["serve", "--model", "deepseek-v3", "--rate", "40",
+                                                           "--num-requests", "10000", "--length-dist",
+                                                           "uniform:0.5", "--slo-ttft", "2s", "--slo-tpot", "50ms",
+                                                           "--format", "json"], 60, None, 1),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
     # as many at once as cores. Peak memory is the sweep driver's own.
     ("sweep trn3 allreduce+alltoall x 25 sizes", SWEEP, 60, None),

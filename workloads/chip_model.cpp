@@ -177,6 +177,8 @@ ChipTime ChipModel::time(const ChipWork& w) const {
   }
   if (w.attention_flops > 0)
     t.compute_s += w.attention_flops / (peak(w.attention_dtype) * (w.decode ? decode_eff_ : prefill_eff_));
+  if (w.prefill_attention_flops > 0)
+    t.compute_s += w.prefill_attention_flops / (peak(w.attention_dtype) * prefill_eff_);
   t.memory_s = w.bytes / hbm_;
   t.fixed_s = w.kernels * kernel_s_;
   return t;

@@ -7,6 +7,7 @@
 // roofline, the model's granularity):
 //   compute_s = gemm_flops / (peak(gemm_dtype) x compute_efficiency x rows / (rows + gemm_half_rows))
 //             + attention_flops / (peak(attention_dtype) x {prefill,decode}_attention_efficiency)
+//             + prefill_attention_flops / (peak(attention_dtype) x prefill_attention_efficiency)
 //   memory_s  = bytes / (hbm_bandwidth x hbm_efficiency)
 //   seconds   = max(compute_s, memory_s) + kernels x kernel_overhead
 // peak(dtype): chip_flops at 8 bits (float8), x bf16_flops_ratio at 16 bits, x fp4_flops_ratio at 4 bits
@@ -37,13 +38,17 @@ struct ChipWork {
   double rows = 0;        // the GEMMs' M: tokens through them (0 with no GEMM)
   std::string gemm_dtype = "float8";
   double attention_flops = 0;  // the scores (QK^T, PV) over the context
-  bool decode = true;          // decode attention (one query token over the cache) or prefill
+  bool decode = true;          // attention_flops are decode attention (one query token over the cache)
+  double prefill_attention_flops = 0;  // prefill attention's scores beside them (a mixed step's chunks)
   std::string attention_dtype = "bfloat16";
   double bytes = 0;  // HBM traffic: weights, the KV cache, activations in and out
   int kernels = 0;   // kernel launches
 
-  double flops() const { return gemm_flops + attention_flops; }
-  bool empty() const { return gemm_flops == 0 && attention_flops == 0 && bytes == 0 && kernels == 0; }
+  double flops() const { return gemm_flops + attention_flops + prefill_attention_flops; }
+  bool empty() const {
+    return gemm_flops == 0 && attention_flops == 0 && prefill_attention_flops == 0 && bytes == 0 &&
+           kernels == 0;
+  }
 };
 
 // A ChipWork priced.

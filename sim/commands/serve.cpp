@@ -2,6 +2,7 @@
 // files with "workload": "serving" give the same).
 #include "sim/commands/command.hpp"
 #include "sim/engine/engines.hpp"
+#include "sim/runs/production_run.hpp"
 #include "sim/runs/serving_run.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/suggest.hpp"
@@ -13,6 +14,9 @@ namespace {
 
 struct ServeArgs {
   ServingConfig config;
+  ProductionConfig production;
+  std::string rate, num_requests = "1000", burstiness = "1", slo_ttft, slo_tpot, max_batch = "256",
+                    token_budget = "8192", kv_blocks, kv_fraction = "0.9";
   std::string model = "deepseek-v3", model_file, batch = "1", input_len = "1024", output_len = "256", lengths,
               zipf, capacity, expert_load, seed = "0", format = "table", trace, acceptance;
   std::vector<std::string> sets, targets;
@@ -52,7 +56,34 @@ int cmd_serve(ServeArgs args, const std::string& command) {
   for (const auto& t : args.targets)
     c.tpot_targets.push_back(with_context("--tpot-target", [&] { return parse_time(t); }));
   c.overrides = split_assignments(args.sets);
-  return print_workload_result(run_serving(c, command, args.trace), args.format, serving_table);
+  ProductionConfig& p = args.production;
+  if (p.requests_file.empty() && args.rate.empty()) {
+    if (!p.timeline.empty()) throw InputError("--timeline is for request arrivals (--requests or --rate)");
+    return print_workload_result(run_serving(c, command, args.trace), args.format, serving_table);
+  }
+  if (!p.requests_file.empty() && !args.rate.empty())
+    throw InputError("--requests and --rate are exclusive: a trace, or generated arrivals");
+  p.serving = c;
+  RequestGenerator& g = p.generator;
+  if (!args.rate.empty()) {
+    g.rate = with_context("--rate", [&] { return parse_ratio(args.rate); });
+    g.count = static_cast<std::uint64_t>(
+        with_context("--num-requests", [&] { return parse_count(args.num_requests); }));
+    g.burstiness = with_context("--burstiness", [&] { return parse_ratio(args.burstiness); });
+    g.input_len = c.input_len, g.output_len = c.output_len, g.lengths = c.lengths, g.seed = c.seed;
+  }
+  auto count = [](const std::string& option, const std::string& text) {
+    return static_cast<std::uint64_t>(with_context(option, [&] { return parse_count(text); }));
+  };
+  p.options.max_batch = count("--max-batch", args.max_batch);
+  p.options.token_budget = count("--token-budget", args.token_budget);
+  if (!args.kv_blocks.empty()) p.kv_blocks = count("--kv-blocks", args.kv_blocks);
+  p.kv_fraction = with_context("--kv-fraction", [&] { return parse_ratio(args.kv_fraction); });
+  if (!args.slo_ttft.empty())
+    p.slo_ttft = with_context("--slo-ttft", [&] { return parse_time(args.slo_ttft); });
+  if (!args.slo_tpot.empty())
+    p.slo_tpot = with_context("--slo-tpot", [&] { return parse_time(args.slo_tpot); });
+  return print_workload_result(run_production(p, command, args.trace), args.format, production_table);
 }
 
 }  // namespace
@@ -120,6 +151,36 @@ Command serve_command() {
             engine_choices() + " but simgrid; auto: contention-free where it proves exact, else fast");
         app.add_option("--trace", a.trace,
                        "write a Perfetto trace of batch 0's step at the first batch size");
+        ProductionConfig& p = a.production;
+        app.add_option(
+            "--requests", p.requests_file,
+            "request arrivals from a trace: CSV or JSON Lines of arrival, prompt and output tokens");
+        app.add_option("--rate", a.rate, "request arrivals generated at this many requests/s (with --seed)");
+        app.add_option("--num-requests", a.num_requests, "requests --rate generates (default 1000)");
+        app.add_option("--burstiness", a.burstiness,
+                       "gamma shape of the gaps between arrivals: 1 Poisson (default), < 1 burstier");
+        app.add_option("--length-dist", p.generator.length_dist,
+                       "generated lengths around --input-len/--output-len: fixed (default) | uniform:R | "
+                       "lognormal:SIGMA");
+        app.add_option("--scheduler", p.scheduler,
+                       "with arrivals: static | continuous (default) | chunked | disaggregated");
+        app.add_option("--max-batch", a.max_batch,
+                       "requests a data-parallel group runs at once (default 256)");
+        app.add_option("--token-budget", a.token_budget,
+                       "tokens of a data-parallel group in one iteration (default 8192)");
+        app.add_option("--kv-blocks", a.kv_blocks,
+                       "KV blocks of 16 tokens per data-parallel group (default: what HBM holds)");
+        app.add_option("--kv-fraction", a.kv_fraction,
+                       "of HBM the weights and KV cache may use (default 0.9)");
+        app.add_option("--prefill-chips", p.prefill_chips, "disaggregated: the first N chips prefill");
+        app.add_option("--prefill-tp", p.prefill_tp, "disaggregated: the prefill pool's tp (default --tp)");
+        app.add_option("--slo-ttft", a.slo_ttft, "goodput: a request's TTFT within this (2s)");
+        app.add_option("--slo-tpot", a.slo_tpot, "goodput: a request's TPOT within this (50ms)");
+        app.add_flag("--exact-steps", p.exact_steps,
+                     "simulate every iteration's layers (default: the step-time model)");
+        app.add_option("--grid-layers", p.grid_layers,
+                       "the step-time model: MoE layers simulated per grid point (default 4)");
+        app.add_option("--timeline", p.timeline, "with arrivals: write each iteration as a CSV row");
         app.add_option("--format", a.format, "table|json");
         return [args](const std::string& command_line) { return cmd_serve(*args, command_line); };
       }};

@@ -8,9 +8,11 @@
 #include <thread>
 #include <tuple>
 
+#include "collectives/collective.hpp"  // even_chunks
 #include "sim/analysis/link_stats.hpp"
 #include "sim/analysis/report.hpp"
 #include "sim/analysis/trace.hpp"
+#include "sim/engine/engines.hpp"
 #include "sim/engine/runner.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
@@ -21,7 +23,8 @@
 #include "workloads/moe_layer.hpp"
 
 namespace ultrasim {
-namespace {
+// The serving simulation's parts, named (not anonymous) because ServingStepper holds one.
+namespace serving_detail {
 
 // One segment simulated (or computed) alone.
 struct SegmentTime {
@@ -177,7 +180,7 @@ class ServingSim {
   StepTime step(const std::vector<StepPlan>& plans) {
     StepTime out;
     const bool overlap = plans.size() == 2;
-    if (!tracing_) prefetch_moe(plans);
+    if (!tracing_ && grid_layers_ == 0) prefetch_moe(plans);
     double clock = 0;  // while tracing: where the next segment starts
     const std::size_t n = plans.front().segments.size();
     for (const auto& plan : plans)
@@ -192,10 +195,10 @@ class ServingSim {
             {c + stage * layout_.stage_chips(), what, clock, clock + seconds});
       clock += seconds;
     };
-    auto close_group = [&](bool overlapped, bool layer, int stage) {
+    auto close_group = [&](bool overlapped, bool layer, int stage, double repeat) {
       if (layer && chip_->layer_overhead() > 0) {  // each micro-batch's pass through the layer
-        C += chip_->layer_overhead() * static_cast<double>(plans.size());
-        c_bound["overhead"] += chip_->layer_overhead() * static_cast<double>(plans.size());
+        C += repeat * chip_->layer_overhead() * static_cast<double>(plans.size());
+        c_bound["overhead"] += repeat * chip_->layer_overhead() * static_cast<double>(plans.size());
         if (tracing_) record_fixed(stage, "layer overhead", chip_->layer_overhead());
       }
       // Overlapped: the communication takes comm_share of the chip from the compute beside it.
@@ -217,24 +220,26 @@ class ServingSim {
       for (const auto& plan : plans) {
         const Segment& seg = plan.segments[i];
         const SegmentTime t = evaluate(seg, overlap);
+        const double r = seg.repeat;  // a compact plan's segment stands for r identical ones
         if (tracing_) record(seg, t, clock);
         clock += t.seconds;
-        C += t.compute_s, M += t.comm_s;
-        if (t.compute_s > t.fixed_s) c_bound[t.bound] += t.compute_s - t.fixed_s;
-        if (t.fixed_s > 0) c_bound["overhead"] += t.fixed_s;
-        if (t.comm_s > 0) m_bound[t.comm_bound] += t.comm_s;
-        out.parts_s[seg.what] += t.seconds;
+        C += r * t.compute_s, M += r * t.comm_s;
+        if (t.compute_s > t.fixed_s) c_bound[t.bound] += r * (t.compute_s - t.fixed_s);
+        if (t.fixed_s > 0) c_bound["overhead"] += r * t.fixed_s;
+        if (t.comm_s > 0) m_bound[t.comm_bound] += r * t.comm_s;
+        out.parts_s[seg.what] += r * t.seconds;
         if (seg.kind == Segment::kMoe && seg.micro_batch == 0) out.moe_s.push_back(t.seconds);
-        if (seg.kind == Segment::kAllreduce) out.tp_bytes = seg.bytes, out.tp_s = t.seconds, ++out.tp_count;
-        out.flops += t.flops, out.bytes += t.bytes, out.link_bytes += t.link_bytes;
-        out.transfers += t.transfers;
+        if (seg.kind == Segment::kAllreduce)
+          out.tp_bytes = seg.bytes, out.tp_s = t.seconds, out.tp_count += seg.repeat;
+        out.flops += r * t.flops, out.bytes += r * t.bytes, out.link_bytes += r * t.link_bytes;
+        out.transfers += static_cast<std::uint64_t>(seg.repeat) * t.transfers;
         if (t.wrong > 0 && out.wrong == 0)
           out.first_error = seg.what + " of layer " + std::to_string(seg.layer) + ": " + t.first_error;
         out.wrong += t.wrong;
       }
       const bool last_of_group = i + 1 == n || plans.front().segments[i + 1].layer != head.layer ||
                                  plans.front().segments[i + 1].stage != head.stage;
-      if (last_of_group) close_group(overlap && head.layer >= 0, head.layer >= 0, head.stage);
+      if (last_of_group) close_group(overlap && head.layer >= 0, head.layer >= 0, head.stage, head.repeat);
     }
     if (chip_->step_overhead() > 0) {  // the host's part of the step, on its critical path
       out.seconds += chip_->step_overhead(), out.bound_s["overhead"] += chip_->step_overhead();
@@ -272,6 +277,28 @@ class ServingSim {
       }
     }
     return check;
+  }
+
+  // The step-time model (request arrivals): an MoE segment is priced from its busiest chip's tokens and
+  // the stage's total, by bilinear interpolation between simulated counts on a ladder (grid_moe).
+  void model_moe(int sample_layers) { grid_layers_ = sample_layers; }
+  // Simulated points so far.
+  std::size_t grid_points() const { return grid_.size(); }
+
+  // Moving rows[i][j] bytes from chip i to chip j of this fabric, alone (prefill-to-decode KV transfers).
+  SegmentTime exchange(const std::vector<std::vector<std::uint64_t>>& rows) {
+    Machine& m = *full_;
+    const int p = m.p();
+    const TrafficMatrix zero(std::vector<std::vector<std::uint64_t>>(p, std::vector<std::uint64_t>(p, 0)));
+    MoeLayer layer(std::vector<std::vector<double>>(p, std::vector<double>(1, 0.0)), TrafficMatrix(rows),
+                   zero);
+    const SimResult r = simulate_here(m, layer);
+    SegmentTime t;
+    t.seconds = t.comm_s = r.time_s;
+    t.transfers = r.transfers;
+    t.wrong = r.verdict.wrong, t.first_error = r.verdict.first_error;
+    t.comm_bound = comm_bound_of(m, r, r.time_s, t.link_bytes);
+    return t;
   }
 
   // The engine the result names: the least exact one any segment ran on (fast, then SimGrid, flow,
@@ -436,6 +463,7 @@ class ServingSim {
   }
 
   SegmentTime moe(const Segment& seg, bool overlap) {
+    if (grid_layers_ > 0) return grid_moe(seg);
     const std::string key = moe_key(seg, overlap);
     if (const auto it = moe_cache_.find(key); it != moe_cache_.end()) return it->second;
     Machine& m = stage(seg.stage);
@@ -464,6 +492,86 @@ class ServingSim {
     t.comm_bound = comm_bound_of(m, r, t.comm_s, t.link_bytes);
     moe_cache_.emplace(key, t);
     return t;
+  }
+
+  // The ladder of simulated token counts: 1, 2, 3, 4, 6, 8, 12, 16, ... (steps of 4/3 and 3/2).
+  static std::uint64_t ladder_next(std::uint64_t n) {
+    return n < 2 ? 2 : (n & (n - 1)) == 0 ? n / 2 * 3 : n / 3 * 4;
+  }
+  static std::pair<std::uint64_t, std::uint64_t> bracket(std::uint64_t n) {
+    std::uint64_t lo = 1, hi = 1;
+    while (hi < n) lo = hi, hi = ladder_next(hi);
+    return {hi == n ? n : lo, hi};
+  }
+
+  // An MoE segment from its busiest chip's tokens m and the stage's total T: bilinear between the
+  // simulated points at the ladder's counts around them (grid_point).
+  SegmentTime grid_moe(const Segment& seg) {
+    std::uint64_t m = 1, T = 0;
+    for (const auto n : seg.moe.chip_tokens) m = std::max(m, n), T += n;
+    T = std::max(T, m);
+    const auto S = static_cast<std::uint64_t>(layout_.stage_chips());
+    const auto [m0, m1] = bracket(m);
+    const auto [t0, t1] = bracket(T);
+    auto at = [&](std::uint64_t mm, std::uint64_t tt) {
+      return grid_point(seg.stage, mm, std::clamp(tt, mm, mm * S));
+    };
+    const double u = m1 == m0 ? 0 : static_cast<double>(m - m0) / static_cast<double>(m1 - m0);
+    const double v = t1 == t0 ? 0 : static_cast<double>(T - t0) / static_cast<double>(t1 - t0);
+    const SegmentTime p00 = at(m0, t0), p01 = at(m0, t1), p10 = at(m1, t0), p11 = at(m1, t1);
+    auto mix = [&](double a, double b, double c, double d) {
+      return (1 - u) * ((1 - v) * a + v * b) + u * ((1 - v) * c + v * d);
+    };
+    SegmentTime t = u < 0.5 ? (v < 0.5 ? p00 : p01) : (v < 0.5 ? p10 : p11);  // bounds, engine: the nearest
+#define ULTRASIM_MIX(f) t.f = mix(p00.f, p01.f, p10.f, p11.f)
+    ULTRASIM_MIX(seconds), ULTRASIM_MIX(compute_s), ULTRASIM_MIX(fixed_s), ULTRASIM_MIX(comm_s);
+    ULTRASIM_MIX(flops), ULTRASIM_MIX(bytes), ULTRASIM_MIX(link_bytes);
+#undef ULTRASIM_MIX
+    return t;
+  }
+
+  // The mean MoE layer of stage `stage` with T tokens packed on as few chips as hold them at m each
+  // (T / m chips at m, one with the rest, spread evenly over the stage), over grid_layers_ of its MoE
+  // layers spread evenly, each simulated as the exact plan would simulate it.
+  SegmentTime grid_point(int stage, std::uint64_t m, std::uint64_t T) {
+    const auto key = std::make_tuple(stage, m, T);
+    if (const auto it = grid_.find(key); it != grid_.end()) return it->second;
+    const int S = layout_.stage_chips();
+    std::vector<std::uint64_t> chip_tokens(static_cast<std::size_t>(S), 0);
+    const std::uint64_t full = T / m, rest = T % m, busy = full + (rest > 0 ? 1 : 0);
+    for (std::uint64_t i = 0; i < busy; ++i)
+      chip_tokens[static_cast<std::size_t>(i * static_cast<std::uint64_t>(S) / busy)] = i < full ? m : rest;
+    const ModelShape& model = config_.model;
+    const int per_stage = model.layers / layout_.pp;
+    std::vector<int> layers;
+    for (int l = stage * per_stage; l < (stage + 1) * per_stage; ++l)
+      if (model.is_moe_layer(l)) layers.push_back(l);
+    if (layers.empty()) layers.push_back(model.layers);  // a draft's MoE layer
+    const int k = std::min<int>(grid_layers_, static_cast<int>(layers.size()));
+    StepPlan sample;
+    for (int i = 0; i < k; ++i) {
+      Segment& s = sample.segments.emplace_back();
+      s.kind = Segment::kMoe, s.stage = stage, s.what = "moe";
+      s.layer = layers[static_cast<std::size_t>((2 * i + 1) * static_cast<int>(layers.size()) / (2 * k))];
+      s.moe = moe_layer_config(config_, chip_tokens, s.layer, 0);
+    }
+    const int saved = grid_layers_;
+    grid_layers_ = 0;  // the sample's layers exactly
+    prefetch_moe({sample});
+    SegmentTime mean;
+    for (const Segment& s : sample.segments) {
+      const SegmentTime t = moe(s, false);
+      if (&s == &sample.segments.front())
+        mean.bound = t.bound, mean.comm_bound = t.comm_bound, mean.engine = t.engine;
+      mean.seconds += t.seconds / k, mean.compute_s += t.compute_s / k, mean.fixed_s += t.fixed_s / k;
+      mean.comm_s += t.comm_s / k, mean.flops += t.flops / k, mean.bytes += t.bytes / k;
+      mean.link_bytes += t.link_bytes / k, mean.transfers += t.transfers, mean.wrong += t.wrong;
+      if (t.wrong > 0 && mean.first_error.empty()) mean.first_error = t.first_error;
+    }
+    mean.transfers /= static_cast<std::uint64_t>(std::max(k, 1));
+    grid_layers_ = saved;
+    grid_.emplace(key, mean);
+    return mean;
   }
 
   SegmentTime send(const Segment& seg) {
@@ -496,6 +604,8 @@ class ServingSim {
   ServingLayout layout_;
   std::map<std::pair<int, std::uint64_t>, SegmentTime> allreduce_cache_;
   std::map<std::string, SegmentTime> moe_cache_;
+  int grid_layers_ = 0;  // > 0: the step-time model prices MoE segments (model_moe)
+  std::map<std::tuple<int, std::uint64_t, std::uint64_t>, SegmentTime> grid_;
   Engine used_ = Engine::kContentionFree;
   void note_engine(Engine e) {
     constexpr Engine kOrder[] = {Engine::kContentionFree, Engine::kFlow, Engine::kSimGrid, Engine::kFast};
@@ -506,6 +616,11 @@ class ServingSim {
   }
   std::unique_ptr<SimResult> tracing_;
 };
+
+}  // namespace serving_detail
+
+namespace {
+using namespace serving_detail;
 
 // The plans of one step: one, or one per micro-batch.
 std::vector<StepPlan> step_plans(ServingSim& sim,
@@ -800,6 +915,50 @@ std::string serving_table(const nlohmann::ordered_json& r) {
         << "\n";
   out << "verified " << (r["verified"].get<bool>() ? "yes" : "NO") << "\n";
   return out.str();
+}
+
+struct ServingStepper::Impl {
+  serving_detail::ServingSim sim;
+  bool exact;
+  explicit Impl(const ServingConfig& config, bool x) : sim(config), exact(x) {}
+};
+
+ServingStepper::ServingStepper(const ServingConfig& config, bool exact, int grid_layers)
+    : impl_(std::make_unique<Impl>(config, exact)) {
+  if (!exact) impl_->sim.model_moe(std::max(grid_layers, 1));
+}
+ServingStepper::~ServingStepper() = default;
+const ServingConfig& ServingStepper::config() const {
+  return impl_->sim.config();
+}
+const ServingLayout& ServingStepper::layout() const {
+  return impl_->sim.layout();
+}
+const ParamSet& ServingStepper::params() const {
+  return impl_->sim.params();
+}
+const ChipProfile& ServingStepper::profile() const {
+  return impl_->sim.profile();
+}
+int ServingStepper::switches() const {
+  return static_cast<int>(impl_->sim.full().topology->switches().size());
+}
+std::string ServingStepper::engine() const {
+  return engine_entry(impl_->sim.engine_used()).name;
+}
+std::size_t ServingStepper::grid_points() const {
+  return impl_->sim.grid_points();
+}
+
+ServingStepper::Step ServingStepper::step(const std::vector<StepItem>& items) {
+  const StepTime t =
+      impl_->sim.step({plan_iteration(impl_->sim.config(), impl_->sim.layout(), items, 0, !impl_->exact)});
+  return {t.seconds, t.flops, t.link_bytes, t.wrong, t.first_error};
+}
+
+ServingStepper::Step ServingStepper::exchange(const std::vector<std::vector<std::uint64_t>>& rows) {
+  const SegmentTime t = impl_->sim.exchange(rows);
+  return {t.seconds, 0, t.link_bytes, t.wrong, t.first_error};
 }
 
 WorkloadKind serving_workload() {

@@ -10,7 +10,9 @@
 // layer) are simulated once: the engines are deterministic, so the result is the same.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,5 +27,36 @@ namespace ultrasim {
 nlohmann::ordered_json run_serving(const ServingConfig& config, const std::string& command,
                                    const std::string& trace);
 std::string serving_table(const nlohmann::ordered_json& result);
+
+// One chip pool's iterations for request arrivals (sim/runs/production_run.cpp): the deployment of
+// `config` (its topology: the pool's chips), each iteration's plan simulated segment by segment as
+// run_serving simulates a step (`exact`), or the step-time model: a compact plan (each kind of layer
+// once, times its count) whose MoE layers are priced from simulated points (`grid_layers` of the stage's
+// MoE layers each) on a ladder of busiest-chip and total token counts, interpolated bilinearly. Compute
+// is priced exactly either way.
+class ServingStepper {
+ public:
+  ServingStepper(const ServingConfig& config, bool exact, int grid_layers);
+  ~ServingStepper();
+  const ServingConfig& config() const;  // with the deployment's dtypes applied to the model
+  const ServingLayout& layout() const;
+  const ParamSet& params() const;
+  const ChipProfile& profile() const;
+  int switches() const;
+  struct Step {
+    double seconds = 0, flops = 0, link_bytes = 0;
+    std::uint64_t wrong = 0;
+    std::string first_error;
+  };
+  Step step(const std::vector<StepItem>& items);
+  // rows[i][j] bytes from chip i to chip j of this topology, alone.
+  Step exchange(const std::vector<std::vector<std::uint64_t>>& rows);
+  std::string engine() const;       // the least exact engine any segment ran on
+  std::size_t grid_points() const;  // counts the step-time model simulated
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace ultrasim

@@ -132,34 +132,47 @@ namespace {
 // What a data-parallel group computes in one step.
 struct GroupWork {
   std::uint64_t requests = 0, tokens = 0, logits = 0;  // tokens through the layers; tokens needing logits
-  double score_context = 0;                            // sum over tokens of the contexts they attend
-  double kv_tokens = 0;  // tokens of KV cache read (decode) or written (prefill)
+  double decode_score = 0, prefill_score = 0;          // sum over tokens of the contexts they attend
+  double kv_tokens = 0;  // tokens of KV cache read (decode, a chunk's earlier context) or written (prefill)
 };
 
-// Group d's work (`micro_batch_of` >= 0: only the requests of that half, alternate ones of the group); a
-// decode step runs `per_request` tokens of each request (1, or 1 + the drafted tokens it verifies).
-std::vector<GroupWork> group_work(const ServingLayout& layout,
+std::vector<GroupWork> group_work(const ServingLayout& layout, const std::vector<StepItem>& items) {
+  std::vector<GroupWork> groups(layout.dp);
+  for (const StepItem& item : items) {
+    GroupWork& g = groups.at(static_cast<std::size_t>(item.group));
+    const double context = static_cast<double>(item.context), n = static_cast<double>(item.tokens);
+    ++g.requests;
+    g.tokens += item.tokens;
+    if (item.decode) {  // token j of the request attends its context and the j + 1 tokens up to itself
+      g.logits += item.tokens;
+      g.decode_score += n * (context + 1) + n * (n - 1) / 2, g.kv_tokens += context;
+    } else {  // the chunk's token j attends context + j + 1 tokens
+      g.logits += item.last ? 1 : 0;
+      g.prefill_score += n * context + n * (n + 1) / 2, g.kv_tokens += context + n;
+    }
+  }
+  return groups;
+}
+
+// A static batch's requests as items: request i on group i mod dp (`micro_batch_of` >= 0: only the
+// requests of that half, alternate ones of the group); a decode step runs `per_request` tokens of each
+// request (1, or 1 + the drafted tokens it verifies) at its mid-decode context.
+std::vector<StepItem> batch_items(const ServingLayout& layout,
                                   const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests,
                                   bool decode, int micro_batch_of, int per_request) {
-  std::vector<GroupWork> groups(layout.dp);
+  std::vector<StepItem> items;
   std::vector<std::uint64_t> seen(layout.dp, 0);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const int d = static_cast<int>(i % layout.dp);
     const auto n = seen[d]++;
     if (micro_batch_of >= 0 && static_cast<int>(n % 2) != micro_batch_of) continue;
-    const double in = static_cast<double>(requests[i].first), out = static_cast<double>(requests[i].second);
-    GroupWork& g = groups[d];
-    ++g.requests;
-    if (decode) {  // token j of the request attends its context and the j + 1 tokens up to itself
-      const double context = in + std::floor(out / 2), n = per_request;
-      g.tokens += per_request, g.logits += per_request;
-      g.score_context += n * (context + 1) + n * (n - 1) / 2, g.kv_tokens += context;
-    } else {
-      ++g.logits;
-      g.tokens += requests[i].first, g.score_context += in * (in + 1) / 2, g.kv_tokens += in;
-    }
+    const auto [in, out] = requests[i];
+    if (decode)
+      items.push_back({d, in + out / 2, static_cast<std::uint64_t>(per_request), true, true});
+    else
+      items.push_back({d, 0, in, false, true});
   }
-  return groups;
+  return items;
 }
 
 }  // namespace
@@ -201,7 +214,8 @@ class StepPlanner {
             [&](ChipWork& w, const GroupWork& g, std::uint64_t) {
               const double a = m_.attention_params(), tokens = static_cast<double>(g.tokens);
               w.gemm_flops = 2 * a * tokens / tp_, w.rows = tokens;
-              w.attention_flops = m_.score_flops(1, decode_) * g.score_context / tp_;
+              w.attention_flops = m_.score_flops(1, true) * g.decode_score / tp_;
+              w.prefill_attention_flops = m_.score_flops(1, false) * g.prefill_score / tp_;
               w.bytes =
                   a / tp_ * wb_ + m_.kv_bytes_per_token() * g.kv_tokens / kv_split_ + 2 * tokens * H_ * ab_;
             });
@@ -240,11 +254,14 @@ class StepPlanner {
     for (const auto n : chip_tokens_) s.chip_bytes.push_back(n * m_.hidden * static_cast<std::uint64_t>(ab_));
   }
   StepPlan take() { return std::move(plan_); }
+  // The segments planned next stand for `n` identical ones (a compact plan).
+  void repeat(int n) { repeat_ = n; }
 
  private:
   Segment& segment(Segment::Kind kind, int stage, int layer, const std::string& what) {
     Segment& s = plan_.segments.emplace_back();
     s.kind = kind, s.stage = stage, s.layer = layer, s.what = what, s.micro_batch = std::max(micro_batch_, 0);
+    s.repeat = repeat_;
     return s;
   }
   // A compute segment: each chip's work from its group's work and its own tokens (a chip without
@@ -256,7 +273,7 @@ class StepPlanner {
     for (std::size_t c = 0; c < s.chips.size(); ++c)
       if (const GroupWork& g = groups_[c / layout_.tp]; g.tokens > 0) {
         ChipWork& w = s.chips[c];
-        w.gemm_dtype = m_.weight_dtype, w.attention_dtype = m_.activation_dtype, w.decode = decode_;
+        w.gemm_dtype = m_.weight_dtype, w.attention_dtype = m_.activation_dtype;
         work_of(w, g, chip_tokens_[c]);
         if (!w.empty()) w.kernels = kernels;
       }
@@ -271,8 +288,69 @@ class StepPlanner {
   double H_, tp_, wb_, ab_, kv_split_;
   std::vector<std::uint64_t> chip_tokens_;  // per stage rank: what it dispatches at the MoE layers
   std::uint64_t busiest_ = 0;               // the most tokens of one group
+  int repeat_ = 1;
   StepPlan plan_;
 };
+
+}  // namespace
+
+namespace {
+
+// The plan of `items` (batch_items or a scheduler's), segments labelled micro-batch `micro_batch`.
+StepPlan plan_items(const ServingConfig& config, const ServingLayout& layout,
+                    const std::vector<StepItem>& items, int batch, bool compact, int micro_batch) {
+  const bool decode = std::all_of(items.begin(), items.end(), [](const StepItem& i) { return i.decode; });
+  StepPlanner step(config, layout, group_work(layout, items), decode, micro_batch);
+  const ModelShape& m = config.model;
+  const int per_stage = m.layers / layout.pp;
+  // One layer as the step runs it; `repeat` of them where the plan is compact.
+  auto layer = [&](StepPlanner& p, int stage, int l, bool moe, int repeat) {
+    p.repeat(repeat);
+    p.attention(stage, l);
+    p.tp_allreduce(stage, l);
+    if (moe) {
+      p.shared_experts(stage, l);
+      p.moe_layer(stage, l, batch);
+    } else {
+      p.dense_ffn(stage, l);
+      p.tp_allreduce(stage, l);
+    }
+    p.repeat(1);
+  };
+  for (int stage = 0; stage < layout.pp; ++stage) {
+    const int first = stage * per_stage, end = first + per_stage;
+    if (!compact) {
+      for (int l = first; l < end; ++l) layer(step, stage, l, m.is_moe_layer(l), 1);
+    } else {  // the first dense and the first MoE layer of the stage, each with its count
+      for (const bool moe : {false, true}) {
+        int count = 0, at = -1;
+        for (int l = first; l < end; ++l)
+          if (m.is_moe_layer(l) == moe && count++ == 0) at = l;
+        if (count > 0) layer(step, stage, at, moe, count);
+      }
+    }
+    if (stage + 1 < layout.pp) step.send_to_next(stage);
+  }
+  step.lm_head(layout.pp - 1);
+  StepPlan plan = step.take();
+  std::vector<StepItem> drafted;  // the draft: K passes of one token per decoding request, last stage
+  for (const StepItem& i : items)
+    if (i.decode) drafted.push_back({i.group, i.context, 1, true, true});
+  if (config.draft_tokens > 0 && !drafted.empty()) {
+    StepPlanner draft(config, layout, group_work(layout, drafted), true, micro_batch);
+    const int last = layout.pp - 1, K = config.draft_tokens, D = config.draft_layers;
+    const bool moe = m.is_moe_layer(m.layers - 1);
+    for (int d = 0; d < (compact ? 1 : K); ++d) {
+      for (int l = 0; l < (compact ? 1 : D); ++l)  // past the model's layers: seeds of their own
+        layer(draft, last, m.layers + d * D + l, moe, compact ? K * D : 1);
+      draft.repeat(compact ? K : 1);
+      draft.lm_head(last);
+      draft.repeat(1);
+    }
+    for (auto& s : draft.take().segments) plan.segments.push_back(std::move(s));
+  }
+  return plan;
+}
 
 }  // namespace
 
@@ -280,49 +358,15 @@ StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout,
                    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests, bool decode,
                    int batch, int micro_batch_of) {
   const int verify = decode ? 1 + config.draft_tokens : 1;
-  StepPlanner step(config, layout, group_work(layout, requests, decode, micro_batch_of, verify), decode,
-                   micro_batch_of);
-  const ModelShape& m = config.model;
-  const int per_stage = m.layers / layout.pp;
-  for (int stage = 0; stage < layout.pp; ++stage) {
-    for (int layer = stage * per_stage; layer < (stage + 1) * per_stage; ++layer) {
-      step.attention(stage, layer);
-      step.tp_allreduce(stage, layer);
-      if (m.is_moe_layer(layer)) {
-        step.shared_experts(stage, layer);
-        step.moe_layer(stage, layer, batch);
-      } else {
-        step.dense_ffn(stage, layer);
-        step.tp_allreduce(stage, layer);
-      }
-    }
-    if (stage + 1 < layout.pp) step.send_to_next(stage);
-  }
-  step.lm_head(layout.pp - 1);
-  StepPlan plan = step.take();
-  if (decode && config.draft_tokens > 0) {  // the draft: K passes of one token per request, last stage
-    StepPlanner draft(config, layout, group_work(layout, requests, true, micro_batch_of, 1), true,
-                      micro_batch_of);
-    const int last = layout.pp - 1;
-    const bool moe = m.is_moe_layer(m.layers - 1);
-    for (int d = 0; d < config.draft_tokens; ++d) {
-      for (int l = 0; l < config.draft_layers; ++l) {
-        const int layer = m.layers + d * config.draft_layers + l;  // past the model's: seeds of their own
-        draft.attention(last, layer);
-        draft.tp_allreduce(last, layer);
-        if (moe) {
-          draft.shared_experts(last, layer);
-          draft.moe_layer(last, layer, batch);
-        } else {
-          draft.dense_ffn(last, layer);
-          draft.tp_allreduce(last, layer);
-        }
-      }
-      draft.lm_head(last);
-    }
-    for (auto& s : draft.take().segments) plan.segments.push_back(std::move(s));
-  }
+  StepPlan plan = plan_items(config, layout, batch_items(layout, requests, decode, micro_batch_of, verify),
+                             batch, false, micro_batch_of);
+  plan.decode = decode;
   return plan;
+}
+
+StepPlan plan_iteration(const ServingConfig& config, const ServingLayout& layout,
+                        const std::vector<StepItem>& items, int batch, bool compact) {
+  return plan_items(config, layout, items, batch, compact, -1);
 }
 
 MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, const ParamSet& params,

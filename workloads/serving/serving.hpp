@@ -127,11 +127,12 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> draw_requests(const Serving
 struct Segment {
   enum Kind { kCompute, kAllreduce, kMoe, kSend } kind = kCompute;
   int stage = 0, layer = -1, micro_batch = 0;  // layer -1: the stage's send or the LM head
-  std::string what;                            // attention, ffn, shared experts, lm head, tp, moe, pp
-  std::vector<ChipWork> chips;                 // compute: every chip of the stage (stage ranks)
-  std::uint64_t bytes = 0;                     // allreduce: per group (the busiest); send: per chip
-  std::vector<std::uint64_t> chip_bytes;       // send: what each chip of the stage sends on
-  MoeConfig moe;                               // moe: the layer as `ultrasim moe` would run it
+  int repeat = 1;    // a compact plan: the segment stands for this many identical layers' (or passes')
+  std::string what;  // attention, ffn, shared experts, lm head, tp, moe, pp
+  std::vector<ChipWork> chips;            // compute: every chip of the stage (stage ranks)
+  std::uint64_t bytes = 0;                // allreduce: per group (the busiest); send: per chip
+  std::vector<std::uint64_t> chip_bytes;  // send: what each chip of the stage sends on
+  MoeConfig moe;                          // moe: the layer as `ultrasim moe` would run it
 };
 
 // One step of one phase: its segments, and what the batch holds.
@@ -139,6 +140,18 @@ struct StepPlan {
   bool decode = true;
   std::uint64_t requests = 0, tokens = 0;  // tokens computed (prefill: inputs; decode: one per request)
   std::vector<Segment> segments;
+};
+
+// One request's part of an iteration (request arrivals, workloads/serving/schedulers/): `tokens` of it
+// through the model at positions context .. context + tokens - 1 of its sequence, on data-parallel group
+// `group`. Decode: the tokens each attend the cache of `context` tokens and those before them, and each
+// needs logits (1, or 1 + the drafted tokens it verifies). Prefill (a whole prompt, or a chunk of it):
+// the chunk attends the `context` tokens before it and itself causally, writes its KV, and needs logits
+// only for its last token when it ends the prompt (`last`).
+struct StepItem {
+  int group = 0;
+  std::uint64_t context = 0, tokens = 1;
+  bool decode = true, last = true;
 };
 
 // The MoE layer `layer` of batch `batch` as `ultrasim moe` would run it: the model's experts, the run's
@@ -152,6 +165,13 @@ MoeConfig moe_layer_config(const ServingConfig& config, const std::vector<std::u
 StepPlan plan_step(const ServingConfig& config, const ServingLayout& layout,
                    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& requests, bool decode,
                    int batch, int micro_batch_of = -1);
+
+// The plan of an iteration that mixes prefill chunks and decode tokens (`items`), the MoE layers routing
+// as in batch `batch`. `compact`: the layers of a stage that are the same (every dense layer, every MoE
+// layer but its routing; the draft's passes) planned once with their count in `repeat`, the MoE layer
+// being the first of the stage (a step-time model prices the rest from it).
+StepPlan plan_iteration(const ServingConfig& config, const ServingLayout& layout,
+                        const std::vector<StepItem>& items, int batch, bool compact);
 
 // The HBM a chip needs: weights (the heaviest chip) and the KV cache of its requests at their longest.
 struct MemoryUse {

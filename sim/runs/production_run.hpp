@@ -1,0 +1,41 @@
+// Serving with request arrivals (`ultrasim serve --requests FILE | --rate QPS`): the requests of a trace
+// or a generator (workloads/serving/requests.hpp) scheduled iteration by iteration
+// (workloads/serving/schedulers/) on one chip pool, or on a prefill and a decode pool of the topology's
+// chips; each iteration priced on the fabric by a ServingStepper (the step-time model, or every step
+// simulated with exact_steps); the KV transfers between pools simulated on the whole fabric. Reports the
+// latencies (TTFT, TPOT, ITL, end to end) at mean / median / p90 / p99, throughput, goodput at the SLOs,
+// utilisation, energy and cost (fields: workloads/serving/README.md, "Request arrivals").
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/serving/requests.hpp"
+#include "workloads/serving/schedulers/scheduler.hpp"
+#include "workloads/serving/serving.hpp"
+
+namespace ultrasim {
+
+struct ProductionConfig {
+  ServingConfig serving;      // the model and the deployment (of the decode pool when disaggregated)
+  std::string requests_file;  // a trace, or else the generator's requests
+  RequestGenerator generator;
+  std::string scheduler = "continuous";
+  SchedulerOptions options;
+  std::uint64_t kv_blocks = 0;            // per group; 0: what HBM holds beside the weights
+  double kv_fraction = 0.9;               // of HBM the weights and the KV cache may use (vLLM's 0.9)
+  int prefill_chips = 0, prefill_tp = 0;  // disaggregated: the prefill pool's chips (the first ones), tp
+  double slo_ttft = 0, slo_tpot = 0;      // goodput's SLOs (0: none)
+  bool exact_steps = false;
+  int grid_layers = 4;
+  std::string timeline;  // a CSV of the iterations, or ""
+  // InputError naming the option.
+  void validate() const;
+};
+
+nlohmann::ordered_json run_production(const ProductionConfig& config, const std::string& command,
+                                      const std::string& trace);
+std::string production_table(const nlohmann::ordered_json& result);
+
+}  // namespace ultrasim
