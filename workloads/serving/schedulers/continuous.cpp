@@ -1,8 +1,9 @@
-// Continuous batching (vLLM's default scheduler without chunked prefill): an iteration either prefills
-// newly admitted requests or decodes every running one. Prefill comes first: the queue's head is admitted
+// Continuous batching (vLLM's default scheduler without chunked prefill): in an iteration a group either
+// prefills its newly admitted requests or decodes every one it runs (each data-parallel group is an engine
+// of its own; the groups step together). Prefill comes first: the queue's head is admitted
 // while a group runs fewer than max_batch requests, has its token budget left for the prompt and blocks
-// for its KV (the one with the most free blocks takes it); if any was admitted the iteration prefills
-// them, else it decodes each running request, growing
+// for its KV (the one with the most free blocks takes it); a group that admitted any prefills them, the
+// others decode each running request, growing
 // its KV by a block when its next token needs one and preempting the group's last admitted requests
 // (recompute: freed and back at the queue's front) while the group has none free.
 #include "workloads/serving/schedulers/pool.hpp"
@@ -26,7 +27,8 @@ ServingSchedule schedule_continuous(const std::vector<ServingRequest>& requests,
       if (g < 0) break;
       parts.push_back({id, n, false}), budget[g] -= n;
     }
-    if (parts.empty()) parts = run.decode_parts();
+    for (const IterationPart& p : parts) budget[run.running(p.request)->group] = 0;  // these prefill
+    for (const IterationPart& p : run.decode_parts(&budget)) parts.push_back(p);     // the rest decode
     run.run(parts);
   }
   return out;
