@@ -22,6 +22,11 @@ struct Command {
 
 const std::vector<Command>& commands();
 
+// `--jobs N` of the commands that run sweeps (at most 4 per core; empty: one per core) and `--shard K/N`
+// (0 <= K < N); InputError otherwise.
+int parse_jobs(const std::string& text);
+std::pair<int, int> parse_shard(const std::string& text);
+
 // `--stack NAME|FILE` (collectives/stack.hpp), the same as `--set stack=VALUE`: appended to `sets`, so it is
 // declared after --set (CLI11 runs the options' callbacks in the order they were declared).
 inline void add_stack_option(CLI::App& app, std::vector<std::string>& sets, const std::string& help) {

@@ -5,6 +5,7 @@
 #include "sim/runs/production_run.hpp"
 #include "sim/runs/serving_run.hpp"
 #include "sim/runs/workloads.hpp"
+#include "topology/base/input_files.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/experiments/sweep.hpp"  // split_assignments
@@ -173,6 +174,8 @@ Command serve_command() {
         app.add_option("--kv-fraction", a.kv_fraction,
                        "of HBM the weights and KV cache may use (default 0.9)");
         app.add_option("--prefill-chips", p.prefill_chips, "disaggregated: the first N chips prefill");
+        app.add_option("--prefill-share", p.prefill_share,
+                       "disaggregated: the first share of the chips prefill (0.25: a quarter)");
         app.add_option("--prefill-tp", p.prefill_tp, "disaggregated: the prefill pool's tp (default --tp)");
         app.add_option("--slo-ttft", a.slo_ttft, "goodput: a request's TTFT within this (2s)");
         app.add_option("--slo-tpot", a.slo_tpot, "goodput: a request's TPOT within this (50ms)");

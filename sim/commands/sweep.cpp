@@ -26,6 +26,8 @@ struct SweepArgs {
   bool resume = false;
 };
 
+}  // namespace
+
 // --jobs: at most 4 per core (each point is a process of 100 MiB or more: far more of them than cores
 // only thrashes the machine), default one per core.
 int parse_jobs(const std::string& text) {
@@ -59,6 +61,8 @@ std::pair<int, int> parse_shard(const std::string& text) {
     throw InputError("invalid --shard '" + text + "'; expected K/N with 0 <= K < N, e.g. 0/4");
   return {static_cast<int>(k), static_cast<int>(n)};
 }
+
+namespace {
 
 // The grid: a collective sweep's from the file and the flags (flags override the file's keys), or a
 // workload sweep's from its file alone. Sets options.columns for a workload sweep.

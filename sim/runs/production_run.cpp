@@ -11,6 +11,7 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/moe.hpp"
+#include "workloads/workload_file.hpp"
 
 namespace ultrasim {
 
@@ -28,10 +29,14 @@ void ProductionConfig::validate() const {
     throw InputError("--slo-ttft and --slo-tpot must be times in [0, 1e6] s");
   if (grid_layers < 1 || grid_layers > 1024) throw InputError("--grid-layers must be between 1 and 1024");
   const bool two = scheduler_entry(scheduler).pools == 2;
-  if (two && prefill_chips < 1)
-    throw InputError("--scheduler disaggregated needs --prefill-chips N (the first N chips prefill)");
-  if (!two && (prefill_chips != 0 || prefill_tp != 0))
-    throw InputError("--prefill-chips and --prefill-tp are for --scheduler disaggregated");
+  if (!(prefill_share >= 0 && prefill_share < 1)) throw InputError("--prefill-share must be in [0, 1)");
+  if (prefill_chips != 0 && prefill_share != 0)
+    throw InputError("--prefill-chips and --prefill-share are exclusive: a count, or a share of the chips");
+  if (two && prefill_chips < 1 && prefill_share == 0)
+    throw InputError(
+        "--scheduler disaggregated needs --prefill-chips N or --prefill-share F (the first chips prefill)");
+  if (!two && (prefill_chips != 0 || prefill_tp != 0 || prefill_share != 0))
+    throw InputError("--prefill-chips, --prefill-share and --prefill-tp are for --scheduler disaggregated");
   if (prefill_tp < 0 || prefill_tp > 4096) throw InputError("--prefill-tp must be between 1 and 4096");
   if (serving.pp != 1)
     throw InputError("--pp with request arrivals: iterations do not pipeline yet; use --pp 1");
@@ -89,10 +94,12 @@ std::vector<PoolSim> make_pools(const ProductionConfig& config, int chips) {
     add("pool", config.serving, 0);
     return pools;
   }
-  const int P = config.prefill_chips;
+  const int P = config.prefill_chips > 0
+                    ? config.prefill_chips
+                    : std::max(1, static_cast<int>(std::lround(config.prefill_share * chips)));
   if (P >= chips)
-    throw InputError("--prefill-chips " + std::to_string(P) + " leaves no decode chips of the topology's " +
-                     std::to_string(chips));
+    throw InputError("the prefill pool's " + std::to_string(P) +
+                     " chips leave no decode chips of the topology's " + std::to_string(chips));
   if (config.serving.topology.find('@') != std::string::npos)
     throw InputError("--scheduler disaggregated splits the topology's chips: give a topology without @CHIPS");
   ServingConfig prefill = config.serving, decode = config.serving;
@@ -302,6 +309,68 @@ nlohmann::ordered_json pools_json(const std::vector<PoolSim>& pools, const Servi
 }
 
 }  // namespace
+
+namespace {
+
+// A number field: a JSON number, or a string the parser reads ("2s", "50ms").
+template <class Parse>
+void number_field(const FieldReader& read, const char* key, double& out, Parse parse) {
+  if (const auto* v = read.field(key)) {
+    if (v->is_number())
+      out = v->get<double>();
+    else if (v->is_string())
+      out = with_context(read.where + ", field '" + key + "'", [&] { return parse(v->get<std::string>()); });
+    else
+      throw InputError(read.where + ": field '" + key + "' must be a number or a string");
+  }
+}
+
+}  // namespace
+
+std::optional<ProductionConfig> production_config_from_json(const nlohmann::json& w,
+                                                            const std::string& file) {
+  if (!w.is_object() || (!w.contains("requests") && !w.contains("rate"))) return std::nullopt;
+  const std::string where = "workload file '" + file + "'";
+  static const std::vector<std::string> kArrival{
+      "requests",   "rate",         "num_requests", "burstiness",  "length_dist",   "scheduler",
+      "max_batch",  "token_budget", "kv_blocks",    "kv_fraction", "prefill_chips", "prefill_share",
+      "prefill_tp", "slo_ttft",     "slo_tpot",     "exact_steps", "grid_layers"};
+  nlohmann::json rest = w;
+  for (const auto& k : kArrival) rest.erase(k);
+  ProductionConfig p;
+  p.serving = serving_config_from_json(rest, file);
+  const FieldReader read{w, where};
+  read.text("requests", p.requests_file);
+  if (!p.requests_file.empty() && w.contains("rate"))
+    throw InputError(where + ": 'requests' and 'rate' are exclusive: a trace, or generated arrivals");
+  RequestGenerator& g = p.generator;
+  number_field(read, "rate", g.rate, parse_ratio);
+  read.integer("num_requests", g.count, false);
+  number_field(read, "burstiness", g.burstiness, parse_ratio);
+  read.text("length_dist", g.length_dist);
+  g.input_len = p.serving.input_len, g.output_len = p.serving.output_len, g.lengths = p.serving.lengths;
+  g.seed = p.serving.seed;
+  read.text("scheduler", p.scheduler);
+  read.integer("max_batch", p.options.max_batch, false);
+  read.integer("token_budget", p.options.token_budget, false);
+  read.integer("kv_blocks", p.kv_blocks, false);
+  number_field(read, "kv_fraction", p.kv_fraction, parse_ratio);
+  read.integer("prefill_chips", p.prefill_chips, false);
+  number_field(read, "prefill_share", p.prefill_share, parse_ratio);
+  read.integer("prefill_tp", p.prefill_tp, false);
+  number_field(read, "slo_ttft", p.slo_ttft, parse_time);
+  number_field(read, "slo_tpot", p.slo_tpot, parse_time);
+  read.integer("grid_layers", p.grid_layers, false);
+  if (const auto* v = read.field("exact_steps")) {
+    if (!v->is_boolean()) throw InputError(where + ": field 'exact_steps' must be true or false");
+    p.exact_steps = v->get<bool>();
+  }
+  with_context(where, [&] {
+    p.validate();
+    return 0;
+  });
+  return p;
+}
 
 nlohmann::ordered_json run_production(const ProductionConfig& config, const std::string& command,
                                       const std::string& trace) {

@@ -7,6 +7,7 @@
 // utilisation, energy and cost (fields: workloads/serving/README.md, "Request arrivals").
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,7 @@ struct ProductionConfig {
   std::uint64_t kv_blocks = 0;            // per group; 0: what HBM holds beside the weights
   double kv_fraction = 0.9;               // of HBM the weights and the KV cache may use (vLLM's 0.9)
   int prefill_chips = 0, prefill_tp = 0;  // disaggregated: the prefill pool's chips (the first ones), tp
+  double prefill_share = 0;               // or its share of the topology's chips (rounded, at least 1)
   double slo_ttft = 0, slo_tpot = 0;      // goodput's SLOs (0: none)
   bool exact_steps = false;
   int grid_layers = 4;
@@ -33,6 +35,12 @@ struct ProductionConfig {
   // InputError naming the option.
   void validate() const;
 };
+
+// A serving workload file's arrival fields (requests or rate, and the rest of the options above under
+// their CLI names with '_'), or nullopt when it has neither "requests" nor "rate"; InputError naming the
+// file and field.
+std::optional<ProductionConfig> production_config_from_json(const nlohmann::json& workload,
+                                                            const std::string& file);
 
 nlohmann::ordered_json run_production(const ProductionConfig& config, const std::string& command,
                                       const std::string& trace);

@@ -1,5 +1,7 @@
 #include "sim/runs/serving_run.hpp"
 
+#include "sim/runs/production_run.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -968,8 +970,13 @@ WorkloadKind serving_workload() {
           {"tpot_p99_s", "tpot_p50_s", "ttft_p50_s", "ttft_p99_s", "tokens_per_s_per_chip", "mfu",
            "hbm_utilisation", "energy_per_token_j", "cost_per_mtok_usd", "bound", "verified"},
           {"table", "json"},
-          [](const nlohmann::json& w, const std::string& file) { serving_config_from_json(w, file); },
+          [](const nlohmann::json& w, const std::string& file) {
+            if (!production_config_from_json(w, file)) serving_config_from_json(w, file);
+          },
           [](const nlohmann::json& w, const std::string& file, const WorkloadOutput& output) {
+            if (const auto arrivals = production_config_from_json(w, file))  // request arrivals
+              return print_workload_result(run_production(*arrivals, output.command, output.trace),
+                                           output.format, production_table);
             return print_workload_result(
                 run_serving(serving_config_from_json(w, file), output.command, output.trace), output.format,
                 serving_table);

@@ -1,0 +1,177 @@
+// `ultrasim plan`: the cheapest deployment that meets a pair of serving SLOs
+// (workloads/experiments/plan.hpp), its search run as a workload sweep of `serve` points with arrivals.
+#include <iostream>
+#include <map>
+
+#include "sim/commands/command.hpp"
+#include "sim/runs/workloads.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/output_file.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/experiments/plan.hpp"
+
+namespace ultrasim {
+namespace {
+
+struct PlanArgs {
+  std::string model = "deepseek-v3", requests, rate, num_requests = "2000", burstiness, input_len = "1024",
+              output_len = "256", length_dist, seed = "0", slo_ttft, slo_tpot, max_batch, token_budget;
+  std::string topologies = "trn3", tps = "1", schedulers = "continuous,chunked,disaggregated",
+              shares = "0.25,0.5", attainment = "0.9";
+  std::string jobs, shard, out, emit, format = "table";
+  std::vector<std::string> from;
+  bool resume = false;
+};
+
+// The serving workload every deployment runs: the model, the requests and the SLOs.
+nlohmann::ordered_json plan_base(const PlanArgs& a) {
+  nlohmann::ordered_json base{{"model", a.model}};
+  auto count = [](const std::string& option, const std::string& text) {
+    return static_cast<std::uint64_t>(with_context(option, [&] { return parse_count(text); }));
+  };
+  if (!a.requests.empty() && !a.rate.empty())
+    throw InputError("--requests and --rate are exclusive: a trace, or generated arrivals");
+  if (a.requests.empty() && a.rate.empty())
+    throw InputError("plan: give the requests, --requests FILE or --rate QPS");
+  if (!a.requests.empty()) {
+    check_input_file(a.requests, "request trace '" + a.requests + "'", "a CSV or JSON Lines file");
+    base["requests"] = a.requests;
+  } else {
+    base["rate"] = a.rate;
+    base["num_requests"] = count("--num-requests", a.num_requests);
+    if (!a.burstiness.empty()) base["burstiness"] = a.burstiness;
+    if (!a.length_dist.empty()) base["length_dist"] = a.length_dist;
+  }
+  base["input_len"] = count("--input-len", a.input_len);
+  base["output_len"] = count("--output-len", a.output_len);
+  base["seed"] = with_context("--seed", [&] { return parse_seed(a.seed); });
+  if (a.slo_ttft.empty() || a.slo_tpot.empty())
+    throw InputError("plan: give both SLOs, --slo-ttft and --slo-tpot");
+  base["slo_ttft"] =
+      shortest_number(with_context("--slo-ttft", [&] { return parse_time(a.slo_ttft); })) + "s";
+  base["slo_tpot"] =
+      shortest_number(with_context("--slo-tpot", [&] { return parse_time(a.slo_tpot); })) + "s";
+  if (!a.max_batch.empty()) base["max_batch"] = count("--max-batch", a.max_batch);
+  if (!a.token_budget.empty()) base["token_budget"] = count("--token-budget", a.token_budget);
+  return base;
+}
+
+PlanSpec plan_spec(const PlanArgs& a) {
+  PlanSpec spec;
+  spec.base = plan_base(a);
+  spec.topologies = split_items(a.topologies, ',');
+  spec.tps.clear();
+  for (const auto& t : split_items(a.tps, ','))
+    spec.tps.push_back(static_cast<int>(with_context("--tp", [&] { return parse_count(t); })));
+  spec.schedulers = split_items(a.schedulers, ',');
+  spec.prefill_shares.clear();
+  for (const auto& f : split_items(a.shares, ','))
+    spec.prefill_shares.push_back(with_context("--prefill-share", [&] { return parse_ratio(f); }));
+  spec.attainment = with_context("--attainment", [&] { return parse_ratio(a.attainment); });
+  spec.validate();
+  return spec;
+}
+
+// Rows written by the sweeps of a plan (their --out files, shards in any order): the last row per point.
+std::vector<nlohmann::ordered_json> read_rows(const std::vector<std::string>& files) {
+  std::map<std::int64_t, nlohmann::ordered_json> rows;
+  for (const auto& path : files) {
+    const std::string text = read_input_file(path, "rows file '" + path + "'", "JSON Lines of sweep rows");
+    std::size_t start = 0, line_no = 0;
+    while (start < text.size()) {
+      auto end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string line = text.substr(start, end - start);
+      start = end + 1, ++line_no;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const auto row =
+          parse_ordered_json_input(line, "rows file '" + path + "' line " + std::to_string(line_no));
+      if (!row.is_object() || !row.contains("point") || !row["point"].is_number_integer())
+        throw InputError("rows file '" + path + "' line " + std::to_string(line_no) + ": not a sweep row");
+      rows[row["point"].get<std::int64_t>()] = row;
+    }
+  }
+  std::vector<nlohmann::ordered_json> out;
+  for (auto& [id, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
+int plan(const PlanArgs& a) {
+  check_choice("format", a.format, {"table", "json"});
+  std::vector<nlohmann::ordered_json> rows;
+  double attainment = with_context("--attainment", [&] { return parse_ratio(a.attainment); });
+  if (!a.from.empty()) {
+    rows = read_rows(a.from);
+  } else {
+    const PlanSpec spec = plan_spec(a);
+    if (!a.emit.empty()) {
+      OutputFile file(a.emit, "sweep file");
+      file << json_text(plan_sweep_file(spec), 2) << "\n";
+      file.close();
+      std::cout << "wrote " << a.emit << ": run it with ultrasim sweep --file " << a.emit
+                << " [--shard K/N] --out ROWS, then ultrasim plan --from ROWS...\n";
+      return 0;
+    }
+    const WorkloadKind& kind = find_by_name(workload_kinds(), "serving", "workload");
+    const std::vector<SweepPoint> grid = expand_workloads(plan_sweep(spec), kind.check);
+    SweepOptions options;
+    options.jobs = parse_jobs(a.jobs);
+    options.out = a.out, options.resume = a.resume, options.binary = "/proc/self/exe";
+    options.columns = {"cost_per_mtok_usd", "good_fraction", "p99_ttft_s", "p99_tpot_s"};
+    if (!a.shard.empty()) options.shard = parse_shard(a.shard);
+    rows = run_sweep(grid, options);
+    if (options.shard) {
+      std::cout << rows.size() << " deployments of shard " << a.shard << (a.out.empty() ? "" : " in " + a.out)
+                << "; rank every shard's rows with ultrasim plan --from ROWS...\n";
+      return 0;
+    }
+  }
+  const nlohmann::ordered_json answer = rank_plan(rows, attainment);
+  std::cout << (a.format == "json" ? json_text(answer, 2) + "\n" : plan_table(answer));
+  return 0;
+}
+
+}  // namespace
+
+Command plan_command() {
+  return {
+      "plan", "the cheapest deployment that meets serving SLOs: a search over deployments, run as a sweep",
+      [](CLI::App& app) {
+        auto args = std::make_shared<PlanArgs>();
+        PlanArgs& a = *args;
+        app.add_option("--model", a.model, "a built-in shape (ultrasim list models; default deepseek-v3)");
+        app.add_option("--requests", a.requests, "a request trace (CSV or JSON Lines), as serve --requests");
+        app.add_option("--rate", a.rate, "generated arrivals at this many requests/s, as serve --rate");
+        app.add_option("--num-requests", a.num_requests, "requests --rate generates (default 2000)");
+        app.add_option("--burstiness", a.burstiness, "gamma shape of the gaps between arrivals (default 1)");
+        app.add_option("--input-len", a.input_len, "prompt tokens per request (default 1024)");
+        app.add_option("--output-len", a.output_len, "generated tokens per request (default 256)");
+        app.add_option("--length-dist", a.length_dist, "fixed (default) | uniform:R | lognormal:SIGMA");
+        app.add_option("--seed", a.seed, "random seed of the arrivals, lengths and routers (default 0)");
+        app.add_option("--slo-ttft", a.slo_ttft, "the TTFT a request must meet (2s); required");
+        app.add_option("--slo-tpot", a.slo_tpot, "the TPOT a request must meet (50ms); required");
+        app.add_option("--attainment", a.attainment,
+                       "the share of requests that must meet both SLOs (default 0.9)");
+        app.add_option("--max-batch", a.max_batch,
+                       "requests a data-parallel group runs at once (default 256)");
+        app.add_option("--token-budget", a.token_budget, "tokens of a group in one iteration (default 8192)");
+        app.add_option("--topology", a.topologies, "systems to search, comma-separated (default trn3)");
+        app.add_option("--tp", a.tps, "tensor-parallel sizes to search, comma-separated (default 1)");
+        app.add_option("--scheduler", a.schedulers,
+                       "schedulers to search, comma-separated (default continuous,chunked,disaggregated)");
+        app.add_option("--prefill-share", a.shares,
+                       "disaggregated: prefill shares of the chips to search (default 0.25,0.5)");
+        app.add_option("--jobs", a.jobs, "deployments run at once (default: one per core)");
+        app.add_option("--shard", a.shard, "K/N: run only deployments with point mod N == K");
+        app.add_option("--out", a.out, "write the deployments' rows to FILE as they finish");
+        app.add_flag("--resume", a.resume, "continue the sweep in --out FILE");
+        app.add_option("--emit-sweep", a.emit, "write the search as a sweep file and stop (for a cluster)");
+        app.add_option("--from", a.from, "rank the rows of earlier runs (--out files of plan or sweep)");
+        app.add_option("--format", a.format, "table|json");
+        return [args](const std::string&) { return plan(*args); };
+      }};
+}
+
+}  // namespace ultrasim
