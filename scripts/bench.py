@@ -117,6 +117,14 @@ SCENARIOS = [
                                                            "--num-requests", "10000", "--length-dist",
                                                            "uniform:0.5", "--slo-ttft", "2s", "--slo-tpot", "50ms",
                                                            "--format", "json"], 60, None, 1),
+    # Issue 41: the capacity planner over 60 deployments (trn3, trn2-ultraserver, nvl72 x tp 1, 2, 4, 8 x
+    # continuous, chunked and disaggregated at 3 prefill shares), 2,000 requests each (target: 10 minutes).
+    ("plan deepseek-v3 60 deployments x 2,000 requests", ["plan", "--model", "deepseek-v3", "--topology",
+                                                          "trn3,trn2-ultraserver,nvl72", "--tp", "1,2,4,8",
+                                                          "--prefill-share", "0.25,0.33,0.5", "--rate", "20",
+                                                          "--num-requests", "2000", "--length-dist",
+                                                          "uniform:0.5", "--slo-ttft", "2s", "--slo-tpot",
+                                                          "100ms", "--format", "json"], 600, None, 1),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
     # as many at once as cores. Peak memory is the sweep driver's own.
     ("sweep trn3 allreduce+alltoall x 25 sizes", SWEEP, 60, None),

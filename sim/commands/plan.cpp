@@ -1,5 +1,9 @@
 // `ultrasim plan`: the cheapest deployment that meets a pair of serving SLOs
 // (workloads/experiments/plan.hpp), its search run as a workload sweep of `serve` points with arrivals.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -20,7 +24,7 @@ struct PlanArgs {
               output_len = "256", length_dist, seed = "0", slo_ttft, slo_tpot, max_batch, token_budget;
   std::string topologies = "trn3", tps = "1", schedulers = "continuous,chunked,disaggregated",
               shares = "0.25,0.5", attainment = "0.9";
-  std::string jobs, shard, out, emit, format = "table";
+  std::string jobs, shard, out, emit, format = "table", grid_cache;
   std::vector<std::string> from;
   bool resume = false;
 };
@@ -105,7 +109,8 @@ int plan(const PlanArgs& a) {
   if (!a.from.empty()) {
     rows = read_rows(a.from);
   } else {
-    const PlanSpec spec = plan_spec(a);
+    PlanSpec spec = plan_spec(a);
+    if (!a.grid_cache.empty()) spec.base["grid_cache"] = a.grid_cache;
     if (!a.emit.empty()) {
       OutputFile file(a.emit, "sweep file");
       file << json_text(plan_sweep_file(spec), 2) << "\n";
@@ -115,7 +120,23 @@ int plan(const PlanArgs& a) {
       return 0;
     }
     const WorkloadKind& kind = find_by_name(workload_kinds(), "serving", "workload");
-    const std::vector<SweepPoint> grid = expand_workloads(plan_sweep(spec), kind.check);
+    // The deployments of one fabric and model share the step-time model's points (a temporary directory
+    // unless --grid-cache names one): the answer is the same, found sooner.
+    PlanSpec shared = spec;
+    std::string temp;
+    if (a.grid_cache.empty()) {
+      char dir[] = "/tmp/ultrasim-plan-XXXXXX";
+      if (::mkdtemp(dir) == nullptr) throw InputError("plan: cannot make a temporary directory in /tmp");
+      temp = dir;
+    }
+    shared.base["grid_cache"] = a.grid_cache.empty() ? temp : a.grid_cache;
+    struct Remove {
+      std::string dir;
+      ~Remove() {
+        if (!dir.empty()) std::filesystem::remove_all(dir);
+      }
+    } remove{temp};
+    const std::vector<SweepPoint> grid = expand_workloads(plan_sweep(shared), kind.check);
     SweepOptions options;
     options.jobs = parse_jobs(a.jobs);
     options.out = a.out, options.resume = a.resume, options.binary = "/proc/self/exe";

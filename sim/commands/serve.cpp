@@ -182,7 +182,9 @@ Command serve_command() {
         app.add_flag("--exact-steps", p.exact_steps,
                      "simulate every iteration's layers (default: the step-time model)");
         app.add_option("--grid-layers", p.grid_layers,
-                       "the step-time model: MoE layers simulated per grid point (default 4)");
+                       "the step-time model: MoE layers simulated per grid point (default 2)");
+        app.add_option("--grid-cache", p.grid_cache,
+                       "the step-time model: a directory where runs share their simulated points");
         app.add_option("--timeline", p.timeline, "with arrivals: write each iteration as a CSV row");
         app.add_option("--format", a.format, "table|json");
         return [args](const std::string& command_line) { return cmd_serve(*args, command_line); };

@@ -87,7 +87,8 @@ std::vector<PoolSim> make_pools(const ProductionConfig& config, int chips) {
   auto add = [&](const std::string& name, ServingConfig c, int first) {
     PoolSim& p = pools.emplace_back();
     p.name = name, p.first_chip = first;
-    p.stepper = std::make_unique<ServingStepper>(c, config.exact_steps, config.grid_layers);
+    p.stepper =
+        std::make_unique<ServingStepper>(c, config.exact_steps, config.grid_layers, config.grid_cache);
     p.kv_blocks = kv_blocks_of(config, *p.stepper, name);
   };
   if (scheduler_entry(config.scheduler).pools == 1) {
@@ -334,7 +335,7 @@ std::optional<ProductionConfig> production_config_from_json(const nlohmann::json
   static const std::vector<std::string> kArrival{
       "requests",   "rate",         "num_requests", "burstiness",  "length_dist",   "scheduler",
       "max_batch",  "token_budget", "kv_blocks",    "kv_fraction", "prefill_chips", "prefill_share",
-      "prefill_tp", "slo_ttft",     "slo_tpot",     "exact_steps", "grid_layers"};
+      "prefill_tp", "slo_ttft",     "slo_tpot",     "exact_steps", "grid_layers",   "grid_cache"};
   nlohmann::json rest = w;
   for (const auto& k : kArrival) rest.erase(k);
   ProductionConfig p;
@@ -361,6 +362,7 @@ std::optional<ProductionConfig> production_config_from_json(const nlohmann::json
   number_field(read, "slo_ttft", p.slo_ttft, parse_time);
   number_field(read, "slo_tpot", p.slo_tpot, parse_time);
   read.integer("grid_layers", p.grid_layers, false);
+  read.text("grid_cache", p.grid_cache);
   if (const auto* v = read.field("exact_steps")) {
     if (!v->is_boolean()) throw InputError(where + ": field 'exact_steps' must be true or false");
     p.exact_steps = v->get<bool>();

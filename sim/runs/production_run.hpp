@@ -30,8 +30,9 @@ struct ProductionConfig {
   double prefill_share = 0;               // or its share of the topology's chips (rounded, at least 1)
   double slo_ttft = 0, slo_tpot = 0;      // goodput's SLOs (0: none)
   bool exact_steps = false;
-  int grid_layers = 4;
-  std::string timeline;  // a CSV of the iterations, or ""
+  int grid_layers = 2;
+  std::string grid_cache;  // a directory of the step-time model's points shared between runs, or ""
+  std::string timeline;    // a CSV of the iterations, or ""
   // InputError naming the option.
   void validate() const;
 };

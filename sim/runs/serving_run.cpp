@@ -2,10 +2,14 @@
 
 #include "sim/runs/production_run.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <deque>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -283,7 +287,9 @@ class ServingSim {
 
   // The step-time model (request arrivals): an MoE segment is priced from its busiest chip's tokens and
   // the stage's total, by bilinear interpolation between simulated counts on a ladder (grid_moe).
-  void model_moe(int sample_layers) { grid_layers_ = sample_layers; }
+  void model_moe(int sample_layers, const std::string& cache_dir) {
+    grid_layers_ = sample_layers, grid_cache_ = cache_dir;
+  }
   // Simulated points so far.
   std::size_t grid_points() const { return grid_.size(); }
 
@@ -538,6 +544,8 @@ class ServingSim {
   SegmentTime grid_point(int stage, std::uint64_t m, std::uint64_t T) {
     const auto key = std::make_tuple(stage, m, T);
     if (const auto it = grid_.find(key); it != grid_.end()) return it->second;
+    const std::string shared = grid_cache_key(stage, m, T);
+    if (const auto cached = read_grid_cache(shared)) return grid_.emplace(key, *cached).first->second;
     const int S = layout_.stage_chips();
     std::vector<std::uint64_t> chip_tokens(static_cast<std::size_t>(S), 0);
     const std::uint64_t full = T / m, rest = T % m, busy = full + (rest > 0 ? 1 : 0);
@@ -573,7 +581,54 @@ class ServingSim {
     mean.transfers /= static_cast<std::uint64_t>(std::max(k, 1));
     grid_layers_ = saved;
     grid_.emplace(key, mean);
+    write_grid_cache(shared, mean);
     return mean;
+  }
+
+  // The grid's points shared between processes (the planner's deployments of one fabric and model):
+  // a file per point under grid_cache_, named by a hash of everything its simulation depends on, holding
+  // that description and the point's numbers (doubles written to round-trip, so a point read is the
+  // point simulated, bit for bit).
+  std::string grid_cache_key(int stage, std::uint64_t m, std::uint64_t T) const {
+    if (grid_cache_.empty()) return "";
+    const ServingConfig& c = config_;
+    std::string key = c.topology + "|" + json_text(model_json(c.model)) + "|" + c.router + "|" +
+                      shortest_number(c.zipf.value_or(-1)) + "|" + c.expert_load_source + "|" +
+                      shortest_number(c.capacity_factor.value_or(-1)) + "|" + c.dispatch_dtype + "|" +
+                      c.combine_dtype + "|" + c.placement + "|" + std::to_string(c.replicate_hot) + "|" +
+                      std::to_string(c.replicas) + "|" + std::to_string(c.max_nodes) + "|" +
+                      std::to_string(c.node_chips) + "|" + std::to_string(c.seed) + "|" + c.engine + "|" +
+                      profile_.name + "|" + profile_.file + "|" + std::to_string(grid_layers_) + "|" +
+                      std::to_string(layout_.pp);
+    for (const auto& [k, v] : c.overrides) key += "|" + k + "=" + v;
+    return key + "|" + std::to_string(stage) + "|" + std::to_string(m) + "|" + std::to_string(T);
+  }
+  std::string grid_cache_path(const std::string& key) const {
+    char name[40];
+    std::snprintf(name, sizeof name, "/grid-%016zx.json", std::hash<std::string>{}(key));
+    return grid_cache_ + name;
+  }
+  std::optional<SegmentTime> read_grid_cache(const std::string& key) {
+    if (key.empty()) return std::nullopt;
+    std::ifstream in(grid_cache_path(key));
+    if (!in) return std::nullopt;
+    try {
+      const nlohmann::json j = nlohmann::json::parse(in);
+      if (j.at("key").get<std::string>() != key) return std::nullopt;
+      return decode(j.at("values").get<std::vector<double>>());
+    } catch (const std::exception&) {  // torn or foreign: simulate it again
+      return std::nullopt;
+    }
+  }
+  void write_grid_cache(const std::string& key, const SegmentTime& t) const {
+    if (key.empty()) return;
+    const std::string path = grid_cache_path(key), temp = path + "." + std::to_string(::getpid());
+    {
+      std::ofstream out(temp);
+      out << nlohmann::json{{"key", key}, {"values", encode(t)}}.dump() << "\n";
+      if (!out) return;
+    }
+    std::rename(temp.c_str(), path.c_str());
   }
 
   SegmentTime send(const Segment& seg) {
@@ -606,7 +661,8 @@ class ServingSim {
   ServingLayout layout_;
   std::map<std::pair<int, std::uint64_t>, SegmentTime> allreduce_cache_;
   std::map<std::string, SegmentTime> moe_cache_;
-  int grid_layers_ = 0;  // > 0: the step-time model prices MoE segments (model_moe)
+  int grid_layers_ = 0;     // > 0: the step-time model prices MoE segments (model_moe)
+  std::string grid_cache_;  // a directory of grid points shared between processes, or ""
   std::map<std::tuple<int, std::uint64_t, std::uint64_t>, SegmentTime> grid_;
   Engine used_ = Engine::kContentionFree;
   void note_engine(Engine e) {
@@ -925,9 +981,10 @@ struct ServingStepper::Impl {
   explicit Impl(const ServingConfig& config, bool x) : sim(config), exact(x) {}
 };
 
-ServingStepper::ServingStepper(const ServingConfig& config, bool exact, int grid_layers)
+ServingStepper::ServingStepper(const ServingConfig& config, bool exact, int grid_layers,
+                               const std::string& grid_cache)
     : impl_(std::make_unique<Impl>(config, exact)) {
-  if (!exact) impl_->sim.model_moe(std::max(grid_layers, 1));
+  if (!exact) impl_->sim.model_moe(std::max(grid_layers, 1), grid_cache);
 }
 ServingStepper::~ServingStepper() = default;
 const ServingConfig& ServingStepper::config() const {

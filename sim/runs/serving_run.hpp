@@ -36,7 +36,9 @@ std::string serving_table(const nlohmann::ordered_json& result);
 // is priced exactly either way.
 class ServingStepper {
  public:
-  ServingStepper(const ServingConfig& config, bool exact, int grid_layers);
+  // `grid_cache`: a directory where processes share the model's simulated points ("" for none).
+  ServingStepper(const ServingConfig& config, bool exact, int grid_layers,
+                 const std::string& grid_cache = "");
   ~ServingStepper();
   const ServingConfig& config() const;  // with the deployment's dtypes applied to the model
   const ServingLayout& layout() const;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "cli_runner.hpp"
@@ -124,6 +125,17 @@ TEST_CASE("request arrivals: same inputs, same bytes; the timeline and the trace
   ja.erase("command"), jb.erase("command");
   CHECK(ja.dump() == jb.dump());
   CHECK(run_cli(args).out == b.out);
+  // Points shared through a grid cache: the same answer, whether the points were simulated or read.
+  const std::string cache = temp_path("grid");
+  std::filesystem::create_directory(cache);
+  auto cached = with_args(args, {"--grid-cache", cache});
+  const CliResult first = run_cli(cached), second = run_cli(cached);
+  REQUIRE(first.status == 0);
+  CHECK(!std::filesystem::is_empty(cache));
+  json j1 = json::parse(first.out), j2 = json::parse(second.out);
+  j1.erase("command"), j2.erase("command");
+  CHECK(j1.dump() == jb.dump());
+  CHECK(j2.dump() == jb.dump());
   std::ifstream t(timeline);
   std::string header, row;
   std::getline(t, header);
