@@ -189,6 +189,9 @@ Command plan_command() {
         app.add_option("--out", a.out, "write the deployments' rows to FILE as they finish");
         app.add_flag("--resume", a.resume, "continue the sweep in --out FILE");
         app.add_option("--emit-sweep", a.emit, "write the search as a sweep file and stop (for a cluster)");
+        app.add_option("--grid-cache", a.grid_cache,
+                       "a directory where the deployments share the step-time model's points (default: a "
+                       "temporary one)");
         app.add_option("--from", a.from, "rank the rows of earlier runs (--out files of plan or sweep)");
         app.add_option("--format", a.format, "table|json");
         return [args](const std::string&) { return plan(*args); };
