@@ -11,8 +11,10 @@ import argparse
 import concurrent.futures
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "results", "serving", "production")
@@ -29,7 +31,7 @@ MODELS = {
 }
 DEPLOYMENTS = {"co-located (chunked)": ["--scheduler", "chunked"],
                "disaggregated (1/3 prefill)": ["--scheduler", "disaggregated", "--prefill-share", "0.33"]}
-RATES = [5, 10, 20, 40, 80]
+RATES = [5, 10, 20, 40, 80, 160]
 
 
 def run(binary, model, system, deployment, rate):
@@ -70,6 +72,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
+    cache = tempfile.mkdtemp(prefix="ultrasim-production-")  # the step-time model's points, shared
+    TRACE.extend(["--grid-cache", cache])
     points = [(m, s, d, rate) for m in MODELS for s in MODELS[m] for d in DEPLOYMENTS for rate in RATES]
 
     def one(p):
@@ -77,8 +81,11 @@ def main():
 
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         rows = list(pool.map(one, points))
+    shutil.rmtree(cache)
     with open(os.path.join(OUT, "runs.jsonl"), "w") as f:
         for r in rows:
+            if "cmd" in r:
+                r["cmd"] = r["cmd"].replace(cache, "CACHE")
             f.write(json.dumps(r, sort_keys=True) + "\n")
     summarise(rows)
     plot(rows)
