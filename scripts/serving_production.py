@@ -4,8 +4,8 @@ trn2-ultraserver and nvl72, co-located (chunked prefill) against disaggregated p
 a range of request rates; goodput and cost per million output tokens at two SLO pairs.
 
 Usage: scripts/serving_production.py [--binary build/ultrasim] [--jobs 2]
-Writes results/serving/production/{runs.jsonl, summary.md, goodput.png, cost.png}. About 10 minutes on
-2 cores.
+Writes results/serving/production/{runs.jsonl, summary.md, goodput.png, cost.png, latency_cdf.png}.
+About 10 minutes on 2 cores; --cdf-only redraws the latency CDFs alone (2 minutes).
 """
 import argparse
 import concurrent.futures
@@ -32,6 +32,7 @@ MODELS = {
 DEPLOYMENTS = {"co-located (chunked)": ["--scheduler", "chunked"],
                "disaggregated (1/3 prefill)": ["--scheduler", "disaggregated", "--prefill-share", "0.33"]}
 RATES = [5, 10, 20, 40, 80, 160]
+CDF_RATE = 40  # the latency CDFs: every deployment at this rate
 
 
 def run(binary, model, system, deployment, rate):
@@ -70,10 +71,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "ultrasim"))
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cdf-only", action="store_true", help="only the latency CDFs")
     a = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     cache = tempfile.mkdtemp(prefix="ultrasim-production-")  # the step-time model's points, shared
     TRACE.extend(["--grid-cache", cache])
+    if a.cdf_only:
+        cdfs(a.binary, a.jobs)
+        shutil.rmtree(cache)
+        return 0
     points = [(m, s, d, rate) for m in MODELS for s in MODELS[m] for d in DEPLOYMENTS for rate in RATES]
 
     def one(p):
@@ -81,6 +87,7 @@ def main():
 
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         rows = list(pool.map(one, points))
+    cdfs(a.binary, a.jobs)
     shutil.rmtree(cache)
     with open(os.path.join(OUT, "runs.jsonl"), "w") as f:
         for r in rows:
@@ -89,6 +96,50 @@ def main():
             f.write(json.dumps(r, sort_keys=True) + "\n")
     summarise(rows)
     plot(rows)
+
+
+def cdfs(binary, jobs):
+    """TTFT and TPOT CDFs of every deployment at CDF_RATE, from serve --requests-out."""
+    import csv
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    tmp = tempfile.mkdtemp(prefix="ultrasim-cdf-")
+    points = [(m, s, d) for m in MODELS for s in MODELS[m] for d in DEPLOYMENTS]
+
+    def one(p):
+        m, s, d = p
+        path = os.path.join(tmp, f"{m}-{s}-{d[:4]}.csv")
+        args = [binary, "serve", "--model", m, "--topology", s, "--rate", str(CDF_RATE)] + TRACE + \
+            MODELS[m][s] + DEPLOYMENTS[d] + ["--requests-out", path, "--format", "json"]
+        if subprocess.run(args, capture_output=True).returncode != 0:
+            return p, None
+        with open(path) as f:
+            rows = list(csv.DictReader(f))
+        return p, ([float(r["ttft_s"]) for r in rows], [float(r["tpot_s"]) for r in rows if r["tpot_s"]])
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        results = list(pool.map(one, points))
+    shutil.rmtree(tmp)
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
+    for col, m in enumerate(MODELS):
+        for (pm, s, d), data in results:
+            if pm != m or data is None:
+                continue
+            style = "-" if d.startswith("co") else "--"
+            for row, values in enumerate(data):
+                v = sorted(x * 1e3 for x in values)
+                axes[row][col].plot(v, [(i + 1) / len(v) for i in range(len(v))], style, label=f"{s}, {d}")
+        for row, what in enumerate(["TTFT (ms)", "TPOT (ms)"]):
+            ax = axes[row][col]
+            ax.set_title(f"{m} at {CDF_RATE} requests/s")
+            ax.set_xlabel(what)
+            ax.set_ylabel("share of requests")
+            ax.set_xscale("log")
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(OUT, "latency_cdf.png"), dpi=110)
 
 
 def summarise(rows):

@@ -59,7 +59,8 @@ int cmd_serve(ServeArgs args, const std::string& command) {
   c.overrides = split_assignments(args.sets);
   ProductionConfig& p = args.production;
   if (p.requests_file.empty() && args.rate.empty()) {
-    if (!p.timeline.empty()) throw InputError("--timeline is for request arrivals (--requests or --rate)");
+    if (!p.timeline.empty() || !p.per_request.empty())
+      throw InputError("--timeline and --requests-out are for request arrivals (--requests or --rate)");
     return print_workload_result(run_serving(c, command, args.trace), args.format, serving_table);
   }
   if (!p.requests_file.empty() && !args.rate.empty())
@@ -186,6 +187,8 @@ Command serve_command() {
         app.add_option("--grid-cache", p.grid_cache,
                        "the step-time model: a directory where runs share their simulated points");
         app.add_option("--timeline", p.timeline, "with arrivals: write each iteration as a CSV row");
+        app.add_option("--requests-out", p.per_request,
+                       "with arrivals: write each request's times and latencies as a CSV row");
         app.add_option("--format", a.format, "table|json");
         return [args](const std::string& command_line) { return cmd_serve(*args, command_line); };
       }};

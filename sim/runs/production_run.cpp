@@ -196,6 +196,27 @@ void write_timeline(const std::string& path, const std::vector<PoolSim>& pools, 
   file.close();
 }
 
+// Every request: its lengths, times and latencies (what latency CDFs are drawn from).
+void write_requests(const std::string& path, const std::vector<ServingRequest>& requests,
+                    const ServingSchedule& s) {
+  OutputFile file(path, "request times");
+  file << "request,arrival_s,prompt_tokens,output_tokens,first_token_s,finish_s,ttft_s,tpot_s,e2el_s,"
+          "preemptions,group\n";
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const RequestTimes& t = s.requests[i];
+    const ServingRequest& r = requests[i];
+    const std::string tpot =
+        r.output > 1 ? shortest_number((t.finish_s - t.first_token_s) / static_cast<double>(r.output - 1))
+                     : "";
+    file << std::to_string(i) << "," << shortest_number(t.arrival_s) << "," << std::to_string(r.prompt) << ","
+         << std::to_string(r.output) << "," << shortest_number(t.first_token_s) << ","
+         << shortest_number(t.finish_s) << "," << shortest_number(t.first_token_s - t.arrival_s) << ","
+         << tpot << "," << shortest_number(t.finish_s - t.arrival_s) << "," << std::to_string(t.preemptions)
+         << "," << std::to_string(t.group) << "\n";
+  }
+  file.close();
+}
+
 // Perfetto: a track per request (waiting for its first token, then decoding) and per pool (its iterations,
 // with counters of the batch and the KV blocks held).
 void write_production_trace(const std::string& path, const std::vector<PoolSim>& pools,
@@ -418,6 +439,7 @@ nlohmann::ordered_json run_production(const ProductionConfig& config, const std:
   out["energy_per_token_j"] = tokens > 0 ? energy / tokens : 0.0;
   out["cost_per_mtok_usd"] = tokens > 0 ? cost / tokens * 1e6 : 0.0;
   if (!config.timeline.empty()) write_timeline(config.timeline, pools, schedule);
+  if (!config.per_request.empty()) write_requests(config.per_request, requests, schedule);
   if (!trace.empty()) write_production_trace(trace, pools, schedule);
   SimResult summary;
   summary.engine = parse_engine(pools.back().stepper->engine());

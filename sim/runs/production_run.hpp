@@ -33,6 +33,7 @@ struct ProductionConfig {
   int grid_layers = 2;
   std::string grid_cache;  // a directory of the step-time model's points shared between runs, or ""
   std::string timeline;    // a CSV of the iterations, or ""
+  std::string per_request;  // a CSV of every request's times, or ""
   // InputError naming the option.
   void validate() const;
 };

@@ -3,6 +3,7 @@
 // goodput counts the requests within both SLOs; the same inputs give the same bytes; bad input is one line.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,17 @@ using namespace ultrasim::test;
 using nlohmann::json;
 
 namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out(1);
+  for (const char c : text) {
+    if (c == sep)
+      out.emplace_back();
+    else
+      out.back().push_back(c);
+  }
+  return out;
+}
 
 json arrivals(std::vector<std::string> args) {
   args.insert(args.begin(), "serve");
@@ -119,7 +131,10 @@ TEST_CASE("request arrivals: same inputs, same bytes; the timeline and the trace
                                       "lognormal:0.5",
                                       "--format",
                                       "json"};
-  const CliResult a = run_cli(with_args(args, {"--timeline", timeline, "--trace", trace})), b = run_cli(args);
+  const std::string per_request = temp_path("requests.csv");
+  const CliResult a = run_cli(with_args(
+                      args, {"--timeline", timeline, "--trace", trace, "--requests-out", per_request})),
+                  b = run_cli(args);
   REQUIRE(a.status == 0);
   json ja = json::parse(a.out), jb = json::parse(b.out);  // all but the command line, byte for byte
   ja.erase("command"), jb.erase("command");
@@ -143,6 +158,17 @@ TEST_CASE("request arrivals: same inputs, same bytes; the timeline and the trace
   std::size_t rows = 0;
   while (std::getline(t, row)) ++rows;
   CHECK(rows == json::parse(a.out)["pools"][0]["iterations"].get<std::size_t>());
+  // Every request's row; the median of their TTFTs is the result's (nearest rank).
+  std::ifstream pr(per_request);
+  std::getline(pr, header);
+  CHECK(header ==
+        "request,arrival_s,prompt_tokens,output_tokens,first_token_s,finish_s,ttft_s,tpot_s,e2el_s,"
+        "preemptions,group");
+  std::vector<double> ttft;
+  while (std::getline(pr, row)) ttft.push_back(std::stod(split(row, ',')[6]));
+  REQUIRE(ttft.size() == 60);
+  std::sort(ttft.begin(), ttft.end());
+  CHECK(rel_diff(ttft[29], ja["median_ttft_s"].get<double>()) < 1e-12);
   std::ifstream tr(trace);
   const json events = json::parse(tr)["traceEvents"];
   CHECK(events.size() > 120);  // two slices per request, two events per iteration
