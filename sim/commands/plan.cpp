@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 
+#include "sim/commands/arrival_flags.hpp"
 #include "sim/commands/command.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
@@ -20,8 +21,8 @@ namespace ultrasim {
 namespace {
 
 struct PlanArgs {
-  std::string model = "deepseek-v3", requests, rate, num_requests = "2000", burstiness, input_len = "1024",
-              output_len = "256", length_dist, seed = "0", slo_ttft, slo_tpot, max_batch, token_budget;
+  ArrivalFlags arrivals;
+  std::string model = "deepseek-v3", input_len = "1024", output_len = "256", seed = "0";
   std::string topologies = "trn3", tps = "1", schedulers = "continuous,chunked,disaggregated",
               shares = "0.25,0.5", attainment = "0.9";
   std::string jobs, shard, out, emit, format = "table", grid_cache;
@@ -31,34 +32,35 @@ struct PlanArgs {
 
 // The serving workload every deployment runs: the model, the requests and the SLOs.
 nlohmann::ordered_json plan_base(const PlanArgs& a) {
+  const ArrivalFlags& f = a.arrivals;
   nlohmann::ordered_json base{{"model", a.model}};
   auto count = [](const std::string& option, const std::string& text) {
     return static_cast<std::uint64_t>(with_context(option, [&] { return parse_count(text); }));
   };
-  if (!a.requests.empty() && !a.rate.empty())
+  if (!f.requests.empty() && !f.rate.empty())
     throw InputError("--requests and --rate are exclusive: a trace, or generated arrivals");
-  if (a.requests.empty() && a.rate.empty())
+  if (f.requests.empty() && f.rate.empty())
     throw InputError("plan: give the requests, --requests FILE or --rate QPS");
-  if (!a.requests.empty()) {
-    check_input_file(a.requests, "request trace '" + a.requests + "'", "a CSV or JSON Lines file");
-    base["requests"] = a.requests;
+  if (!f.requests.empty()) {
+    check_input_file(f.requests, "request trace '" + f.requests + "'", "a CSV or JSON Lines file");
+    base["requests"] = f.requests;
   } else {
-    base["rate"] = a.rate;
-    base["num_requests"] = count("--num-requests", a.num_requests);
-    if (!a.burstiness.empty()) base["burstiness"] = a.burstiness;
-    if (!a.length_dist.empty()) base["length_dist"] = a.length_dist;
+    base["rate"] = f.rate;
+    base["num_requests"] = count("--num-requests", f.num_requests);
+    base["burstiness"] = f.burstiness;
+    base["length_dist"] = f.length_dist;
   }
   base["input_len"] = count("--input-len", a.input_len);
   base["output_len"] = count("--output-len", a.output_len);
   base["seed"] = with_context("--seed", [&] { return parse_seed(a.seed); });
-  if (a.slo_ttft.empty() || a.slo_tpot.empty())
+  if (f.slo_ttft.empty() || f.slo_tpot.empty())
     throw InputError("plan: give both SLOs, --slo-ttft and --slo-tpot");
   base["slo_ttft"] =
-      shortest_number(with_context("--slo-ttft", [&] { return parse_time(a.slo_ttft); })) + "s";
+      shortest_number(with_context("--slo-ttft", [&] { return parse_time(f.slo_ttft); })) + "s";
   base["slo_tpot"] =
-      shortest_number(with_context("--slo-tpot", [&] { return parse_time(a.slo_tpot); })) + "s";
-  if (!a.max_batch.empty()) base["max_batch"] = count("--max-batch", a.max_batch);
-  if (!a.token_budget.empty()) base["token_budget"] = count("--token-budget", a.token_budget);
+      shortest_number(with_context("--slo-tpot", [&] { return parse_time(f.slo_tpot); })) + "s";
+  base["max_batch"] = count("--max-batch", f.max_batch);
+  base["token_budget"] = count("--token-budget", f.token_budget);
   return base;
 }
 
@@ -162,22 +164,13 @@ Command plan_command() {
       [](CLI::App& app) {
         auto args = std::make_shared<PlanArgs>();
         PlanArgs& a = *args;
+        add_arrival_options(app, a.arrivals, "2000");
         app.add_option("--model", a.model, "a built-in shape (ultrasim list models; default deepseek-v3)");
-        app.add_option("--requests", a.requests, "a request trace (CSV or JSON Lines), as serve --requests");
-        app.add_option("--rate", a.rate, "generated arrivals at this many requests/s, as serve --rate");
-        app.add_option("--num-requests", a.num_requests, "requests --rate generates (default 2000)");
-        app.add_option("--burstiness", a.burstiness, "gamma shape of the gaps between arrivals (default 1)");
         app.add_option("--input-len", a.input_len, "prompt tokens per request (default 1024)");
         app.add_option("--output-len", a.output_len, "generated tokens per request (default 256)");
-        app.add_option("--length-dist", a.length_dist, "fixed (default) | uniform:R | lognormal:SIGMA");
         app.add_option("--seed", a.seed, "random seed of the arrivals, lengths and routers (default 0)");
-        app.add_option("--slo-ttft", a.slo_ttft, "the TTFT a request must meet (2s); required");
-        app.add_option("--slo-tpot", a.slo_tpot, "the TPOT a request must meet (50ms); required");
         app.add_option("--attainment", a.attainment,
                        "the share of requests that must meet both SLOs (default 0.9)");
-        app.add_option("--max-batch", a.max_batch,
-                       "requests a data-parallel group runs at once (default 256)");
-        app.add_option("--token-budget", a.token_budget, "tokens of a group in one iteration (default 8192)");
         app.add_option("--topology", a.topologies, "systems to search, comma-separated (default trn3)");
         app.add_option("--tp", a.tps, "tensor-parallel sizes to search, comma-separated (default 1)");
         app.add_option("--scheduler", a.schedulers,

@@ -1,5 +1,6 @@
 // `ultrasim serve`: a model served on the fabric from flags (sim/runs/serving_run.hpp runs it; workload
 // files with "workload": "serving" give the same).
+#include "sim/commands/arrival_flags.hpp"
 #include "sim/commands/command.hpp"
 #include "sim/engine/engines.hpp"
 #include "sim/runs/production_run.hpp"
@@ -16,8 +17,8 @@ namespace {
 struct ServeArgs {
   ServingConfig config;
   ProductionConfig production;
-  std::string rate, num_requests = "1000", burstiness = "1", slo_ttft, slo_tpot, max_batch = "256",
-                    token_budget = "8192", kv_blocks, kv_fraction = "0.9";
+  ArrivalFlags arrivals;
+  std::string kv_blocks, kv_fraction = "0.9";
   std::string model = "deepseek-v3", model_file, batch = "1", input_len = "1024", output_len = "256", lengths,
               zipf, capacity, expert_load, seed = "0", format = "table", trace, acceptance;
   std::vector<std::string> sets, targets;
@@ -58,33 +59,33 @@ int cmd_serve(ServeArgs args, const std::string& command) {
     c.tpot_targets.push_back(with_context("--tpot-target", [&] { return parse_time(t); }));
   c.overrides = split_assignments(args.sets);
   ProductionConfig& p = args.production;
-  if (p.requests_file.empty() && args.rate.empty()) {
+  const ArrivalFlags& f = args.arrivals;
+  p.requests_file = f.requests, p.generator.length_dist = f.length_dist;
+  if (p.requests_file.empty() && f.rate.empty()) {
     if (!p.timeline.empty() || !p.per_request.empty())
       throw InputError("--timeline and --requests-out are for request arrivals (--requests or --rate)");
     return print_workload_result(run_serving(c, command, args.trace), args.format, serving_table);
   }
-  if (!p.requests_file.empty() && !args.rate.empty())
+  if (!p.requests_file.empty() && !f.rate.empty())
     throw InputError("--requests and --rate are exclusive: a trace, or generated arrivals");
   p.serving = c;
   RequestGenerator& g = p.generator;
-  if (!args.rate.empty()) {
-    g.rate = with_context("--rate", [&] { return parse_ratio(args.rate); });
+  if (!f.rate.empty()) {
+    g.rate = with_context("--rate", [&] { return parse_ratio(f.rate); });
     g.count = static_cast<std::uint64_t>(
-        with_context("--num-requests", [&] { return parse_count(args.num_requests); }));
-    g.burstiness = with_context("--burstiness", [&] { return parse_ratio(args.burstiness); });
+        with_context("--num-requests", [&] { return parse_count(f.num_requests); }));
+    g.burstiness = with_context("--burstiness", [&] { return parse_ratio(f.burstiness); });
     g.input_len = c.input_len, g.output_len = c.output_len, g.lengths = c.lengths, g.seed = c.seed;
   }
   auto count = [](const std::string& option, const std::string& text) {
     return static_cast<std::uint64_t>(with_context(option, [&] { return parse_count(text); }));
   };
-  p.options.max_batch = count("--max-batch", args.max_batch);
-  p.options.token_budget = count("--token-budget", args.token_budget);
+  p.options.max_batch = count("--max-batch", f.max_batch);
+  p.options.token_budget = count("--token-budget", f.token_budget);
   if (!args.kv_blocks.empty()) p.kv_blocks = count("--kv-blocks", args.kv_blocks);
   p.kv_fraction = with_context("--kv-fraction", [&] { return parse_ratio(args.kv_fraction); });
-  if (!args.slo_ttft.empty())
-    p.slo_ttft = with_context("--slo-ttft", [&] { return parse_time(args.slo_ttft); });
-  if (!args.slo_tpot.empty())
-    p.slo_tpot = with_context("--slo-tpot", [&] { return parse_time(args.slo_tpot); });
+  if (!f.slo_ttft.empty()) p.slo_ttft = with_context("--slo-ttft", [&] { return parse_time(f.slo_ttft); });
+  if (!f.slo_tpot.empty()) p.slo_tpot = with_context("--slo-tpot", [&] { return parse_time(f.slo_tpot); });
   return print_workload_result(run_production(p, command, args.trace), args.format, production_table);
 }
 
@@ -154,22 +155,9 @@ Command serve_command() {
         app.add_option("--trace", a.trace,
                        "write a Perfetto trace of batch 0's step at the first batch size");
         ProductionConfig& p = a.production;
-        app.add_option(
-            "--requests", p.requests_file,
-            "request arrivals from a trace: CSV or JSON Lines of arrival, prompt and output tokens");
-        app.add_option("--rate", a.rate, "request arrivals generated at this many requests/s (with --seed)");
-        app.add_option("--num-requests", a.num_requests, "requests --rate generates (default 1000)");
-        app.add_option("--burstiness", a.burstiness,
-                       "gamma shape of the gaps between arrivals: 1 Poisson (default), < 1 burstier");
-        app.add_option("--length-dist", p.generator.length_dist,
-                       "generated lengths around --input-len/--output-len: fixed (default) | uniform:R | "
-                       "lognormal:SIGMA");
+        add_arrival_options(app, a.arrivals, "1000");
         app.add_option("--scheduler", p.scheduler,
                        "with arrivals: static | continuous (default) | chunked | disaggregated");
-        app.add_option("--max-batch", a.max_batch,
-                       "requests a data-parallel group runs at once (default 256)");
-        app.add_option("--token-budget", a.token_budget,
-                       "tokens of a data-parallel group in one iteration (default 8192)");
         app.add_option("--kv-blocks", a.kv_blocks,
                        "KV blocks of 16 tokens per data-parallel group (default: what HBM holds)");
         app.add_option("--kv-fraction", a.kv_fraction,
@@ -178,8 +166,6 @@ Command serve_command() {
         app.add_option("--prefill-share", p.prefill_share,
                        "disaggregated: the first share of the chips prefill (0.25: a quarter)");
         app.add_option("--prefill-tp", p.prefill_tp, "disaggregated: the prefill pool's tp (default --tp)");
-        app.add_option("--slo-ttft", a.slo_ttft, "goodput: a request's TTFT within this (2s)");
-        app.add_option("--slo-tpot", a.slo_tpot, "goodput: a request's TPOT within this (50ms)");
         app.add_flag("--exact-steps", p.exact_steps,
                      "simulate every iteration's layers (default: the step-time model)");
         app.add_option("--grid-layers", p.grid_layers,
