@@ -89,6 +89,30 @@ int cmd_serve(ServeArgs args, const std::string& command) {
   return print_workload_result(run_production(p, command, args.trace), args.format, production_table);
 }
 
+// The options of request arrivals (sim/runs/production_run.hpp): the shared ones, then serve's own.
+void add_production_options(CLI::App& app, ServeArgs& a) {
+  ProductionConfig& p = a.production;
+  add_arrival_options(app, a.arrivals, "1000");
+  app.add_option("--scheduler", p.scheduler,
+                 "with arrivals: static | continuous (default) | chunked | disaggregated");
+  app.add_option("--kv-blocks", a.kv_blocks,
+                 "KV blocks of 16 tokens per data-parallel group (default: what HBM holds)");
+  app.add_option("--kv-fraction", a.kv_fraction, "of HBM the weights and KV cache may use (default 0.9)");
+  app.add_option("--prefill-chips", p.prefill_chips, "disaggregated: the first N chips prefill");
+  app.add_option("--prefill-share", p.prefill_share,
+                 "disaggregated: the first share of the chips prefill (0.25: a quarter)");
+  app.add_option("--prefill-tp", p.prefill_tp, "disaggregated: the prefill pool's tp (default --tp)");
+  app.add_flag("--exact-steps", p.exact_steps,
+               "simulate every iteration's layers (default: the step-time model)");
+  app.add_option("--grid-layers", p.grid_layers,
+                 "the step-time model: MoE layers simulated per grid point (default 2)");
+  app.add_option("--grid-cache", p.grid_cache,
+                 "the step-time model: a directory where runs share their simulated points");
+  app.add_option("--timeline", p.timeline, "with arrivals: write each iteration as a CSV row");
+  app.add_option("--requests-out", p.per_request,
+                 "with arrivals: write each request's times and latencies as a CSV row");
+}
+
 }  // namespace
 
 Command serve_command() {
@@ -154,27 +178,7 @@ Command serve_command() {
             engine_choices() + " but simgrid; auto: contention-free where it proves exact, else fast");
         app.add_option("--trace", a.trace,
                        "write a Perfetto trace of batch 0's step at the first batch size");
-        ProductionConfig& p = a.production;
-        add_arrival_options(app, a.arrivals, "1000");
-        app.add_option("--scheduler", p.scheduler,
-                       "with arrivals: static | continuous (default) | chunked | disaggregated");
-        app.add_option("--kv-blocks", a.kv_blocks,
-                       "KV blocks of 16 tokens per data-parallel group (default: what HBM holds)");
-        app.add_option("--kv-fraction", a.kv_fraction,
-                       "of HBM the weights and KV cache may use (default 0.9)");
-        app.add_option("--prefill-chips", p.prefill_chips, "disaggregated: the first N chips prefill");
-        app.add_option("--prefill-share", p.prefill_share,
-                       "disaggregated: the first share of the chips prefill (0.25: a quarter)");
-        app.add_option("--prefill-tp", p.prefill_tp, "disaggregated: the prefill pool's tp (default --tp)");
-        app.add_flag("--exact-steps", p.exact_steps,
-                     "simulate every iteration's layers (default: the step-time model)");
-        app.add_option("--grid-layers", p.grid_layers,
-                       "the step-time model: MoE layers simulated per grid point (default 2)");
-        app.add_option("--grid-cache", p.grid_cache,
-                       "the step-time model: a directory where runs share their simulated points");
-        app.add_option("--timeline", p.timeline, "with arrivals: write each iteration as a CSV row");
-        app.add_option("--requests-out", p.per_request,
-                       "with arrivals: write each request's times and latencies as a CSV row");
+        add_production_options(app, a);
         app.add_option("--format", a.format, "table|json");
         return [args](const std::string& command_line) { return cmd_serve(*args, command_line); };
       }};

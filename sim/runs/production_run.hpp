@@ -31,8 +31,8 @@ struct ProductionConfig {
   double slo_ttft = 0, slo_tpot = 0;      // goodput's SLOs (0: none)
   bool exact_steps = false;
   int grid_layers = 2;
-  std::string grid_cache;  // a directory of the step-time model's points shared between runs, or ""
-  std::string timeline;    // a CSV of the iterations, or ""
+  std::string grid_cache;   // a directory of the step-time model's points shared between runs, or ""
+  std::string timeline;     // a CSV of the iterations, or ""
   std::string per_request;  // a CSV of every request's times, or ""
   // InputError naming the option.
   void validate() const;
