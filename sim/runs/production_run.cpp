@@ -66,7 +66,7 @@ std::uint64_t kv_blocks_of(const ProductionConfig& config, const ServingStepper&
   const ServingConfig& c = s.config();
   const MemoryUse use = memory_use(c, s.layout(), s.params(), 1);
   const double free = use.capacity * config.kv_fraction - use.weights;
-  const double kv_split = c.model.attention == "mla" ? 1 : std::min(s.layout().tp, c.model.kv_heads);
+  const double kv_split = c.model.kv_split(s.layout().tp);
   const double per_block = 16 * c.model.kv_bytes_per_token() * c.model.layers / kv_split;
   auto gib = [](double b) { return fixed_text(b / (1024.0 * 1024 * 1024), 1) + " GiB"; };
   if (free < per_block)
@@ -81,7 +81,7 @@ std::string pool_topology(const std::string& topology, int first, int last) {
   return topology + "@" + std::to_string(first) + "-" + std::to_string(last);
 }
 
-// The pools of the run: one, or prefill and decode.
+// The pools of the run: one, or prefill and decode (`chips`: the topology's, for the split).
 std::vector<PoolSim> make_pools(const ProductionConfig& config, int chips) {
   std::vector<PoolSim> pools;
   auto add = [&](const std::string& name, ServingConfig c, int first) {
@@ -118,21 +118,23 @@ std::vector<PoolSim> make_pools(const ProductionConfig& config, int chips) {
   return pools;
 }
 
-nlohmann::ordered_json stats_json(nlohmann::ordered_json& out, const std::string& name,
-                                  std::vector<double> v) {
+void stats_json(nlohmann::ordered_json& out, const std::string& name, std::vector<double> v) {
   using json = nlohmann::ordered_json;
   if (v.empty()) {
     for (const char* k : {"mean_", "median_", "p90_", "p99_"}) out[k + name + "_s"] = json();
-    return out;
+    return;
   }
   double sum = 0;
   for (const double x : v) sum += x;
   out["mean_" + name + "_s"] = sum / static_cast<double>(v.size());
   std::sort(v.begin(), v.end());
-  out["median_" + name + "_s"] = percentile(v, 0.5);
-  out["p90_" + name + "_s"] = percentile(v, 0.9);
-  out["p99_" + name + "_s"] = percentile(v, 0.99);
-  return out;
+  auto rank = [&](double q) {  // nearest rank, as percentile() (workloads/moe.hpp), on the sorted values
+    const auto r = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size()) - 1e-9));
+    return v[std::clamp<std::size_t>(r, 1, v.size()) - 1];
+  };
+  out["median_" + name + "_s"] = rank(0.5);
+  out["p90_" + name + "_s"] = rank(0.9);
+  out["p99_" + name + "_s"] = rank(0.99);
 }
 
 // The latencies, throughput and goodput of a schedule (vLLM's serving benchmark's names, in seconds).
@@ -280,7 +282,7 @@ std::function<double(const std::vector<KvMove>&)> kv_transfer(std::vector<PoolSi
     const int chips = fabric.layout().chips;
     const ServingLayout &from = pools[0].stepper->layout(), &to = pools[1].stepper->layout();
     const ModelShape& m = pools[1].stepper->config().model;
-    const int split = m.attention == "mla" ? 1 : std::min(to.tp, m.kv_heads);
+    const int split = m.kv_split(to.tp);
     std::vector<std::vector<std::uint64_t>> rows(chips, std::vector<std::uint64_t>(chips, 0));
     for (const KvMove& mv : moves)
       for (int t = 0; t < to.tp; ++t) {
@@ -402,16 +404,19 @@ nlohmann::ordered_json run_production(const ProductionConfig& config, const std:
                                                    ? generate_requests(config.generator)
                                                    : read_request_trace(config.requests_file);
   const SchedulerEntry& scheduler = scheduler_entry(config.scheduler);
-  // The whole fabric: its chips, and (disaggregated) the KV transfers between the pools.
-  ServingConfig whole = config.serving;
-  whole.tp = 1;
-  ServingStepper fabric(whole, true, 1);
-  const int chips = fabric.layout().chips;
-  std::vector<PoolSim> pools = make_pools(config, chips);
+  // Disaggregated: the whole fabric, for its chips and the KV transfers between the pools.
+  std::unique_ptr<ServingStepper> fabric;
+  if (scheduler.pools == 2) {
+    ServingConfig whole = config.serving;
+    whole.tp = 1;
+    fabric = std::make_unique<ServingStepper>(whole, true, 1);
+  }
+  std::vector<PoolSim> pools = make_pools(config, fabric ? fabric->layout().chips : 0);
+  const int chips = fabric ? fabric->layout().chips : pools.front().stepper->layout().chips;
   std::vector<ServingPool> views = pool_views(pools);
   SchedulerOptions options = config.options;
   double transfer_bytes = 0;
-  if (pools.size() == 2) options.transfer = kv_transfer(pools, fabric, transfer_bytes);
+  if (fabric) options.transfer = kv_transfer(pools, *fabric, transfer_bytes);
   const ServingSchedule schedule = scheduler.run(requests, views, options);
 
   using json = nlohmann::ordered_json;

@@ -54,6 +54,8 @@ struct ModelShape {
   // The weights a token runs through: attention, the dense FFN or top-k + shared experts, LM head.
   double active_params() const;
   double kv_bytes_per_token() const;  // per layer
+  // The ways tp chips split the KV cache: MHA / GQA min(tp, kv_heads); MLA none (each keeps the latent).
+  int kv_split(int tp) const { return attention == "mla" ? 1 : (tp < kv_heads ? tp : kv_heads); }
   // FLOPs of one token's attention scores over `context` tokens, per layer (decode: MLA absorbed).
   double score_flops(double context, bool decode) const;
   // Throws InputError naming `where` and the field for a shape that cannot be (a zero size, top_k > E).

@@ -194,7 +194,7 @@ class StepPlanner {
         tp_(layout.tp),
         wb_(dtype_bytes(m_.weight_dtype)),
         ab_(dtype_size(m_.activation_dtype)),
-        kv_split_(m_.attention == "mla" ? 1 : std::min(layout.tp, m_.kv_heads)),
+        kv_split_(m_.kv_split(layout.tp)),
         chip_tokens_(layout.stage_chips()) {
     plan_.decode = decode;
     for (int d = 0; d < layout_.dp; ++d) {  // a group's tokens split evenly over its tp chips
@@ -406,7 +406,7 @@ MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, c
   // prefill only: the input) in blocks of kKvBlock tokens (the mean over drawn lengths), one batch per
   // stage in flight (pp batches), this stage's layers (the last's with the draft's), split kv_split ways.
   constexpr double kKvBlock = 16;  // vLLM's default block size
-  const double kv_split = m.attention == "mla" ? 1 : std::min(layout.tp, m.kv_heads);
+  const double kv_split = m.kv_split(layout.tp);
   auto held = [&](std::uint64_t in, std::uint64_t out) {
     const double context =
         config.phase == "prefill"
