@@ -3,6 +3,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "topology/base/errors.hpp"
 #include "topology/base/mix.hpp"
 
 namespace ultrasim {
@@ -10,6 +11,23 @@ namespace ultrasim {
 std::uint64_t contribution_key(int rank, int chunk) {
   // Well mixed, so sums of distinct keys collide only with probability ~2^-64.
   return splitmix64(pair_key(static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(chunk)));
+}
+
+RequestPtr Transport::spawn(std::function<void(Transport&)>) {
+  throw SimulationError(
+      "this engine runs one activity per chip; concurrent activities (a Chakra trace's "
+      "streams) run on the flow engines (--engine auto, flow or fast)");
+}
+
+std::size_t Transport::wait_any(const std::vector<RequestPtr>&) {
+  throw SimulationError("this engine runs one activity per chip: there is nothing to wait for");
+}
+
+RequestPtr ForwardingTransport::spawn(std::function<void(Transport&)> body) {
+  return inner_.spawn([this, body = std::move(body)](Transport& child) {
+    const std::unique_ptr<Transport> mine = wrap(child);
+    body(mine ? *mine : child);
+  });
 }
 
 Chip::Chip(Transport& transport, std::vector<std::uint64_t> slot_bytes, std::vector<Contribution> initial,

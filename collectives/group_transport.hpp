@@ -31,6 +31,16 @@ class GroupTransport : public Transport {
   }
   void compute(double seconds, const std::string& what) override { inner_.compute(seconds, what); }
   double now() const override { return inner_.now(); }
+  // The activity sees the same group, over its own inner transport.
+  RequestPtr spawn(std::function<void(Transport&)> body) override {
+    return inner_.spawn([this, body = std::move(body)](Transport& child) {
+      GroupTransport group(child, members_, local_, offset_);
+      body(group);
+    });
+  }
+  std::size_t wait_any(const std::vector<RequestPtr>& activities) override {
+    return inner_.wait_any(activities);
+  }
 
  private:
   Transport& inner_;

@@ -2,7 +2,9 @@
 // tests implement it with a recording fake. Every call is made from the chip's own actor.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -85,6 +87,17 @@ class Transport {
   // Keeps the chip busy for `seconds` (reductions, compute), recorded under `what`.
   virtual void compute(double seconds, const std::string& what) = 0;
   virtual double now() const = 0;
+
+  // Starts `body` now as another activity of this chip, beside the caller and every other one (as a
+  // GPU's compute stream, its communication streams and its host thread run side by side): `body` gets a
+  // transport of its own on this chip, whose sends and receives are the chip's and whose compute does not
+  // slow another activity's. A wait for the returned request (wait_all, wait_any) ends when `body` has
+  // returned; a chip's part must wait for every activity it started. The flow engines run activities; the
+  // others run one activity per chip and refuse (this default throws SimulationError).
+  virtual RequestPtr spawn(std::function<void(Transport&)> body);
+  // Blocks until one of `activities` (requests spawn returned) has ended; returns the index of the first
+  // ended one in the list. SimulationError where spawn is refused.
+  virtual std::size_t wait_any(const std::vector<RequestPtr>& activities);
 };
 
 // A transport that passes every call to `inner`: the base of wrappers that change one thing (a slow chip's
@@ -105,8 +118,16 @@ class ForwardingTransport : public Transport {
   }
   void compute(double seconds, const std::string& what) override { inner_.compute(seconds, what); }
   double now() const override { return inner_.now(); }
+  // A spawned activity runs on the inner transport's activity, wrapped as this one (wrap()).
+  RequestPtr spawn(std::function<void(Transport&)> body) override;
+  std::size_t wait_any(const std::vector<RequestPtr>& activities) override {
+    return inner_.wait_any(activities);
+  }
 
  protected:
+  // This wrapper around `child`, a spawned activity's inner transport; it must not outlive this one.
+  // nullptr (the default): the activity runs on `child` itself.
+  virtual std::unique_ptr<Transport> wrap(Transport& child) { return nullptr; }
   Transport& inner_;
 };
 

@@ -15,32 +15,50 @@
 
 namespace ultrasim {
 
-// A request of a fiber engine, which tells sends from receives.
+// A request of a fiber engine, which tells sends, receives and spawned activities apart.
 struct FiberRequest : Request {
-  explicit FiberRequest(bool receive) : is_recv(receive) {}
-  const bool is_recv;
+  enum class Kind { kSend, kRecv, kActivity };
+  explicit FiberRequest(Kind k) : kind(k) {}
+  bool is_recv() const { return kind == Kind::kRecv; }
+  const Kind kind;
+};
+
+// A spawned activity (Transport::spawn): done once its body has returned.
+struct FiberActivity : FiberRequest {
+  FiberActivity() : FiberRequest(Kind::kActivity) {}
+  bool done = false;
 };
 
 // A receive: the engine's send it is matched with (once posted), and whether its message was taken.
 template <class Send>
 struct FiberReceive : FiberRequest {
-  FiberReceive() : FiberRequest(true) {}
+  FiberReceive() : FiberRequest(Kind::kRecv) {}
   std::shared_ptr<Send> send;
   bool delivered = false;
 };
 
+// The fibers: first one per chip (fiber r runs chip r's part), then those added while they run (a chip's
+// spawned activities), each numbered in the order it was added.
 class ChipFibers {
  public:
   // p chips, each ready, chip r to run chip(r) when first resumed.
-  ChipFibers(int p, const std::function<void(int)>& chip) : main_(p) {
-    for (int r = 0; r < p; ++r) {
-      fibers_.emplace_back(std::allocator_arg, stack_, [this, r, chip](boost::context::fiber&& scheduler) {
-        main_[r] = std::move(scheduler);
-        chip(r);
-        return std::move(main_[r]);
-      });
-      ready_.push_back(r);
-    }
+  ChipFibers(int p, const std::function<void(int)>& chip) {
+    for (int r = 0; r < p; ++r) add(chip);
+  }
+
+  // A new fiber, ready, to run body(its number) when first resumed; returns its number. A fiber's stack
+  // is released when its body returns.
+  int add(std::function<void(int)> body) {
+    const int f = static_cast<int>(fibers_.size());
+    main_.emplace_back();
+    fibers_.emplace_back(std::allocator_arg, stack_,
+                         [this, f, body = std::move(body)](boost::context::fiber&& scheduler) {
+                           main_[f] = std::move(scheduler);
+                           body(f);
+                           return std::move(main_[f]);
+                         });
+    ready_.push_back(f);
+    return f;
   }
 
   // From chip r's fiber: back to the scheduler, until r is resumed.
@@ -63,7 +81,8 @@ class ChipFibers {
  private:
   static constexpr std::size_t kStack = 512 * 1024;  // virtual; only the pages touched count
   boost::context::protected_fixedsize_stack stack_{kStack};
-  std::vector<boost::context::fiber> fibers_, main_;  // each chip's fiber, and the scheduler's side of it
+  // Each fiber, and the scheduler's side of it (deques: a fiber added while another runs moves neither).
+  std::deque<boost::context::fiber> fibers_, main_;
   std::deque<int> ready_;
 };
 

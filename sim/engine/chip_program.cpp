@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -16,6 +17,11 @@ class SlowTransport : public ForwardingTransport {
  public:
   SlowTransport(Transport& inner, double factor) : ForwardingTransport(inner), factor_(factor) {}
   void compute(double seconds, const std::string& what) override { inner_.compute(seconds * factor_, what); }
+
+ protected:
+  std::unique_ptr<Transport> wrap(Transport& child) override {
+    return std::make_unique<SlowTransport>(child, factor_);
+  }
 
  private:
   double factor_;

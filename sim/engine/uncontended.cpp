@@ -20,7 +20,7 @@ namespace ultrasim {
 namespace {
 
 struct SendRequest : FiberRequest {
-  SendRequest() : FiberRequest(false) {}
+  SendRequest() : FiberRequest(Kind::kSend) {}
   double left = 0;       // when the last part's flow ended
   double delivered = 0;  // when the last part arrived (flow end + path latency)
   boost::container::small_vector<TransferRecord, 1> parts;  // kept only when recording
@@ -58,6 +58,16 @@ class FiberEngine {
                                           const std::vector<int>&, int) {
     decline(self, "in-switch reduction is modelled by the SimGrid engine only");
     return {};  // not reached: a declined run never resumes this fiber
+  }
+  // Activities (Transport::spawn) wait for one another in time order, which chips on clocks of their own
+  // cannot give: the flow engine runs them.
+  RequestPtr spawn(int self, const std::function<void(Transport&)>&) {
+    decline(self, "a chip runs concurrent activities (a Chakra trace's streams), which need one clock");
+    return {};  // not reached: a declined run never resumes this fiber
+  }
+  std::size_t wait_any(int self, const std::vector<RequestPtr>&) {
+    decline(self, "a chip waits for the first of its activities, which needs one clock");
+    return 0;
   }
   void decline(int self, std::string reason) {
     if (declined_.reason.empty()) declined_.reason = std::move(reason);
@@ -128,7 +138,7 @@ RequestPtr FiberEngine::recv(int self, int src, int step) {
 void FiberEngine::wait_all(int self, const std::vector<RequestPtr>& requests) {
   double done = clock_[self];
   for (const auto& request : requests) {
-    if (static_cast<const FiberRequest&>(*request).is_recv) {
+    if (static_cast<const FiberRequest&>(*request).is_recv()) {
       auto* receive = static_cast<RecvRequest*>(request.get());
       while (!receive->send) {
         waiting_[self] = receive;

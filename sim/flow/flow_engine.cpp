@@ -21,7 +21,7 @@ namespace {
 // A send: done when every part's flow has ended (`left`); its data arrives at `delivered`, the latest of
 // its parts' flow end + latency.
 struct FlowSend : FiberRequest {
-  FlowSend() : FiberRequest(false) {}
+  FlowSend() : FiberRequest(Kind::kSend) {}
   int src = 0, dst = 0;
   int parts_in_flight = 0;
   bool left = false;
@@ -51,6 +51,7 @@ class FlowEngine {
         flows_(capacities(*machine.topology), window),
         blocked_(p_, false),
         woken_by_timer_(p_, false),
+        actors_of_(p_),
         matcher_(p_),
         outcomes_(p_) {}
 
@@ -59,11 +60,13 @@ class FlowEngine {
   RequestPtr send(int self, int dst, Message message, int step);
   RequestPtr recv(int self, int src, int step) {
     auto request = std::make_shared<FlowRecv>();
-    request->send = matcher_.post_recv(src, self, step, request);
+    request->send = matcher_.post_recv(src, chip_of(self), step, request);
     return request;
   }
   void wait_all(int self, const std::vector<RequestPtr>& requests);
   void compute(int self, double seconds, const std::string& what);
+  RequestPtr spawn(int self, std::function<void(Transport&)> body);
+  std::size_t wait_any(int self, const std::vector<RequestPtr>& activities);
   Transport::SwitchRequests switch_reduce(int self, int, const std::vector<int>&, Message,
                                           const std::vector<int>&, int) {
     decline(self, "in-switch reduction is modelled by the SimGrid engine only");
@@ -86,8 +89,15 @@ class FlowEngine {
     blocked_[self] = true;
     suspend(self);
   }
+  // An activity (a fiber: chip r's part is fiber r, its spawned activities come after) and its chip.
+  int chip_of(int self) const { return self < p_ ? self : spawned_chip_[self - p_]; }
+  void wake_actor(int actor) {
+    if (blocked_[actor]) blocked_[actor] = false, chips_->make_ready(actor);
+  }
+  // Wakes every activity of `chip` that blocks, to look at what it waits for again.
   void wake(int chip) {
-    if (blocked_[chip]) blocked_[chip] = false, chips_->make_ready(chip);
+    wake_actor(chip);
+    for (int actor : actors_of_[chip]) wake_actor(actor);
   }
   void sleep_until(int self, double until);
   void part_ended(const FlowPart& part);
@@ -96,7 +106,7 @@ class FlowEngine {
   struct Timer {
     double at;
     std::uint64_t order;  // FIFO among equal times, for determinism
-    int chip;
+    int chip;             // the activity asleep
     bool operator>(const Timer& o) const { return at != o.at ? at > o.at : order > o.order; }
   };
 
@@ -112,8 +122,10 @@ class FlowEngine {
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   std::uint64_t next_timer_ = 0;
   double now_ = 0;
-  std::vector<bool> blocked_;
-  std::vector<bool> woken_by_timer_;  // per chip: its sleep's timer has fired
+  std::vector<bool> blocked_;                // per activity
+  std::vector<bool> woken_by_timer_;         // per activity: its sleep's timer has fired
+  std::vector<int> spawned_chip_;            // the chip of activity p_ + i
+  std::vector<std::vector<int>> actors_of_;  // per chip: its spawned activities still running
   std::optional<ChipFibers> chips_;
   Matcher<std::shared_ptr<FlowSend>, std::shared_ptr<FlowRecv>> matcher_;
   ChipOutcomes outcomes_;
@@ -127,14 +139,14 @@ RequestPtr FlowEngine::send(int self, int dst, Message message, int step) {
   auto request = std::make_shared<FlowSend>();
   const std::uint64_t bytes = message.bytes();
   request->message = std::move(message);
-  request->src = self;
+  request->src = chip_of(self);
   request->dst = dst;
   request->delivered = now_;
-  routes_.for_each_flow(self, dst, bytes, [&](const PathShare& share, std::uint64_t part) {
+  routes_.for_each_flow(request->src, dst, bytes, [&](const PathShare& share, std::uint64_t part) {
     FlowPart info{request, share.path.latency + overhead_, -1};
     if (record_) {
       info.record = static_cast<int>(request->parts.size());
-      request->parts.push_back(TransferRecord{self, dst, part, step, share.index, now_, now_, now_});
+      request->parts.push_back(TransferRecord{request->src, dst, part, step, share.index, now_, now_, now_});
     }
     if (part == 0) return part_ended(info);  // holds no link: ends as it starts
     MaxMinShare::Path resources;
@@ -146,7 +158,7 @@ RequestPtr FlowEngine::send(int self, int dst, Message message, int step) {
   });
   ++result_.transfers;
   result_.bytes_sent += bytes;
-  if (auto receive = matcher_.post_send(self, dst, step, request)) {
+  if (auto receive = matcher_.post_send(request->src, dst, step, request)) {
     receive->send = request;
     if (request->left) wake(dst);  // a send of no bytes has left already: its receiver need not wait
   }
@@ -172,16 +184,19 @@ void FlowEngine::part_ended(const FlowPart& part) {
 // one sleep until the latest delivery of the receives among them.
 void FlowEngine::wait_all(int self, const std::vector<RequestPtr>& requests) {
   for (const auto& request : requests) {
-    if (static_cast<const FiberRequest&>(*request).is_recv) {
+    const auto kind = static_cast<const FiberRequest&>(*request).kind;
+    if (kind == FiberRequest::Kind::kRecv) {
       const auto& receive = static_cast<const FlowRecv&>(*request);
       while (!receive.send || !receive.send->left) block(self);
+    } else if (kind == FiberRequest::Kind::kActivity) {
+      while (!static_cast<const FiberActivity&>(*request).done) block(self);
     } else {
       while (!static_cast<const FlowSend&>(*request).left) block(self);
     }
   }
   double done = now_;
   for (const auto& request : requests) {
-    if (static_cast<const FiberRequest&>(*request).is_recv) {
+    if (static_cast<const FiberRequest&>(*request).is_recv()) {
       auto& receive = static_cast<FlowRecv&>(*request);
       done = std::max(done, receive.send->delivered);
       if (!receive.delivered) {
@@ -209,7 +224,37 @@ void FlowEngine::sleep_until(int self, double until) {
 void FlowEngine::compute(int self, double seconds, const std::string& what) {
   const double start = now_;
   if (seconds > 0) sleep_until(self, now_ + seconds);
-  if (record_) result_.compute_records.push_back(ComputeRecord{self, what, start, now_});
+  if (record_) result_.compute_records.push_back(ComputeRecord{chip_of(self), what, start, now_});
+}
+
+// A new fiber on the caller's chip, ready now; when its body returns (or throws: the chip's failure) it
+// leaves the chip's activities and wakes the chip's waiters.
+RequestPtr FlowEngine::spawn(int self, std::function<void(Transport&)> body) {
+  auto activity = std::make_shared<FiberActivity>();
+  const int chip = chip_of(self);
+  const int actor = chips_->add([this, chip, activity, body = std::move(body)](int actor) {
+    FlowTransport transport(*this, chip, p_, actor);
+    try {
+      body(transport);
+    } catch (const std::exception& e) {
+      outcomes_.failures.push_back("chip" + std::to_string(chip) + ": " + e.what());
+    }
+    activity->done = true;
+    auto& mine = actors_of_[chip];
+    mine.erase(std::find(mine.begin(), mine.end(), actor));
+    wake(chip);
+  });
+  blocked_.push_back(false), woken_by_timer_.push_back(false), spawned_chip_.push_back(chip);
+  actors_of_[chip].push_back(actor);
+  return activity;
+}
+
+std::size_t FlowEngine::wait_any(int self, const std::vector<RequestPtr>& activities) {
+  for (;;) {
+    for (std::size_t i = 0; i < activities.size(); ++i)
+      if (static_cast<const FiberActivity&>(*activities[i]).done) return i;
+    block(self);
+  }
 }
 
 // Moves the clock to the next event (the earliest flow end or timer) and handles every event at that
@@ -230,7 +275,7 @@ bool FlowEngine::step_time() {
   while (!timers_.empty() && timers_.top().at - now_ < kSimGridPrecision) {
     const Timer& due = timers_.top();
     woken_by_timer_[due.chip] = true;
-    wake(due.chip);
+    wake_actor(due.chip);
     timers_.pop();
   }
   return true;

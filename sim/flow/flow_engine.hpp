@@ -4,7 +4,10 @@
 // starts one flow per path part at t over its link directions; the part's data has left when its flow
 // ends and is delivered its path latency + transfer_overhead later, as in the SimGrid fabric. wait_all
 // suspends the chip until every request it waits for is done; compute(s) until t + s. All flows that
-// start or end at one instant are re-solved together, and only the flows coupled to them.
+// start or end at one instant are re-solved together, and only the flows coupled to them. A chip's part
+// may spawn activities (Transport::spawn: a Chakra trace's streams), each a fiber of its own on the chip;
+// whatever wakes a chip (a send of its leaving, a message for it) wakes each of its activities, which
+// look again at what they wait for.
 // Not modelled yet (the run is declined, naming the reason): in-switch reduction, link faults.
 #pragma once
 

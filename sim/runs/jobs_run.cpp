@@ -45,6 +45,11 @@ class CountingTransport : public ForwardingTransport {
     return inner_.send(dst, std::move(message), step);
   }
 
+ protected:
+  std::unique_ptr<Transport> wrap(Transport& child) override {
+    return std::make_unique<CountingTransport>(child, sends_);
+  }
+
  private:
   Sends& sends_;
 };
