@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "et_def.pb.h"  // generated from workloads/chakra/et_def.proto into the build folder
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
@@ -111,6 +113,32 @@ std::string collective_of(double comm_type, const std::string& where) {
   }
 }
 
+// PyTorch's process-group metadata node (a METADATA_NODE named "## process_group:init ##", as Chakra's
+// converter writes it): its inputs' values are a Python list holding one JSON list of groups, each
+// {"pg_name": NAME, "ranks": [...] (empty: every rank), ...}. Adds them to `groups`.
+void read_process_groups(const pb::Node& n, const std::string& where,
+                         std::map<std::string, std::vector<int>>& groups) {
+  std::string text = n.inputs().values();
+  if (text.starts_with("['") && text.ends_with("']")) text = text.substr(2, text.size() - 4);
+  const nlohmann::json list = nlohmann::json::parse(text, nullptr, false);
+  if (!list.is_array())
+    throw InputError(where + ": a process_group:init node whose inputs are not a JSON list of groups");
+  for (const nlohmann::json& g : list) {
+    if (!g.is_object() || !g.contains("pg_name") || !g["pg_name"].is_string() || !g.contains("ranks") ||
+        !g["ranks"].is_array())
+      throw InputError(where + ": a process group without a pg_name string and a ranks list");
+    std::vector<int> ranks;
+    for (const nlohmann::json& r : g["ranks"]) {
+      if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= (1u << 24))
+        throw InputError(where + ": process group '" + g["pg_name"].get<std::string>() +
+                         "' lists a rank that is not a whole number below 2^24");
+      ranks.push_back(r.get<int>());
+    }
+    const std::string name = g["pg_name"].get<std::string>();
+    if (name != "0" && !name.empty()) groups[name] = std::move(ranks);  // "0": every rank
+  }
+}
+
 ChakraNode node_of(const pb::Node& n, const std::string& file) {
   const std::string where =
       "Chakra trace '" + file + "': node " + std::to_string(n.id()) + " '" + n.name() + "'";
@@ -120,6 +148,12 @@ ChakraNode node_of(const pb::Node& n, const std::string& file) {
   switch (n.type()) {
     case pb::METADATA_NODE:
       node.type = ChakraNodeType::kMetadata;
+      break;
+    case pb::MEM_LOAD_NODE:
+      node.type = ChakraNodeType::kMemLoad;
+      break;
+    case pb::MEM_STORE_NODE:
+      node.type = ChakraNodeType::kMemStore;
       break;
     case pb::COMP_NODE:
       node.type = ChakraNodeType::kCompute;
@@ -137,10 +171,11 @@ ChakraNode node_of(const pb::Node& n, const std::string& file) {
       throw InputError(
           where + ": node type " + pb::NodeType_Name(n.type()) + " (" +
           std::to_string(static_cast<int>(n.type())) +
-          ") is not one ultrasim runs (COMP_NODE, COMM_SEND_NODE, COMM_RECV_NODE, COMM_COLL_NODE, "
-          "METADATA_NODE)");
+          ") is not one ultrasim runs (COMP_NODE, MEM_LOAD_NODE, MEM_STORE_NODE, COMM_SEND_NODE, "
+          "COMM_RECV_NODE, COMM_COLL_NODE, METADATA_NODE)");
   }
   node.deps.assign(n.data_deps().begin(), n.data_deps().end());
+  node.data_deps = node.deps.size();
   node.deps.insert(node.deps.end(), n.ctrl_deps().begin(), n.ctrl_deps().end());
   node.duration_s = static_cast<double>(n.duration_micros()) * 1e-6;
   std::optional<double> comm_type;
@@ -149,8 +184,23 @@ ChakraNode node_of(const pb::Node& n, const std::string& file) {
     if (key == "pg_name") {
       if (a.value_case() != pb::AttributeProto::kStringVal)
         throw InputError(where + ": pg_name must be a string");
-      node.group = a.string_val();
+      node.group = a.string_val() == "0" ? "" : a.string_val();  // ASTRA-sim: group 0 is every rank
       continue;
+    }
+    if (key == "involved_dim") {
+      if (a.value_case() != pb::AttributeProto::kBoolList)
+        throw InputError(where + ": involved_dim must be a bool list");
+      node.involved_dim.assign(a.bool_list().values().begin(), a.bool_list().values().end());
+      continue;
+    }
+    if (key == "is_cpu_op" || key == "comm_priority") {
+      const std::optional<double> v = number_of(a);
+      if (key == "is_cpu_op" && (!v || (*v != 0 && *v != 1)))
+        throw InputError(where + ": is_cpu_op must be a bool");
+      if (key == "comm_priority" && (!v || *v < 0 || *v > 4294967295.0 || *v != std::floor(*v)))
+        throw InputError(where + ": comm_priority must be a whole number from 0 to 2^32 - 1");
+      if (key == "is_cpu_op") node.cpu_op = *v == 1;
+      continue;  // comm_priority orders chunks under ASTRA-sim's EXPLICIT policy only: nothing here
     }
     const std::optional<double> v = number_of(a);
     const bool known = key == "comm_type" || key == "comm_size" || key == "comm_src" || key == "comm_dst" ||
@@ -168,6 +218,15 @@ ChakraNode node_of(const pb::Node& n, const std::string& file) {
     if (key == "num_ops") node.num_ops = *v;
     if (key == "tensor_size") node.tensor_bytes = *v;
     if (key == "runtime" && node.duration_s == 0) node.duration_s = *v * 1e-6;
+  }
+  const bool comm = node.type == ChakraNodeType::kSend || node.type == ChakraNodeType::kRecv ||
+                    node.type == ChakraNodeType::kCollective;
+  if (comm && node.cpu_op) {
+    // The host's side of a communication (PyTorch's c10d call, which launches the kernel the trace has as
+    // a node of its own): host time, its duration.
+    node.type = ChakraNodeType::kCompute;
+    node.peer = -1;
+    return node;
   }
   if (node.type == ChakraNodeType::kCollective) {
     if (!comm_type) throw InputError(where + ": a COMM_COLL_NODE needs the attribute comm_type");
@@ -218,6 +277,8 @@ ChakraRank read_chakra_rank(const std::string& path, std::uint64_t max_bytes) {
   pb::Node node;
   while (next_message(in, data.size(), node, where)) {
     rank.nodes.push_back(node_of(node, path));
+    if (node.type() == pb::METADATA_NODE && node.name().find("process_group:init") != std::string::npos)
+      read_process_groups(node, where + ": node " + std::to_string(node.id()), rank.groups);
     node.Clear();
   }
   return rank;

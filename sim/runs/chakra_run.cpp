@@ -4,7 +4,10 @@
 //
 // "algorithm" is every collective's (default auto), "algorithms" one collective's.
 //   {"workload": "chakra", "trace": "PREFIX", "topology": "trn3", "algorithm": "auto",
-//    "algorithms": {"allreduce": "ring"}, "process_groups": {"dp": "0-7"}, "set": {...}, "engine": "auto"}
+//    "algorithms": {"allreduce": "ring"}, "process_groups": {"dp": "0-7"}, "comm_group": "FILE.json",
+//    "streams": "overlap", "comm_streams": 1, "comm_slowdown": 0, "comm_size": "astra-sim",
+//    "deps": "all",
+//    "set": {...}, "engine": "auto"}
 #include <algorithm>
 #include <sstream>
 
@@ -16,6 +19,7 @@
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
+#include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/chakra_program.hpp"
 #include "workloads/collective_job.hpp"
@@ -26,17 +30,72 @@ namespace ultrasim {
 namespace {
 
 struct ChakraConfig {
-  std::string trace, topology, engine = "auto";
+  std::string trace, topology, engine = "auto", comm_group;
   ChakraOptions options;
   std::vector<std::pair<std::string, std::string>> overrides;
 };
 
+// "streams", "comm_streams", "comm_slowdown", "comm_size" and "deps" into `options`.
+void read_stream_options(const FieldReader& fields, ChakraOptions& options) {
+  const std::string& where = fields.where;
+  std::string word = "overlap";
+  fields.text("streams", word);
+  check_choice("streams", word, {"overlap", "serial"});
+  options.overlap = word == "overlap";
+  word = "all";
+  fields.text("deps", word);
+  check_choice("deps", word, {"all", "data"});
+  options.data_deps_only = word == "data";
+  word = "astra-sim";
+  fields.text("comm_size", word);
+  check_choice("comm_size", word, {"astra-sim", "nccl-tests"});
+  options.nccl_sizes = word == "nccl-tests";
+  if (const auto* v = fields.field("comm_streams")) {
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 1000000)
+      throw InputError(where + ": field 'comm_streams' must be a whole number from 0 (no limit) to 1000000");
+    options.comm_streams = v->get<int>();
+  }
+  if (const auto* v = fields.field("comm_slowdown")) {
+    if (!v->is_number() || !(v->get<double>() >= 0 && v->get<double>() <= 100))
+      throw InputError(where +
+                       ": field 'comm_slowdown' must be a number from 0 to 100 (a fraction: 0.2 is 20 %)");
+    options.comm_slowdown = v->get<double>();
+  }
+}
+
+// ASTRA-sim's communicator-group file: {"GROUP": [rank, ...], ...}; a node's pg_name names its group.
+std::map<std::string, std::vector<int>> read_comm_groups(const std::string& path) {
+  const std::string where = "communicator-group file '" + path + "'";
+  const nlohmann::json j =
+      parse_json_input(read_input_file(path, where, "a JSON object of groups: {\"1\": [0, 1, 2, 3]}"), where);
+  if (!j.is_object()) throw InputError(where + ": expected a JSON object of groups, {\"1\": [0, 1, 2, 3]}");
+  std::map<std::string, std::vector<int>> groups;
+  for (const auto& [name, ranks] : j.items()) {
+    if (name.empty() || name == "0")
+      throw InputError(where + ": group '" + name +
+                       "' is every rank already (ASTRA-sim's default communicator)");
+    if (!ranks.is_array() || ranks.empty())
+      throw InputError(where + ": group '" + name + "' must list its ranks, [0, 1, ...]");
+    std::vector<int>& list = groups[name];
+    for (const auto& r : ranks) {
+      if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= (1u << 24))
+        throw InputError(where + ": group '" + name + "' must list ranks (whole numbers below 2^24)");
+      list.push_back(r.get<int>());
+    }
+    std::sort(list.begin(), list.end());
+    if (std::adjacent_find(list.begin(), list.end()) != list.end())
+      throw InputError(where + ": group '" + name + "' lists a rank twice");
+  }
+  return groups;
+}
+
 ChakraConfig chakra_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
-  check_known_fields(w,
-                     {"workload", "description", "trace", "topology", "algorithm", "algorithms",
-                      "process_groups", "set", "engine"},
-                     where);
+  check_known_fields(
+      w,
+      {"workload", "description", "trace", "topology", "algorithm", "algorithms", "process_groups",
+       "comm_group", "streams", "comm_streams", "comm_slowdown", "comm_size", "deps", "set", "engine"},
+      where);
   const FieldReader fields{w, where};
   ChakraConfig c;
   fields.text("trace", c.trace);
@@ -76,6 +135,8 @@ ChakraConfig chakra_config_from_json(const nlohmann::json& w, const std::string&
       c.options.groups[name] = list;
     }
   }
+  read_stream_options(fields, c.options);
+  fields.text("comm_group", c.comm_group);
   c.overrides = set_overrides(w, where);
   return c;
 }
@@ -87,6 +148,10 @@ class PreparedChakra : public PreparedWorkload {
   PreparedChakra(const ChakraConfig& config, std::string command)
       : config_(config), command_(std::move(command)) {
     std::vector<ChakraRank> trace = read_chakra_trace(config_.trace);
+    ChakraOptions options = config_.options;
+    if (!config_.comm_group.empty())
+      for (auto& [name, ranks] : read_comm_groups(config_.comm_group))
+        options.groups.emplace(name, std::move(ranks));  // --process-group wins
     std::vector<const AlgorithmEntry*> every;
     for (const AlgorithmEntry& entry : algorithms()) every.push_back(&entry);
     extra_ = ParamSet(chip_params());
@@ -98,7 +163,7 @@ class PreparedChakra : public PreparedWorkload {
                        " chips; run it on as many (e.g. " + config_.topology + "@0-" +
                        std::to_string(trace.size() - 1) + ")");
     params_ = with_params(machine_.topology->params(), extra_.specs(), config_.overrides);
-    program_ = std::make_unique<ChakraStep>(std::move(trace), machine_, params_, config_.options);
+    program_ = std::make_unique<ChakraStep>(std::move(trace), machine_, params_, options);
   }
   Machine& machine() override { return machine_; }
   Program& program() override { return *program_; }
@@ -117,10 +182,19 @@ class PreparedChakra : public PreparedWorkload {
       ranks.push_back({{"rank", r},
                        {"time_s", end},
                        {"compute_s", program_->compute_s(r)},
+                       {"host_s", program_->host_s(r)},
+                       {"memory_s", program_->memory_s(r)},
                        {"exposed_comm_s", std::max(0.0, end - program_->compute_s(r))}});
     }
     out["compute_s"] = compute;
     out["exposed_comm_s"] = std::max(0.0, result.time_s - compute);
+    out["critical_path_s"] = program_->critical_path_s();
+    out["streams"] = config_.options.overlap ? "overlap" : "serial";
+    out["comm_streams"] = config_.options.comm_streams;
+    out["comm_slowdown"] = config_.options.comm_slowdown;
+    out["comm_size"] = config_.options.nccl_sizes ? "nccl-tests" : "astra-sim";
+    out["deps"] = config_.options.data_deps_only ? "data" : "all";
+    out["ignored_deps"] = program_->ignored_deps();
     out["ranks"] = ranks;
     nlohmann::ordered_json collectives = nlohmann::ordered_json::array();
     for (const ChakraCollective& c : program_->collectives())
@@ -158,6 +232,7 @@ std::string chakra_table(const nlohmann::ordered_json& r) {
   out << "step time       " << us(r["step_time_s"]) << "\n";
   out << "compute         " << us(r["compute_s"]) << "   (the busiest rank)\n";
   out << "exposed comm    " << us(r["exposed_comm_s"]) << "\n";
+  out << "critical path   " << us(r["critical_path_s"]) << "   (each node at its cost alone)\n";
   out << "verified        " << (r["verified"].get<bool>() ? "yes" : "NO") << "\n";
   out << "# collectives: group/index collective bytes on chips -> algorithm\n";
   for (const auto& c : r["collectives"])
@@ -175,6 +250,10 @@ nlohmann::ordered_json run_chakra_trace(const nlohmann::json& w, const std::stri
   PreparedChakra prepared(config, command);
   RunOptions options;
   options.engine = parse_engine(config.engine);
+  if (options.engine == Engine::kSimGrid && config.options.overlap)
+    throw InputError(
+        "--engine simgrid runs one activity per chip; a Chakra trace's streams run on the flow "
+        "engines (auto, flow, fast), or one node at a time with --streams serial");
   return run_prepared(prepared, options, trace_path);
 }
 

@@ -1,6 +1,7 @@
 // Chakra execution traces (`ultrasim workload chakra:PREFIX`, sim/runs/chakra_run.cpp): traces written by
-// scripts/make_chakra_trace.py run as their twins written as training steps do, to 1e-9; bad traces are
-// one-line input errors.
+// scripts/make_chakra_trace.py run as their twins written as training steps do, to 1e-9; ASTRA-sim's
+// microbenchmarks and traces with parallel branches take the closed form of their critical path; bad
+// traces are one-line input errors.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -141,7 +142,7 @@ TEST_CASE("bad Chakra traces and options are one-line input errors") {
   expect_input_error({"workload", "chakra:" + dp, "--topology", "switch:8", "--algorithm", "allreduce=rign"},
                      "did you mean 'ring'");
   expect_input_error({"workload", temp_path("x.json"), "--topology", "switch:8"}, "go with chakra:PREFIX");
-  // A rank whose file is cut short, and one whose node has a type ultrasim does not run (MEM_LOAD_NODE).
+  // A rank whose file is cut short, and one whose node has a type ultrasim does not run (STORAGE_NODE).
   auto write_ranks = [&](const std::string& name, const std::string& bytes) {
     const std::string prefix = temp_path(name);
     for (int r = 0; r < 2; ++r)
@@ -150,8 +151,8 @@ TEST_CASE("bad Chakra traces and options are one-line input errors") {
   };
   const std::string metadata("\x00", 1);  // an empty GlobalMetadata: length 0
   expect_input_error(
-      {"workload", write_ranks("load", metadata + std::string("\x02\x18\x02", 3)), "--topology", "switch:2"},
-      "node type MEM_LOAD_NODE (2) is not one ultrasim runs");
+      {"workload", write_ranks("store", metadata + std::string("\x02\x18\x08", 3)), "--topology", "switch:2"},
+      "node type STORAGE_NODE (8) is not one ultrasim runs");
   expect_input_error(
       {"workload", write_ranks("cut", metadata + std::string("\x09\x18\x04", 3)), "--topology", "switch:2"},
       "a message of 9 bytes runs past the end of the file");
@@ -166,4 +167,158 @@ TEST_CASE("bad Chakra traces and options are one-line input errors") {
   expect_input_error({"workload", write_ranks("dangling", metadata + char(dangling.size()) + dangling),
                       "--topology", "switch:2"},
                      "depends on node 5, which this rank's trace does not have");
+}
+
+namespace {
+
+// `ultrasim run`'s time for `collective` of `size` bytes by `algorithm` on `topology`.
+double run_time(const std::string& topology, const std::string& collective, const std::string& algorithm,
+                std::uint64_t size) {
+  return run_json({"--topology", topology, "--collective", collective, "--algorithm", algorithm, "--size",
+                   std::to_string(size)})["time_s"];
+}
+
+}  // namespace
+
+TEST_CASE(
+    "ASTRA-sim's microbenchmark traces take their collective's closed form, all-gathers at p x comm_size") {
+  for (int p : {4, 8, 16})
+    for (const std::string collective : {"allreduce", "allgather", "reducescatter", "alltoall"}) {
+      const std::string topology = "switch:" + std::to_string(p);
+      // Ring, as ASTRA-sim runs them by default.
+      const json r = run_trace({"chakra:" + make_trace("micro-" + collective, p, "1MiB"), "--topology",
+                                topology, "--algorithm", "ring"});
+      INFO(collective << " on " << p << " ranks");
+      CHECK(r["verified"] == true);
+      CHECK(r["engine"] == "flow");  // a rank's streams run on the flow engine
+      // ASTRA-sim's comm_size of an all-gather is each rank's input: the whole output is p times it.
+      const std::uint64_t bytes = collective == "allgather" ? (1u << 20) * p : 1u << 20;
+      const json& c = r["collectives"][0];
+      CHECK(c["bytes"] == bytes);
+      const double closed = run_time(topology, collective, c["algorithm"], bytes);
+      CHECK(r["critical_path_s"].get<double>() == Approx(closed).epsilon(1e-9));
+      CHECK(r["step_time_s"].get<double>() == Approx(closed).epsilon(1e-9));
+    }
+  // --comm-size nccl-tests reads comm_size as the whole output: p times less data.
+  const json nccl = run_trace({"chakra:" + make_trace("micro-allgather", 8, "1MiB"), "--topology", "switch:8",
+                               "--comm-size", "nccl-tests"});
+  CHECK(nccl["collectives"][0]["bytes"] == 1u << 20);
+  CHECK(nccl["comm_size"] == "nccl-tests");
+}
+
+TEST_CASE("a rank's compute runs beside its communication; serial streams and comm_slowdown lengthen it") {
+  // fwd 1 ms, then bwd 2 ms on the compute stream; a 64 MiB ring all-reduce that depends on neither.
+  const std::string prefix = make_trace("overlap", 8, "64MiB", "--compute-us 1000,2000");
+  const double ring = run_time("switch:8", "allreduce", "ring", 64u << 20);
+  const std::vector<std::string> base{"chakra:" + prefix, "--topology", "switch:8", "--algorithm",
+                                      "allreduce=ring"};
+  const json overlap = run_trace(base);
+  CHECK(overlap["step_time_s"].get<double>() == Approx(std::max(3e-3, ring)).epsilon(1e-9));
+  CHECK(overlap["critical_path_s"].get<double>() == Approx(std::max(3e-3, ring)).epsilon(1e-9));
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), base.begin(), base.end());
+    return run_trace(extra)["step_time_s"].get<double>();
+  };
+  CHECK(with({"--streams", "serial"}) == Approx(3e-3 + ring).epsilon(1e-9));
+  // bwd starts at 1 ms while the all-reduce (1.19 ms) runs: it takes 1.5 x 2 ms.
+  CHECK(with({"--comm-slowdown", "0.5"}) == Approx(1e-3 + 3e-3).epsilon(1e-9));
+  // A workload file says the same.
+  const std::string file = temp_path("overlap.json");
+  std::ofstream(file) << json{
+      {"workload", "chakra"},
+      {"trace", prefix},
+      {"topology", "switch:8"},
+      {"algorithms", {{"allreduce", "ring"}}},
+      {"streams", "serial"}}.dump();
+  CHECK(run_cli({"workload", file, "--format", "json"}).status == 0);
+  CHECK(json::parse(run_cli({"workload", file, "--format", "json"}).out)["step_time_s"].get<double>() ==
+        Approx(3e-3 + ring).epsilon(1e-9));
+  // SimGrid runs one activity per chip: it takes the serial rule only.
+  expect_input_error({"workload", base[0], "--topology", "switch:8", "--engine", "simgrid"},
+                     "--engine simgrid runs one activity per chip");
+  const json simgrid = run_trace({base[0], "--topology", "switch:8", "--algorithm", "allreduce=ring",
+                                  "--engine", "simgrid", "--streams", "serial"});
+  CHECK(simgrid["step_time_s"].get<double>() == Approx(3e-3 + ring).epsilon(1e-6));
+}
+
+TEST_CASE(
+    "a DAG with parallel branches takes its critical path: host ops beside kernels, gradients beside "
+    "backward") {
+  // Host: data loader 100 us beside fwd 100 us; bwd 2 and bwd 1, 400 us each; each layer's 16 MiB all-reduce
+  // after its backward (the first ends before the second starts: 400 us > the ring's 307.6 us); the
+  // optimizer (host, 100 us) after both.
+  const json r = run_trace({"chakra:" + make_trace("dag", 8, "16MiB", "--compute-us 100,400"), "--topology",
+                            "switch:8", "--algorithm", "allreduce=ring"});
+  const double ring = run_time("switch:8", "allreduce", "ring", 16u << 20);
+  const double path = 100e-6 + 400e-6 + 400e-6 + ring + 100e-6;
+  CHECK(r["step_time_s"].get<double>() == Approx(path).epsilon(1e-9));
+  CHECK(r["critical_path_s"].get<double>() == Approx(path).epsilon(1e-9));
+  for (const json& rank : r["ranks"]) {
+    CHECK(rank["compute_s"].get<double>() == Approx(900e-6).epsilon(1e-12));
+    CHECK(rank["host_s"].get<double>() == Approx(200e-6).epsilon(1e-12));
+  }
+  // One at a time, the same nodes take their sum: 1.1 ms of compute and host work plus both all-reduces.
+  const json serial =
+      run_trace({"chakra:" + make_trace("dag", 8, "16MiB", "--compute-us 100,400"), "--topology", "switch:8",
+                 "--algorithm", "allreduce=ring", "--streams", "serial"});
+  CHECK(serial["step_time_s"].get<double>() == Approx(1.1e-3 + 2 * ring).epsilon(1e-9));
+  CHECK(serial["critical_path_s"].get<double>() ==
+        Approx(serial["step_time_s"].get<double>()).epsilon(1e-12));
+}
+
+TEST_CASE("PyTorch's converter output runs: process-group metadata, host-side calls, memory loads") {
+  // Group "1" (the even ranks) comes from the process_group:init node. Even ranks: fwd 100 us, then the
+  // host's c10d call (5 us) waits for the optimizer step (300 us) on the host, then the kernel all-reduces
+  // 1 MiB on the 4 even ranks; the 1 MiB load from HBM (on the communication stream) is long done.
+  const std::string prefix = make_trace("pytorch", 8, "1MiB", "--compute-us 100,300");
+  const json r = run_trace({"chakra:" + prefix, "--topology", "switch:8", "--algorithm", "allreduce=ring"});
+  CHECK(r["verified"] == true);
+  REQUIRE(r["collectives"].size() == 1);
+  CHECK(r["collectives"][0]["group"] == "1");
+  CHECK(r["collectives"][0]["chips"] == 4);
+  const double ring = run_time("switch:8@0,2,4,6", "allreduce", "ring", 1u << 20);
+  CHECK(r["step_time_s"].get<double>() == Approx(305e-6 + ring).epsilon(1e-9));
+  const double hbm = r["parameters"]["hbm_bandwidth"].get<double>();
+  CHECK(r["ranks"][1]["time_s"].get<double>() == Approx(300e-6).epsilon(1e-9));
+  CHECK(r["ranks"][1]["memory_s"].get<double>() == Approx((1u << 20) / hbm).epsilon(1e-12));
+  CHECK(r["ranks"][0]["host_s"].get<double>() == Approx(305e-6).epsilon(1e-12));
+}
+
+TEST_CASE("pg_name 0 is every rank; ASTRA-sim's communicator-group file names the others") {
+  const json all = run_trace(
+      {"chakra:" + make_trace("micro-allreduce", 8, "1MiB", "--pg-name 0"), "--topology", "switch:8"});
+  CHECK(all["collectives"][0]["group"] == "");
+  CHECK(all["collectives"][0]["chips"] == 8);
+  const std::string prefix = make_trace("micro-allreduce", 8, "1MiB", "--pg-name 1");
+  const std::string groups = temp_path("groups.json");
+  std::ofstream(groups) << R"({"1": [0, 1, 2, 3, 4, 5, 6, 7]})";
+  const json named = run_trace({"chakra:" + prefix, "--topology", "switch:8", "--comm-group", groups});
+  CHECK(named["collectives"][0]["group"] == "1");
+  CHECK(named["step_time_s"] == all["step_time_s"]);
+  std::ofstream(groups) << R"({"1": [0, 1, 1]})";
+  expect_input_error({"workload", "chakra:" + prefix, "--topology", "switch:8", "--comm-group", groups},
+                     "group '1' lists a rank twice");
+}
+
+TEST_CASE(
+    "traces whose streams deadlock, unknown groups and dimensions the fabric lacks are refused in one line") {
+  expect_input_error({"workload", "chakra:" + make_trace("cycle", 2, "1MiB"), "--topology", "switch:2"},
+                     "rank 0 node 0 'a': its dependencies (data or control) form a cycle");
+  expect_input_error(
+      {"workload", "chakra:" + make_trace("micro-allreduce", 8, "1MiB", "--pg-name 7"), "--topology",
+       "switch:8"},
+      "rank 0 node 0 'all_reduce_8npus_1MB': process group '7' is not in the trace's metadata");
+  const std::string dims = make_trace("micro-allreduce", 4, "1MiB", "--involved-dim true,false");
+  expect_input_error(
+      {"workload", "chakra:" + dims, "--topology", "switch:4"},
+      "rank 0 node 0 'all_reduce_4npus_1MB': involved_dim [true,false] leaves network dimensions out");
+  // Every dimension involved is the whole group, as without the attribute.
+  const json every =
+      run_trace({"chakra:" + make_trace("micro-allreduce", 4, "1MiB", "--involved-dim true,true"),
+                 "--topology", "switch:4"});
+  CHECK(every["collectives"][0]["chips"] == 4);
+  expect_input_error({"workload", "chakra:" + dims, "--topology", "switch:4", "--comm-streams", "x"},
+                     "--comm-streams: expected a number, not 'x'");
+  expect_input_error({"workload", "chakra:" + dims, "--topology", "switch:4", "--streams", "both"},
+                     "streams");
 }
