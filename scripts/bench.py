@@ -17,6 +17,11 @@ MOE = ["moe", "--topology", "trn3", "--experts", "256", "--top-k", "8", "--token
        "bfloat16", "--format", "json"]
 SWEEP = ["sweep", "--topology", "trn3", "--collective", "allreduce,alltoall", "--algorithm", "all",
          "--sizes", "1KiB:16GiB:x2"]  # 25 sizes
+# Issue 43: a Chakra training step on trn3's 144 ranks, 32 backward layers of 2 ms, each layer's 64 MiB
+# gradient all-reduce (ring) beside the next layer's backward: 9,648 nodes (written before the runs).
+CHAKRA_TRACE = "/tmp/ultrasim-bench-chakra/dag"
+CHAKRA = ["workload", f"chakra:{CHAKRA_TRACE}", "--topology", "trn3", "--algorithm", "allreduce=ring",
+          "--format", "json"]
 
 # (name, ultrasim arguments, target wall s, target peak MiB[, most runs][, "on request"]). Sizes are 1 GiB per chip as in the
 # foundation issue; the targets are issue 9's (None: no target). Runs use the default engine (auto).
@@ -125,6 +130,8 @@ SCENARIOS = [
                                                           "--num-requests", "2000", "--length-dist",
                                                           "uniform:0.5", "--slo-ttft", "2s", "--slo-tpot",
                                                           "100ms", "--format", "json"], 600, None, 1),
+    ("chakra trn3 144 ranks 32 layers overlapped", CHAKRA, None, None),
+    ("chakra trn3 144 ranks 32 layers serial", CHAKRA + ["--streams", "serial"], None, None),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
     # as many at once as cores. Peak memory is the sweep driver's own.
     ("sweep trn3 allreduce+alltoall x 25 sizes", SWEEP, 60, None),
@@ -344,6 +351,10 @@ def main():
     rows = []
     print(f"{'scenario':42} {'wall(s)':>9} {'peak(MiB)':>10} {'vs committed':>13} {'target':>14} "
           f"{'simulated(s)':>14}")
+    if any(opts.only in name for name, *_ in SCENARIOS if name.startswith("chakra")):
+        os.makedirs(os.path.dirname(CHAKRA_TRACE), exist_ok=True)
+        subprocess.run(["/usr/bin/python3", f"{ROOT}/scripts/make_chakra_trace.py", "dag", CHAKRA_TRACE, "--ranks",
+                        "144", "--size", "64MiB", "--compute-us", "1000,2000", "--layers", "32"], check=True)
     for name, args, target_wall, target_peak, *extra in SCENARIOS:
         if opts.only not in name or ("on request" in extra and not opts.only):
             continue

@@ -14,7 +14,7 @@ Shapes:
   groups    two process groups named in the metadata (the even and the odd ranks), an all-reduce of SIZE
             on each after compute, then a barrier of every rank
   overlap   a backward compute beside an all-reduce of SIZE: no dependency between them
-  dag       a training step with parallel branches: forward; two backward layers, each followed by the
+  dag       a training step with parallel branches: forward; --layers backward layers (2), each followed by the
             all-reduce of its gradients (SIZE) beside the next layer's backward; an optimizer step on the
             host (is_cpu_op) once both all-reduces are done; a host-side data loader beside it all
   micro-allreduce, micro-allgather, micro-reducescatter, micro-alltoall
@@ -26,6 +26,8 @@ Shapes:
             is_cpu_op) and its kernel (an all-reduce of SIZE on group "1", even ranks only); a memory load
             of SIZE; a host op
   cycle     two compute nodes whose control dependencies form a cycle
+  deadlock  each rank receives from the previous rank before it sends to the next (a control dependency):
+            no rank ever sends
 --pg-name NAME and --involved-dim true,false,... are set on every collective kernel written.
 
 Each file is a GlobalMetadata message and then Node messages, each after its length as a varint32, with
@@ -143,7 +145,7 @@ def pytorch(pb, r, ranks, size, compute_us):
     return rank
 
 
-def build(pb, shape, ranks, size, compute_us):
+def build(pb, shape, ranks, size, compute_us, layers=2):
     if shape in MICRO:
         return [micro(pb, shape, r, ranks, size) for r in range(ranks)]
     if shape == "pytorch":
@@ -152,6 +154,11 @@ def build(pb, shape, ranks, size, compute_us):
     out = []
     for r in range(ranks):
         rank = Rank(pb, groups)
+        if shape == "deadlock":
+            recv = rank.node("recv", pb.COMM_RECV_NODE, comm_src=(r - 1) % ranks, comm_size=size, comm_tag=3)
+            rank.node("send", pb.COMM_SEND_NODE, ctrl=[recv], comm_dst=(r + 1) % ranks, comm_size=size, comm_tag=3)
+            out.append(rank)
+            continue
         if shape == "cycle":
             rank.node("a", pb.COMP_NODE, ctrl=[1], duration_us=compute_us[0])
             rank.node("b", pb.COMP_NODE, ctrl=[0], duration_us=compute_us[0])
@@ -174,13 +181,12 @@ def build(pb, shape, ranks, size, compute_us):
             rank.node("grad all-reduce", pb.COMM_COLL_NODE, comm_type=pb.ALL_REDUCE, comm_size=size)
         elif shape == "dag":
             load = rank.node("data loader", pb.COMP_NODE, duration_us=compute_us[0], is_cpu_op=True)
-            bwd2 = rank.node("bwd layer 2", pb.COMP_NODE, [first], duration_us=compute_us[1])
-            ar2 = rank.node("all-reduce layer 2", pb.COMM_COLL_NODE, [bwd2], comm_type=pb.ALL_REDUCE,
-                            comm_size=size)
-            bwd1 = rank.node("bwd layer 1", pb.COMP_NODE, [bwd2], duration_us=compute_us[1])
-            ar1 = rank.node("all-reduce layer 1", pb.COMM_COLL_NODE, [bwd1], comm_type=pb.ALL_REDUCE,
-                            comm_size=size)
-            rank.node("optimizer", pb.COMP_NODE, [ar1, ar2, load], duration_us=compute_us[0], is_cpu_op=True)
+            previous, reduces = first, []
+            for layer in range(layers, 0, -1):
+                previous = rank.node(f"bwd layer {layer}", pb.COMP_NODE, [previous], duration_us=compute_us[1])
+                reduces.append(rank.node(f"all-reduce layer {layer}", pb.COMM_COLL_NODE, [previous],
+                                         comm_type=pb.ALL_REDUCE, comm_size=size))
+            rank.node("optimizer", pb.COMP_NODE, reduces + [load], duration_us=compute_us[0], is_cpu_op=True)
         elif shape == "groups":
             mine = rank.node("group all-reduce", pb.COMM_COLL_NODE, [first], comm_type=pb.ALL_REDUCE,
                              comm_size=size, pg_name="even" if r % 2 == 0 else "odd")
@@ -192,12 +198,13 @@ def build(pb, shape, ranks, size, compute_us):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("shape", choices=["dp", "pipeline", "ring", "alltoall", "groups", "overlap", "dag",
-                                          "pytorch", "cycle", *MICRO])
+                                          "pytorch", "cycle", "deadlock", *MICRO])
     parser.add_argument("prefix", help="writes PREFIX.0.et ... PREFIX.<N-1>.et")
     parser.add_argument("--ranks", type=int, default=8)
     parser.add_argument("--size", default="64MiB", help="bytes of the collective or send (4096, 64MiB)")
     parser.add_argument("--compute-us", default="100,200", help="forward[,backward] compute, microseconds")
     parser.add_argument("--gzip", action="store_true", help="write PREFIX.<rank>.et.gz")
+    parser.add_argument("--layers", type=int, default=2, help="dag: backward layers (default 2)")
     parser.add_argument("--pg-name", help="pg_name of every collective kernel")
     parser.add_argument("--involved-dim", help="involved_dim of every collective kernel: true,false,...")
     args = parser.parse_args()
@@ -208,7 +215,7 @@ def main():
         raise SystemExit("make_chakra_trace: --ranks must be at least 2")
     compute = [int(x) for x in args.compute_us.split(",")] + [0]
     pb = load_schema()
-    for r, rank in enumerate(build(pb, args.shape, args.ranks, parse_bytes(args.size), compute)):
+    for r, rank in enumerate(build(pb, args.shape, args.ranks, parse_bytes(args.size), compute, args.layers)):
         rank.write(f"{args.prefix}.{r}.et" + (".gz" if args.gzip else ""), args.gzip)
 
 

@@ -11,6 +11,7 @@
 #include <queue>
 #include <tuple>
 
+#include "topology/base/errors.hpp"
 #include "workloads/chakra_program.hpp"
 
 namespace ultrasim {
@@ -86,7 +87,29 @@ double ChakraStep::find_critical_path(const Machine& machine) const {
     issuers[e.rank].finish(e.step);
     for (const Issuer::Issued& i : issuers[e.rank].issue()) issue(e.rank, i, e.at);
   }
+  for (int r = 0; r < n; ++r)
+    if (const int i = issuers[r].stuck(); i >= 0) deadlock(r, i, members);
   return last;
+}
+
+void ChakraStep::deadlock(int r, int step,
+                          const std::vector<std::vector<std::pair<int, int>>>& issued) const {
+  const ChakraNode& node = *plans_[r].steps[step].node;
+  const std::string where = "Chakra trace '" + trace_[r].file + "': rank " + std::to_string(r) + " node " +
+                            std::to_string(node.id) + " '" + node.name + "'";
+  const int c = plans_[r].steps[step].collective;
+  if (c < 0)
+    throw InputError(where + ": waits for a message from rank " + std::to_string(node.peer) + " (comm_tag " +
+                     std::to_string(node.tag) + ") that is never sent: the ranks' streams deadlock");
+  int missing = -1;
+  for (int m : collectives_[c].members)
+    if (std::none_of(issued[c].begin(), issued[c].end(), [m](const auto& x) { return x.first == m; })) {
+      missing = m;
+      break;
+    }
+  throw InputError(where + ": collective " + std::to_string(collectives_[c].index) + " of process group '" +
+                   collectives_[c].group + "' waits for rank " + std::to_string(missing) +
+                   ", which never issues it: the ranks' streams deadlock");
 }
 
 }  // namespace ultrasim

@@ -298,6 +298,8 @@ void ChakraStep::run(Transport& fabric) {
 
 ChakraStep::Issuer::Issuer(const ChakraStep& owner, const RankPlan& plan) : owner_(owner), plan_(plan) {
   waiting_.resize(plan.steps.size());
+  issued_.assign(plan.steps.size(), 0);
+  ended_.assign(plan.steps.size(), 0);
   for (std::size_t i = 0; i < plan.steps.size(); ++i)
     if ((waiting_[i] = plan.steps[i].parents) == 0) ready_.push_back(static_cast<int>(i));
   std::make_heap(ready_.begin(), ready_.end(),
@@ -335,6 +337,7 @@ std::vector<ChakraStep::Issuer::Issued> ChakraStep::Issuer::issue() {
       continue;
     }
     ++busy_[s];
+    issued_[i] = 1;
     if (instant(i)) {
       finish(i);
       continue;
@@ -347,7 +350,14 @@ std::vector<ChakraStep::Issuer::Issued> ChakraStep::Issuer::issue() {
   return issued;
 }
 
+int ChakraStep::Issuer::stuck() const {
+  for (std::size_t i = 0; i < issued_.size(); ++i)
+    if (issued_[i] && !ended_[i]) return static_cast<int>(i);
+  return -1;
+}
+
 void ChakraStep::Issuer::finish(int step) {
+  ended_[step] = 1;
   auto later = [&](int a, int b) { return plan_.steps[a].node->id > plan_.steps[b].node->id; };
   --busy_[stream_of(step)];
   for (int next : plan_.steps[step].children)

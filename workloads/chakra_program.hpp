@@ -117,6 +117,8 @@ class ChakraStep : public Program {
     // once (its children may then be taken too). Without overlap, one node at a time.
     std::vector<Issued> issue();
     void finish(int step);  // node `step` (issued) has ended
+    // A node issued that never ended (-1: none), once nothing is left to happen.
+    int stuck() const;
 
    private:
     int stream_of(int step) const;
@@ -126,6 +128,7 @@ class ChakraStep : public Program {
     std::vector<int> waiting_;  // per step: dependencies not yet ended
     std::vector<int> ready_;    // a heap: the smallest node id on top
     std::map<int, int> busy_;   // per stream: nodes running
+    std::vector<char> issued_, ended_;
   };
   void link_rank(int r);
   void plan_rank(int r, const std::map<std::string, std::vector<int>>& groups,
@@ -133,6 +136,10 @@ class ChakraStep : public Program {
   void run_overlapped(Transport& fabric);
   void execute(Transport& fabric, const Step& step, double compute_s);
   double find_critical_path(const Machine& machine) const;
+  // InputError naming the node of rank r that waits forever (for a message never sent, a collective a
+  // member never issues): the ranks' streams deadlock.
+  [[noreturn]] void deadlock(int r, int step,
+                             const std::vector<std::vector<std::pair<int, int>>>& issued) const;
 
   std::vector<ChakraRank> trace_;
   std::vector<RankPlan> plans_;

@@ -16,6 +16,7 @@ namespace ultrasim {
 namespace {
 
 constexpr int kComputeTrack = 0;  // tid of a chip's compute track; its send lanes follow, then receive
+constexpr int kExtraComputeTracks = 1 << 20;  // tid of a chip's compute track k + 1 is this + k
 
 // One side of a flow (or of a chip's flows of one step, aggregated) on the process of that side.
 struct Slice {
@@ -242,18 +243,38 @@ void write_trace_flows(EventWriter& write, const Topology& t, const std::vector<
   }
 }
 
-// The shown chips' computations in the window, on their compute tracks.
+// The shown chips' computations in the window, on their compute tracks: where a chip computes on several
+// streams at once (a Chakra trace's compute stream and host), each interval on the first of its tracks
+// "compute", "compute 2", ... that is free, so no two slices of a track overlap.
 void write_trace_computes(EventWriter& write, const std::vector<ComputeRecord>& computes,
                           const std::vector<bool>& shown, const TraceOptions& o) {
+  std::vector<const ComputeRecord*> order;
   for (const auto& c : computes)
-    if (shown[c.chip] && in_window(o, c.start, c.end))
-      write({{"name", c.what},
-             {"cat", "compute"},
-             {"ph", "X"},
-             {"pid", c.chip},
-             {"tid", kComputeTrack},
-             {"ts", c.start * 1e6},
-             {"dur", (c.end - c.start) * 1e6}});
+    if (shown[c.chip] && in_window(o, c.start, c.end)) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(), [](const ComputeRecord* a, const ComputeRecord* b) {
+    return std::tie(a->chip, a->start) < std::tie(b->chip, b->start);
+  });
+  std::vector<double> lane_end;  // the chip's tracks: when each is free
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const ComputeRecord& c = *order[i];
+    if (i == 0 || order[i - 1]->chip != c.chip) lane_end.clear();
+    std::size_t lane = 0;
+    while (lane < lane_end.size() && lane_end[lane] > c.start) ++lane;
+    if (lane == lane_end.size()) {
+      lane_end.push_back(0);
+      if (lane > 0)
+        write(name_event("thread_name", c.chip, kExtraComputeTracks + static_cast<int>(lane),
+                         "compute " + std::to_string(lane + 1)));
+    }
+    lane_end[lane] = c.end;
+    write({{"name", c.what},
+           {"cat", "compute"},
+           {"ph", "X"},
+           {"pid", c.chip},
+           {"tid", lane == 0 ? kComputeTrack : kExtraComputeTracks + static_cast<int>(lane)},
+           {"ts", c.start * 1e6},
+           {"dur", (c.end - c.start) * 1e6}});
+  }
 }
 
 // The fabric process's counters: every tier's utilisation, then each hot direction's.

@@ -15,6 +15,42 @@
 
 namespace ultrasim {
 
+// Protected stacks (a guard page below each), kept for reuse once their fiber has ended: a Chakra trace
+// spawns a fiber per node, and mapping a fresh stack costs more than most nodes' work. Fibers take a
+// Handle, the copyable allocator Boost.Context keeps in each fiber.
+class RecycledStacks {
+ public:
+  explicit RecycledStacks(std::size_t size) : make_(size) {}
+  ~RecycledStacks() {
+    for (auto& stack : free_) make_.deallocate(stack);
+  }
+  RecycledStacks(const RecycledStacks&) = delete;
+  RecycledStacks& operator=(const RecycledStacks&) = delete;
+  boost::context::stack_context allocate() {
+    if (free_.empty()) return make_.allocate();
+    const boost::context::stack_context stack = free_.back();
+    free_.pop_back();
+    return stack;
+  }
+  void deallocate(boost::context::stack_context& stack) noexcept {
+    try {
+      free_.push_back(stack);
+    } catch (...) {
+      make_.deallocate(stack);
+    }
+  }
+  struct Handle {
+    RecycledStacks* pool;
+    boost::context::stack_context allocate() { return pool->allocate(); }
+    void deallocate(boost::context::stack_context& stack) noexcept { pool->deallocate(stack); }
+  };
+  Handle handle() { return {this}; }
+
+ private:
+  boost::context::protected_fixedsize_stack make_;
+  std::vector<boost::context::stack_context> free_;
+};
+
 // A request of a fiber engine, which tells sends, receives and spawned activities apart.
 struct FiberRequest : Request {
   enum class Kind { kSend, kRecv, kActivity };
@@ -51,7 +87,7 @@ class ChipFibers {
   int add(std::function<void(int)> body) {
     const int f = static_cast<int>(fibers_.size());
     main_.emplace_back();
-    fibers_.emplace_back(std::allocator_arg, stack_,
+    fibers_.emplace_back(std::allocator_arg, stack_.handle(),
                          [this, f, body = std::move(body)](boost::context::fiber&& scheduler) {
                            main_[f] = std::move(scheduler);
                            body(f);
@@ -80,7 +116,7 @@ class ChipFibers {
 
  private:
   static constexpr std::size_t kStack = 512 * 1024;  // virtual; only the pages touched count
-  boost::context::protected_fixedsize_stack stack_{kStack};
+  RecycledStacks stack_{kStack};
   // Each fiber, and the scheduler's side of it (deques: a fiber added while another runs moves neither).
   std::deque<boost::context::fiber> fibers_, main_;
   std::deque<int> ready_;

@@ -4,8 +4,10 @@
 // traces are one-line input errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 
 #include "cli_runner.hpp"
 
@@ -233,6 +235,21 @@ TEST_CASE("a rank's compute runs beside its communication; serial streams and co
   CHECK(run_cli({"workload", file, "--format", "json"}).status == 0);
   CHECK(json::parse(run_cli({"workload", file, "--format", "json"}).out)["step_time_s"].get<double>() ==
         Approx(3e-3 + ring).epsilon(1e-9));
+  // Perfetto: the compute stream and the host never share a track (no two slices of a track overlap).
+  const std::string trace = temp_path("overlap_trace.json");
+  const std::string dag = "chakra:" + make_trace("dag", 8, "16MiB", "--compute-us 100,400");
+  REQUIRE(run_cli({"workload", dag, "--topology", "switch:8", "--trace", trace}).status == 0);
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> tracks;
+  const json events = json::parse(std::ifstream(trace))["traceEvents"];
+  for (const json& e : events)
+    if (e["ph"] == "X" && e["cat"] == "compute")
+      tracks[{e["pid"].get<int>(), e["tid"].get<int>()}].emplace_back(
+          e["ts"], e["ts"].get<double>() + e["dur"].get<double>());
+  CHECK(tracks.size() == 16);  // each chip: "compute" and "compute 2" (the host beside the kernels)
+  for (auto& [track, slices] : tracks) {
+    std::sort(slices.begin(), slices.end());
+    for (std::size_t i = 1; i < slices.size(); ++i) CHECK(slices[i].first >= slices[i - 1].second - 1e-9);
+  }
   // SimGrid runs one activity per chip: it takes the serial rule only.
   expect_input_error({"workload", base[0], "--topology", "switch:8", "--engine", "simgrid"},
                      "--engine simgrid runs one activity per chip");
@@ -257,6 +274,25 @@ TEST_CASE(
     CHECK(rank["compute_s"].get<double>() == Approx(900e-6).epsilon(1e-12));
     CHECK(rank["host_s"].get<double>() == Approx(200e-6).epsilon(1e-12));
   }
+  // As jobs sharing switch:16 (their chips apart), the overlapped and the serial step take what each takes
+  // alone.
+  const std::string jobs = temp_path("chakra_jobs.json");
+  const std::string dag = make_trace("dag", 8, "16MiB", "--compute-us 100,400");
+  std::ofstream(jobs)
+      << json{{"workload", "jobs"},
+              {"topology", "switch:16"},
+              {"jobs",
+               {{{"name", "a"},
+                 {"chips", "0-7"},
+                 {"workload", {{"workload", "chakra"}, {"trace", dag}, {"algorithm", "ring"}}}},
+                {{"name", "b"},
+                 {"chips", "8-15"},
+                 {"workload",
+                  {{"workload", "chakra"}, {"trace", dag}, {"algorithm", "ring"}, {"streams", "serial"}}}}}}}
+             .dump();
+  const json both = run_trace({jobs});
+  CHECK(both["jobs"][0]["time_s"].get<double>() == Approx(path).epsilon(1e-9));
+  CHECK(both["jobs"][1]["time_s"].get<double>() == Approx(1.1e-3 + 2 * ring).epsilon(1e-9));
   // One at a time, the same nodes take their sum: 1.1 ms of compute and host work plus both all-reduces.
   const json serial =
       run_trace({"chakra:" + make_trace("dag", 8, "16MiB", "--compute-us 100,400"), "--topology", "switch:8",
@@ -304,6 +340,8 @@ TEST_CASE(
     "traces whose streams deadlock, unknown groups and dimensions the fabric lacks are refused in one line") {
   expect_input_error({"workload", "chakra:" + make_trace("cycle", 2, "1MiB"), "--topology", "switch:2"},
                      "rank 0 node 0 'a': its dependencies (data or control) form a cycle");
+  expect_input_error({"workload", "chakra:" + make_trace("deadlock", 4, "1MiB"), "--topology", "switch:4"},
+                     "rank 0 node 0 'recv': waits for a message from rank 3 (comm_tag 3) that is never sent");
   expect_input_error(
       {"workload", "chakra:" + make_trace("micro-allreduce", 8, "1MiB", "--pg-name 7"), "--topology",
        "switch:8"},
