@@ -5,7 +5,7 @@ set -euo pipefail
 ULTRASIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ULTRASIM_BUILD="${ULTRASIM_BUILD:-$ULTRASIM_ROOT/build}"
 ULTRASIM_PACKAGES=(cmake make g++ pkg-config git libsimgrid-dev libboost-graph-dev libboost-context-dev nlohmann-json3-dev
-                   catch2 libcli11-dev zlib1g-dev python3 python3-pandas python3-matplotlib python3-nbformat
+                   catch2 libcli11-dev zlib1g-dev libspdlog-dev python3 python3-pandas python3-matplotlib python3-nbformat
                    python3-nbclient python3-ipykernel python3-jsonschema jupyter-nbconvert)
 # scripts/test --sanitize builds with g++'s ASan/UBSan (libasan8 and libubsan1 come with g++); scripts/fuzz
 # needs clang and its libFuzzer/sanitizer runtimes.

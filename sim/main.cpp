@@ -4,6 +4,7 @@
 // exit status 2, as any output that cannot be written where the user asked (topology/base/output_file.hpp).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <new>
 
@@ -12,6 +13,7 @@
 #include "sim/analysis/report.hpp"
 #include "sim/commands/command.hpp"
 #include "topology/base/errors.hpp"
+#include "topology/base/log.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/suggest.hpp"
 
@@ -63,6 +65,12 @@ int main(int argc, char** argv) {
   CLI::App app{"ultrasim: a discrete-event simulator of AI scale-up fabrics and their collectives"};
   app.set_version_flag("--version", ultrasim_version());
   app.require_subcommand(1);
+  std::string log_level;
+  app.fallthrough();  // --log-level after the command's own options too
+  app.add_option("--log-level", log_level,
+                 log_level_choices() +
+                     ": what ultrasim logs on the standard error (default warn, or the "
+                     "environment variable ULTRASIM_LOG_LEVEL)");
   std::vector<std::string> names;
   std::vector<std::pair<CLI::App*, std::function<int(const std::string&)>>> bodies;
   for (const Command& command : commands()) {
@@ -96,6 +104,11 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (!log_level.empty())
+      set_log_level(log_level, "--log-level");
+    else if (const char* word = std::getenv("ULTRASIM_LOG_LEVEL"); word != nullptr && *word != 0)
+      set_log_level(word, "ULTRASIM_LOG_LEVEL");
+    logger().debug("{}", command_line);
     for (const auto& [sub, body] : bodies)
       if (*sub) return checked(body(command_line));
   } catch (const InputError& e) {

@@ -10,6 +10,7 @@
 
 #include "sim/engine/engines.hpp"
 #include "topology/base/errors.hpp"
+#include "topology/base/log.hpp"
 #include "workloads/collective_program.hpp"
 
 namespace ultrasim {
@@ -21,8 +22,14 @@ namespace {
 std::optional<SimResult> run_on(Engine engine, const Machine& machine, Program& program,
                                 const RunOptions& options) {
   const EngineEntry& entry = engine_entry(engine);
+  logger().debug("running on the {} engine ({} chips)", entry.name, machine.p());
   EngineOutcome outcome = entry.run(machine, program, options);
-  if (outcome.result) return std::move(outcome.result);
+  if (outcome.result) {
+    logger().debug("the {} engine: {} transfers, {} s simulated", entry.name, outcome.result->transfers,
+                   outcome.result->time_s);
+    return std::move(outcome.result);
+  }
+  if (!outcome.failed) logger().info("the {} engine declined: {}", entry.name, outcome.declined);
   if (outcome.failed) throw SimulationError(outcome.declined);
   if (options.engine == engine)
     throw SimulationError("the " + entry.name + " engine cannot run this" +
@@ -56,8 +63,14 @@ SimResult simulate(const Machine& machine, Program& program, const RunOptions& o
   }
   if (asked == Engine::kSimGrid || simgrid_only) return *run_on(Engine::kSimGrid, machine, program, options);
   if (asked != Engine::kAuto) return *run_on(asked, machine, program, options);
+  logger().debug("auto: trying the contention-free engine ({} chips)", machine.p());
   EngineOutcome outcome = run_contention_free(machine, program, options);
-  if (outcome.result) return std::move(*outcome.result);
+  if (outcome.result) {
+    logger().debug("the contention-free engine: {} transfers, {} s simulated", outcome.result->transfers,
+                   outcome.result->time_s);
+    return std::move(*outcome.result);
+  }
+  if (!outcome.failed) logger().info("auto: the contention-free engine declined: {}", outcome.declined);
   // A failed run (a chip's error, a deadlock) is reported by SimGrid in its own words.
   if (!outcome.failed)
     if (auto result = run_on(options.contended, machine, program, options)) return std::move(*result);
