@@ -302,8 +302,7 @@ ChakraStep::Issuer::Issuer(const ChakraStep& owner, const RankPlan& plan) : owne
   ended_.assign(plan.steps.size(), 0);
   for (std::size_t i = 0; i < plan.steps.size(); ++i)
     if ((waiting_[i] = plan.steps[i].parents) == 0) ready_.push_back(static_cast<int>(i));
-  std::make_heap(ready_.begin(), ready_.end(),
-                 [&](int a, int b) { return plan_.steps[a].node->id > plan_.steps[b].node->id; });
+  std::make_heap(ready_.begin(), ready_.end(), [this](int a, int b) { return later(a, b); });
 }
 
 // Without overlap every node shares one stream.
@@ -319,12 +318,12 @@ bool ChakraStep::Issuer::instant(int step) const {
 }
 
 std::vector<ChakraStep::Issuer::Issued> ChakraStep::Issuer::issue() {
-  auto later = [&](int a, int b) { return plan_.steps[a].node->id > plan_.steps[b].node->id; };
+  const auto order = [this](int a, int b) { return later(a, b); };
   const ChakraOptions& o = owner_.options_;
   std::vector<Issued> issued;
   std::vector<int> held;
   while (!ready_.empty()) {
-    std::pop_heap(ready_.begin(), ready_.end(), later);
+    std::pop_heap(ready_.begin(), ready_.end(), order);
     const int i = ready_.back();
     ready_.pop_back();
     const int s = stream_of(i);
@@ -346,7 +345,7 @@ std::vector<ChakraStep::Issuer::Issued> ChakraStep::Issuer::issue() {
         o.overlap && plan_.steps[i].stream == Stream::kCompute && busy_[static_cast<int>(Stream::kComm)] > 0;
     issued.push_back({i, slowed ? 1 + o.comm_slowdown : 1.0});
   }
-  for (int i : held) ready_.push_back(i), std::push_heap(ready_.begin(), ready_.end(), later);
+  for (int i : held) ready_.push_back(i), std::push_heap(ready_.begin(), ready_.end(), order);
   return issued;
 }
 
@@ -358,10 +357,10 @@ int ChakraStep::Issuer::stuck() const {
 
 void ChakraStep::Issuer::finish(int step) {
   ended_[step] = 1;
-  auto later = [&](int a, int b) { return plan_.steps[a].node->id > plan_.steps[b].node->id; };
+  const auto order = [this](int a, int b) { return later(a, b); };
   --busy_[stream_of(step)];
   for (int next : plan_.steps[step].children)
-    if (--waiting_[next] == 0) ready_.push_back(next), std::push_heap(ready_.begin(), ready_.end(), later);
+    if (--waiting_[next] == 0) ready_.push_back(next), std::push_heap(ready_.begin(), ready_.end(), order);
 }
 
 // Whenever a node ends, the rank issues what the issue loop takes, each node on an activity of its own.

@@ -121,6 +121,8 @@ class ChakraStep : public Program {
     int stuck() const;
 
    private:
+    // The ready heap's order: the larger node id below.
+    bool later(int a, int b) const { return plan_.steps[a].node->id > plan_.steps[b].node->id; }
     int stream_of(int step) const;
     bool instant(int step) const;
     const ChakraStep& owner_;

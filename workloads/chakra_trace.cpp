@@ -139,34 +139,17 @@ void read_process_groups(const pb::Node& n, const std::string& where,
   }
 }
 
-ChakraNode node_of(const pb::Node& n, const std::string& file) {
-  const std::string where =
-      "Chakra trace '" + file + "': node " + std::to_string(n.id()) + " '" + n.name() + "'";
-  ChakraNode node;
-  node.id = n.id();
-  node.name = n.name();
+// ChakraNodeType's values are Chakra's NodeType numbers: the node's type, if ultrasim runs it.
+ChakraNodeType type_of(const pb::Node& n, const std::string& where) {
   switch (n.type()) {
     case pb::METADATA_NODE:
-      node.type = ChakraNodeType::kMetadata;
-      break;
     case pb::MEM_LOAD_NODE:
-      node.type = ChakraNodeType::kMemLoad;
-      break;
     case pb::MEM_STORE_NODE:
-      node.type = ChakraNodeType::kMemStore;
-      break;
     case pb::COMP_NODE:
-      node.type = ChakraNodeType::kCompute;
-      break;
     case pb::COMM_SEND_NODE:
-      node.type = ChakraNodeType::kSend;
-      break;
     case pb::COMM_RECV_NODE:
-      node.type = ChakraNodeType::kRecv;
-      break;
     case pb::COMM_COLL_NODE:
-      node.type = ChakraNodeType::kCollective;
-      break;
+      return static_cast<ChakraNodeType>(n.type());
     default:
       throw InputError(
           where + ": node type " + pb::NodeType_Name(n.type()) + " (" +
@@ -174,10 +157,10 @@ ChakraNode node_of(const pb::Node& n, const std::string& file) {
           ") is not one ultrasim runs (COMP_NODE, MEM_LOAD_NODE, MEM_STORE_NODE, COMM_SEND_NODE, "
           "COMM_RECV_NODE, COMM_COLL_NODE, METADATA_NODE)");
   }
-  node.deps.assign(n.data_deps().begin(), n.data_deps().end());
-  node.data_deps = node.deps.size();
-  node.deps.insert(node.deps.end(), n.ctrl_deps().begin(), n.ctrl_deps().end());
-  node.duration_s = static_cast<double>(n.duration_micros()) * 1e-6;
+}
+
+// The attributes of `n` ultrasim reads, into `node`; returns comm_type if there is one.
+std::optional<double> read_attributes(const pb::Node& n, ChakraNode& node, const std::string& where) {
   std::optional<double> comm_type;
   for (const pb::AttributeProto& a : n.attr()) {
     const std::string& key = a.name();
@@ -219,6 +202,21 @@ ChakraNode node_of(const pb::Node& n, const std::string& file) {
     if (key == "tensor_size") node.tensor_bytes = *v;
     if (key == "runtime" && node.duration_s == 0) node.duration_s = *v * 1e-6;
   }
+  return comm_type;
+}
+
+ChakraNode node_of(const pb::Node& n, const std::string& file) {
+  const std::string where =
+      "Chakra trace '" + file + "': node " + std::to_string(n.id()) + " '" + n.name() + "'";
+  ChakraNode node;
+  node.id = n.id();
+  node.name = n.name();
+  node.type = type_of(n, where);
+  node.deps.assign(n.data_deps().begin(), n.data_deps().end());
+  node.data_deps = node.deps.size();
+  node.deps.insert(node.deps.end(), n.ctrl_deps().begin(), n.ctrl_deps().end());
+  node.duration_s = static_cast<double>(n.duration_micros()) * 1e-6;
+  const std::optional<double> comm_type = read_attributes(n, node, where);
   const bool comm = node.type == ChakraNodeType::kSend || node.type == ChakraNodeType::kRecv ||
                     node.type == ChakraNodeType::kCollective;
   if (comm && node.cpu_op) {
