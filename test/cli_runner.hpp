@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,17 +48,29 @@ std::string temp_path(const std::string& name);  // a fresh path under a per-pro
 // temp_path(name), holding `text`.
 std::string temp_file(const std::string& name, const std::string& text);
 
-// The sizes a grid of runs checks: every one of `all` in the normal suite; under the sanitizers
-// (scripts/test --sanitize, which defines ULTRASIM_SANITIZE) only `sanitized`, one of them. The size
-// changes the numbers a run computes, not the code it runs, and every instrumented run is 3-4x slower, so
-// the sanitizer suite keeps each grid's topologies, chip counts, collectives and algorithms and drops
-// its repeated sizes.
-inline std::vector<std::string> grid_sizes(std::vector<std::string> all, std::vector<std::string> sanitized) {
+// Under the sanitizers (scripts/test --sanitize, which defines ULTRASIM_SANITIZE) every instrumented run is
+// 3-4x slower, so the largest grids of runs thin out there: they keep their topologies' kinds,
+// collectives and algorithms, which choose the code that runs, and drop repeated sizes and large chip
+// counts, which change the numbers it computes, not the code (the normal suite checks every point).
 #ifdef ULTRASIM_SANITIZE
-  return sanitized;
+inline constexpr bool kSanitized = true;
 #else
-  return all;
+inline constexpr bool kSanitized = false;
 #endif
+
+// The points a grid checks: every one of `all` in the normal suite, only `sanitized` under the sanitizers.
+template <class T>
+std::vector<T> grid(std::vector<T> all, std::vector<T> sanitized) {
+  return kSanitized ? std::move(sanitized) : std::move(all);
+}
+inline std::vector<std::string> grid_sizes(std::vector<std::string> all, std::vector<std::string> sanitized) {
+  return grid(std::move(all), std::move(sanitized));
+}
+// The chip counts a grid checks: all of them, or under the sanitizers those up to 16 (a schedule for 144
+// chips runs the code that one for 16 runs, nine times over).
+inline std::vector<int> grid_chips(std::vector<int> all) {
+  if (kSanitized) std::erase_if(all, [](int p) { return p > 16; });
+  return all;
 }
 
 }  // namespace ultrasim::test

@@ -4,16 +4,18 @@
 
 #include <algorithm>
 
+#include "cli_runner.hpp"
 #include "recording_transport.hpp"
 
 using namespace ultrasim;
+using ultrasim::test::grid_chips;
 using ultrasim::test::run_on_fake;
 
 TEST_CASE("every algorithm computes its collective for any chip count and size") {
   for (const AlgorithmEntry& entry : algorithms()) {
     auto algorithm = entry.make_with_defaults();
     CollectiveKind kind = find_collective(entry.collective).kind;
-    for (int p : {1, 2, 3, 5, 7, 8, 12, 16, 144}) {
+    for (int p : grid_chips({1, 2, 3, 5, 7, 8, 12, 16, 144})) {
       for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t(p > 1 ? p - 1 : 0), std::uint64_t{4096},
                                   std::uint64_t{1000003}}) {
         INFO(entry.collective << " " << entry.name << " p=" << p << " bytes=" << bytes);

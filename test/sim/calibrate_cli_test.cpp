@@ -105,7 +105,9 @@ TEST_CASE(
   CHECK(p["efficiency"].get<double>() == 1.0);
 
   // The same table as nccl-tests' -J JSON (test/data/calibrate/README.md): its points are the text's to
-  // the bit (the next test), so the fitted stack, as written, and the errors are the same.
+  // the bit (the next test), so the fitted stack, as written, and the errors are the same. The fit is the
+  // text's fit again: under the sanitizers, where it takes over a minute, the normal suite's check stands.
+  if (kSanitized) return;
   const auto from_json = fit(data + ".json");
   CHECK(from_json["fitted"] == j["fitted"]);
   CHECK(from_json["geomean_error"] == j["geomean_error"]);

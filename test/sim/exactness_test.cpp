@@ -7,6 +7,7 @@
 #include "cli_runner.hpp"
 
 using ultrasim::test::expect_input_error;
+using ultrasim::test::grid_chips;
 using ultrasim::test::grid_sizes;
 using ultrasim::test::run_exact;
 using ultrasim::test::run_json;
@@ -118,7 +119,7 @@ TEST_CASE(
                          {"broadcast", "chain", "ring:", {3, 5, 8, 16, 144}},
                          {"reduce", "chain", "switch:", any},
                          {"reduce", "chain", "ring:", {3, 5, 8, 16, 144}}}) {
-    for (int p : c.chips)
+    for (int p : grid_chips(c.chips))
       for (const std::string& size : grid_sizes({"1KiB", "1048579", "64MiB"}, {"1048579"}))
         run_exact(c.shape + std::to_string(p), c.collective, c.algorithm, size);
   }

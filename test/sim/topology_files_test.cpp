@@ -25,8 +25,11 @@ std::vector<std::string> small_allreduce(const std::string& topology) {
 
 TEST_CASE("every generator's SimGrid XML export loads in SimGrid and gives the in-memory platform's times",
           "[export]") {
+  int index = 0;
   for (const GeneratorEntry& entry : topology_generators()) {
     if (entry.name == "file") continue;
+    // One exporter writes every generator's platform: under the sanitizers every third generator runs it.
+    if (kSanitized && index++ % 3 != 0) continue;
     const std::string spec = entry.example_spec();
     INFO(spec);
     std::string xml = temp_path(file_name(spec, ".xml"));
