@@ -28,6 +28,8 @@ Shapes:
   cycle     two compute nodes whose control dependencies form a cycle
   deadlock  each rank receives from the previous rank before it sends to the next (a control dependency):
             no rank ever sends
+  unmatched compute, then rank 0 sends SIZE to rank 1, which has no receive for it
+  unsized   compute, then an all-reduce without comm_size
 --pg-name NAME and --involved-dim true,false,... are set on every collective kernel written.
 
 Each file is a GlobalMetadata message and then Node messages, each after its length as a varint32, with
@@ -165,7 +167,11 @@ def build(pb, shape, ranks, size, compute_us, layers=2):
             out.append(rank)
             continue
         first = rank.node("fwd", pb.COMP_NODE, duration_us=compute_us[0])
-        if shape == "dp":
+        if shape == "unmatched" and r == 0:
+            rank.node("send", pb.COMM_SEND_NODE, [first], comm_dst=1, comm_size=size, comm_tag=7)
+        elif shape == "unsized":
+            rank.node("grad all-reduce", pb.COMM_COLL_NODE, [first], comm_type=pb.ALL_REDUCE)
+        elif shape == "dp":
             bwd = rank.node("bwd", pb.COMP_NODE, [first], duration_us=compute_us[1])
             rank.node("grad all-reduce", pb.COMM_COLL_NODE, [bwd], comm_type=pb.ALL_REDUCE, comm_size=size)
         elif shape in ("pipeline", "ring"):
@@ -198,7 +204,7 @@ def build(pb, shape, ranks, size, compute_us, layers=2):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("shape", choices=["dp", "pipeline", "ring", "alltoall", "groups", "overlap", "dag",
-                                          "pytorch", "cycle", "deadlock", *MICRO])
+                                          "pytorch", "cycle", "deadlock", "unmatched", "unsized", *MICRO])
     parser.add_argument("prefix", help="writes PREFIX.0.et ... PREFIX.<N-1>.et")
     parser.add_argument("--ranks", type=int, default=8)
     parser.add_argument("--size", default="64MiB", help="bytes of the collective or send (4096, 64MiB)")

@@ -1,7 +1,8 @@
 // ultrasim: the command-line program. Parses the user's words, runs one command (sim/commands/, one
 // file each), and maps errors to exit statuses: 0 success, 2 bad input, 3 simulation failed or did not
-// verify, 1 internal error. A failed write (an output file or the standard output on a full disk) is
-// exit status 2, as any output that cannot be written where the user asked (topology/base/output_file.hpp).
+// verify, 1 internal error, 130 interrupted (Ctrl-C: what finished is kept, and the message says so). A
+// failed write (an output file or the standard output on a full disk) is exit status 2, as any output that
+// cannot be written where the user asked (topology/base/output_file.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -21,34 +22,35 @@ namespace {
 
 using namespace ultrasim;
 
-// An error message as one printable line: control characters and bytes that are not UTF-8 (a file's
-// junk, a path in another encoding) are escaped as \xNN, and a message quoting a huge value is cut.
+// An error message as one printable line (printable_text), a message quoting a huge value cut.
 std::string one_line(const std::string& text) {
   constexpr std::size_t kMaxBytes = 2000;
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && out.size() < kMaxBytes;) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    // The length of the well-formed UTF-8 sequence starting here (1 for ASCII), or 0.
-    std::size_t length = byte < 0x80           ? 1
-                         : (byte >> 5) == 0x6  ? 2
-                         : (byte >> 4) == 0xe  ? 3
-                         : (byte >> 3) == 0x1e ? 4
-                                               : 0;
-    if (i + length > text.size()) length = 0;
-    for (std::size_t k = 1; k < length; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) length = 0;
-    if (length == 0 || byte < 0x20 || byte == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      out += escaped;
-      ++i;
-    } else {
-      out.append(text, i, length);
-      i += length;
-    }
-  }
-  if (out.size() >= kMaxBytes) out += "...";
+  std::string out = printable_text(text.substr(0, kMaxBytes), false);
+  if (text.size() > kMaxBytes) out += "...";
   return out;
+}
+
+// An empty argument (--trace '', --out=) is a value left out by mistake: no option takes one, and an
+// empty path or list would otherwise read as "not given". The message, or "" when there is none.
+std::string empty_argument(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.empty())
+      return i > 1 && argv[i - 1][0] == '-'
+                 ? std::string(argv[i - 1]) + " is given an empty value"
+                 : "argument " + std::to_string(i) + " is empty; expected a command, an option or a value";
+    if (arg.rfind("--", 0) == 0 && arg.back() == '=')
+      return arg.substr(0, arg.size() - 1) + " is given an empty value";
+  }
+  return "";
+}
+
+// CLI11's "--model excludes --model-file": two ways of saying one thing, given together.
+std::string exclusive_message(const CLI::ExcludesError& e) {
+  std::string what = e.what();
+  if (const std::size_t at = what.find(" excludes "); at != std::string::npos)
+    what = what.substr(0, at) + " and " + what.substr(at + 10) + " are mutually exclusive; give one";
+  return what;
 }
 
 int fail(int status, const std::string& message) {
@@ -79,6 +81,7 @@ int main(int argc, char** argv) {
     names.push_back(command.name);
   }
 
+  if (const std::string empty = empty_argument(argc, argv); !empty.empty()) return fail(2, empty);
   if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end())
     return fail(2, unknown_name_message("command", argv[1], names));
   // A result that did not reach the standard output (a full disk, > /dev/full) is a failure too; a failed
@@ -95,6 +98,8 @@ int main(int argc, char** argv) {
     return checked(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
     return checked(app.exit(e));
+  } catch (const CLI::ExcludesError& e) {
+    return fail(2, exclusive_message(e));
   } catch (const CLI::ParseError& e) {
     if (!app.get_subcommands().empty()) return fail(2, e.what());
     std::string list;
@@ -115,6 +120,9 @@ int main(int argc, char** argv) {
     return fail(2, e.what());
   } catch (const SimulationError& e) {
     return fail(3, e.what());
+  } catch (const Interrupted& e) {
+    std::cerr << "ultrasim: " << one_line(e.what()) << "\n";
+    return 130;
   } catch (const std::bad_alloc&) {
     // The memory guard's estimate fell short (or other processes took the memory meanwhile).
     return fail(2, "out of memory: this configuration is too large for this machine; try a smaller one");

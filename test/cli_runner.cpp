@@ -1,11 +1,13 @@
 #include "cli_runner.hpp"
 
 #include <fcntl.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 
 #include <catch2/catch.hpp>
@@ -66,14 +68,34 @@ std::string temp_file(const std::string& name, const std::string& text) {
   return path;
 }
 
+namespace {
+
+// The binary and `args`, as execv takes them (pointing into `full`, which must outlive them).
+std::vector<char*> argv_of(std::vector<std::string>& full) {
+  std::vector<char*> argv;
+  for (auto& a : full) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+// Waits for child `pid`, started at `started`: its status, wall time and peak memory into `result`.
+void wait_child(pid_t pid, std::chrono::steady_clock::time_point started, CliResult& result) {
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.peak_rss_kib = usage.ru_maxrss;
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
 CliResult run_cli_to(const std::vector<std::string>& args, const std::string& stdout_path, long file_limit) {
   static int counter = 0;
   const std::string err_path = temp_path("err" + std::to_string(++counter));
   std::vector<std::string> full{ULTRASIM_BINARY};
   full.insert(full.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : full) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  const std::vector<char*> argv = argv_of(full);
   const auto started = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
@@ -91,13 +113,8 @@ CliResult run_cli_to(const std::vector<std::string>& args, const std::string& st
     execv(argv[0], argv.data());
     _exit(127);
   }
-  int status = 0;
-  struct rusage usage {};
-  wait4(pid, &status, 0, &usage);
   CliResult result;
-  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  result.peak_rss_kib = usage.ru_maxrss;
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  wait_child(pid, started, result);
   result.err = read_file(err_path);
   unlink(err_path.c_str());
   return result;
@@ -107,6 +124,37 @@ CliResult run_cli(const std::vector<std::string>& args) {
   static int counter = 0;
   const std::string out_path = temp_path("out" + std::to_string(++counter));
   CliResult result = run_cli_to(args, out_path);
+  result.out = read_file(out_path);
+  unlink(out_path.c_str());
+  return result;
+}
+
+CliResult run_cli_at_terminal(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string out_path = temp_path("terminal-out" + std::to_string(++counter));
+  std::vector<std::string> full{ULTRASIM_BINARY};
+  full.insert(full.end(), args.begin(), args.end());
+  const std::vector<char*> argv = argv_of(full);
+  const auto started = std::chrono::steady_clock::now();
+  int terminal = -1;
+  const pid_t pid = forkpty(&terminal, nullptr, nullptr, nullptr);  // the child's 0, 1 and 2: the terminal
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0) _exit(126);
+    dup2(out, 1);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  CliResult result;
+  char buffer[4096];
+  for (;;) {  // until the child's side closes (EIO)
+    const ssize_t n = read(terminal, buffer, sizeof buffer);
+    if (n > 0) result.err.append(buffer, static_cast<std::size_t>(n));
+    if (n == 0 || (n < 0 && errno != EINTR)) break;
+  }
+  close(terminal);
+  wait_child(pid, started, result);
   result.out = read_file(out_path);
   unlink(out_path.c_str());
   return result;

@@ -24,6 +24,9 @@ CliResult run_cli(const std::vector<std::string>& args);
 // EFBIG, as on a full disk).
 CliResult run_cli_to(const std::vector<std::string>& args, const std::string& stdout_path,
                      long file_limit = 0);
+// run_cli with the standard input and error on a pseudo-terminal, as at a user's terminal with the result
+// redirected (`ultrasim serve > result.txt`): `err` is what the terminal showed (its "\n" as "\r\n").
+CliResult run_cli_at_terminal(const std::vector<std::string>& args);
 // Runs `run ... --format json` and parses the object; fails the test if the run did not exit 0.
 nlohmann::json run_json(std::vector<std::string> args);
 // Runs a collective (`--set` for each of `sets`) and checks what holds wherever the closed form is exact:

@@ -37,9 +37,9 @@ double ChakraStep::find_critical_path(const Machine& machine) const {
     });
     return std::make_pair(left, arrived);
   };
-  using Key = std::tuple<int, int, int>;                     // (src, dst, tag)
-  std::map<Key, std::deque<double>> arrivals;                // sent, not yet received: when they arrive
-  std::map<Key, std::deque<std::pair<int, double>>> posted;  // receives waiting: (step, issued at)
+  using Key = std::tuple<int, int, int>;                       // (src, dst, tag)
+  std::map<Key, std::deque<std::pair<double, int>>> arrivals;  // sent, not received: (arrival, send step)
+  std::map<Key, std::deque<std::pair<int, double>>> posted;    // receives waiting: (step, issued at)
   std::vector<int> arrived(collectives_.size(), 0);
   std::vector<double> latest(collectives_.size(), 0.0);
   std::vector<std::vector<std::pair<int, int>>> members(collectives_.size());
@@ -53,7 +53,7 @@ double ChakraStep::find_critical_path(const Machine& machine) const {
       ends.push({at + left, r, i});
       auto& receives = posted[{r, node.peer, node.tag}];
       if (receives.empty()) {
-        arrivals[{r, node.peer, node.tag}].push_back(at + delivered);
+        arrivals[{r, node.peer, node.tag}].emplace_back(at + delivered, i);
       } else {
         const auto [j, issued] = receives.front();
         receives.pop_front();
@@ -64,7 +64,7 @@ double ChakraStep::find_critical_path(const Machine& machine) const {
       if (sent.empty()) {
         posted[{node.peer, r, node.tag}].emplace_back(i, at);
       } else {
-        ends.push({std::max(at, sent.front()), r, i});
+        ends.push({std::max(at, sent.front().first), r, i});
         sent.pop_front();
       }
     } else if (step.collective >= 0) {
@@ -89,7 +89,18 @@ double ChakraStep::find_critical_path(const Machine& machine) const {
   }
   for (int r = 0; r < n; ++r)
     if (const int i = issuers[r].stuck(); i >= 0) deadlock(r, i, members);
+  for (const auto& [key, sent] : arrivals)  // a message no receive takes: a trace cut short, or mislabelled
+    if (!sent.empty())
+      never_received(std::get<0>(key), sent.front().second, std::get<1>(key), std::get<2>(key));
   return last;
+}
+
+void ChakraStep::never_received(int src, int step, int dst, int tag) const {
+  const ChakraNode& node = *plans_[src].steps[step].node;
+  throw InputError("Chakra trace '" + trace_[src].file + "': rank " + std::to_string(src) + " node " +
+                   std::to_string(node.id) + " '" + node.name + "': sends a message to rank " +
+                   std::to_string(dst) + " (comm_tag " + std::to_string(tag) + ") that rank " +
+                   std::to_string(dst) + " never receives");
 }
 
 void ChakraStep::deadlock(int r, int step,

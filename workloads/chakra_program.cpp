@@ -292,8 +292,20 @@ void ChakraStep::execute(Transport& fabric, const Step& step, double compute_s) 
 void ChakraStep::run(Transport& fabric) {
   const int r = fabric.rank();
   p2p_wrong_[r] = 0, p2p_errors_[r].clear();
+  nodes_ended(r, 0);
   if (options_.overlap) return run_overlapped(fabric);
-  for (int i : plans_[r].order) execute(fabric, plans_[r].steps[i], plans_[r].steps[i].compute_s);
+  std::size_t ended = 0;
+  for (int i : plans_[r].order) {
+    execute(fabric, plans_[r].steps[i], plans_[r].steps[i].compute_s);
+    nodes_ended(r, ++ended);
+  }
+}
+
+void ChakraStep::nodes_ended(int rank, std::size_t count) {
+  if (ended_.empty()) ended_.assign(plans_.size(), 0);
+  ended_all_ = ended_all_ - ended_[rank] + count;
+  ended_[rank] = count;
+  if (progress_) progress_->update(ended_all_);
 }
 
 ChakraStep::Issuer::Issuer(const ChakraStep& owner, const RankPlan& plan) : owner_(owner), plan_(plan) {
@@ -357,6 +369,7 @@ int ChakraStep::Issuer::stuck() const {
 
 void ChakraStep::Issuer::finish(int step) {
   ended_[step] = 1;
+  ++ended_count_;
   const auto order = [this](int a, int b) { return later(a, b); };
   --busy_[stream_of(step)];
   for (int next : plan_.steps[step].children)
@@ -377,6 +390,7 @@ void ChakraStep::run_overlapped(Transport& fabric) {
           fabric.spawn([this, &step, compute_s](Transport& t) { execute(t, step, compute_s); }));
       running_step.push_back(next.step);
     }
+    nodes_ended(fabric.rank(), issuer.ended());
     if (running.empty()) return;
     const std::size_t k = fabric.wait_any(running);
     issuer.finish(running_step[k]);

@@ -32,6 +32,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "collectives/collective.hpp"
+#include "topology/base/progress.hpp"
 #include "workloads/chakra_trace.hpp"
 #include "workloads/program.hpp"
 
@@ -82,6 +83,9 @@ class ChakraStep : public Program {
   double host_s(int rank) const { return plans_.at(rank).host_s; }        // its CPU ops
   double memory_s(int rank) const { return plans_.at(rank).memory_s; }    // its memory loads and stores
   std::size_t nodes() const { return nodes_; }
+  // Advanced as nodes end, over every rank (a rank that runs again, on an engine `auto` hands the run
+  // to, starts its count again). Null: none.
+  void set_progress(Progress* progress) { progress_ = progress; }
   std::size_t ignored_deps() const { return ignored_deps_; }  // control dependencies ignored (data_deps_only)
   const std::vector<ChakraCollective>& collectives() const { return collectives_; }
   // The step as the ranks run it (the same issue loop and streams) with every node at its cost alone:
@@ -117,6 +121,7 @@ class ChakraStep : public Program {
     // once (its children may then be taken too). Without overlap, one node at a time.
     std::vector<Issued> issue();
     void finish(int step);  // node `step` (issued) has ended
+    std::size_t ended() const { return ended_count_; }
     // A node issued that never ended (-1: none), once nothing is left to happen.
     int stuck() const;
 
@@ -131,17 +136,21 @@ class ChakraStep : public Program {
     std::vector<int> ready_;    // a heap: the smallest node id on top
     std::map<int, int> busy_;   // per stream: nodes running
     std::vector<char> issued_, ended_;
+    std::size_t ended_count_ = 0;
   };
   void link_rank(int r);
   void plan_rank(int r, const std::map<std::string, std::vector<int>>& groups,
                  std::map<std::pair<std::string, int>, int>& found);
   void run_overlapped(Transport& fabric);
+  void nodes_ended(int rank, std::size_t count);  // rank's nodes ended so far, for the progress
   void execute(Transport& fabric, const Step& step, double compute_s);
   double find_critical_path(const Machine& machine) const;
   // InputError naming the node of rank r that waits forever (for a message never sent, a collective a
   // member never issues): the ranks' streams deadlock.
   [[noreturn]] void deadlock(int r, int step,
                              const std::vector<std::vector<std::pair<int, int>>>& issued) const;
+  // InputError naming rank src's send `step`, whose message to dst (comm_tag) no receive takes.
+  [[noreturn]] void never_received(int src, int step, int dst, int tag) const;
 
   std::vector<ChakraRank> trace_;
   std::vector<RankPlan> plans_;
@@ -153,6 +162,9 @@ class ChakraStep : public Program {
   std::vector<std::uint64_t> p2p_wrong_;
   std::optional<double> reduce_rate_;
   std::size_t nodes_ = 0, ignored_deps_ = 0;
+  Progress* progress_ = nullptr;
+  std::vector<std::size_t> ended_;  // per rank: nodes ended in its current run
+  std::size_t ended_all_ = 0;
   double critical_path_s_ = 0;
 };
 

@@ -3,7 +3,10 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -192,7 +195,7 @@ std::optional<double> read_attributes(const pb::Node& n, ChakraNode& node, const
     if (!v || !std::isfinite(*v) || *v < 0 || *v > 9.007199254740992e15)
       throw InputError(where + ": attribute " + key + " must be a number from 0 to 2^53");
     if (key == "comm_type") comm_type = *v;
-    if (key == "comm_size") node.bytes = static_cast<std::uint64_t>(*v);
+    if (key == "comm_size") node.bytes = static_cast<std::uint64_t>(*v), node.sized = true;
     if (key == "comm_src" && node.type == ChakraNodeType::kRecv)
       node.peer = static_cast<int>(std::min(*v, 1e9));
     if (key == "comm_dst" && node.type == ChakraNodeType::kSend)
@@ -226,6 +229,12 @@ ChakraNode node_of(const pb::Node& n, const std::string& file) {
     node.peer = -1;
     return node;
   }
+  if (comm && !node.sized)
+    throw InputError(where + ": a " +
+                     (node.type == ChakraNodeType::kCollective ? std::string("collective")
+                      : node.type == ChakraNodeType::kSend     ? std::string("send")
+                                                               : std::string("receive")) +
+                     " needs the attribute comm_size (its bytes)");
   if (node.type == ChakraNodeType::kCollective) {
     if (!comm_type) throw InputError(where + ": a COMM_COLL_NODE needs the attribute comm_type");
     node.collective = collective_of(*comm_type, where);
@@ -282,6 +291,35 @@ ChakraRank read_chakra_rank(const std::string& path, std::uint64_t max_bytes) {
   return rank;
 }
 
+namespace {
+
+// Ranks are read 0, 1, 2, ... up to the first file missing: a file of a higher rank beside it means a
+// rank's file is lost (a partial copy), which would otherwise run as a smaller trace in silence.
+void check_no_later_rank(const std::string& prefix, int missing) {
+  const std::filesystem::path base(prefix);
+  const std::filesystem::path dir = base.has_parent_path() ? base.parent_path() : ".";
+  const std::string stem = base.filename().string() + ".";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(stem, 0) != 0) continue;
+    std::string rest = name.substr(stem.size());
+    for (const char* suffix : {".et.gz", ".et"})
+      if (rest.size() > std::strlen(suffix) &&
+          rest.compare(rest.size() - std::strlen(suffix), std::string::npos, suffix) == 0) {
+        rest.resize(rest.size() - std::strlen(suffix));
+        if (!rest.empty() && rest.size() < 9 && std::all_of(rest.begin(), rest.end(), ::isdigit) &&
+            std::stoi(rest) > missing)
+          throw InputError("Chakra trace '" + prefix + "': rank " + std::to_string(missing) + "'s file " +
+                           prefix + "." + std::to_string(missing) + ".et is missing, but " +
+                           (dir / name).string() + " is there (every rank from 0 needs its file)");
+        break;
+      }
+  }
+}
+
+}  // namespace
+
 std::vector<ChakraRank> read_chakra_trace(const std::string& prefix, std::uint64_t max_bytes) {
   std::vector<ChakraRank> ranks;
   for (int r = 0;; ++r) {
@@ -293,6 +331,7 @@ std::vector<ChakraRank> read_chakra_trace(const std::string& prefix, std::uint64
   if (ranks.empty())
     throw InputError("Chakra trace '" + prefix + "': no file " + prefix + ".0.et (one file per rank, " +
                      prefix + ".<rank>.et or .et.gz)");
+  check_no_later_rank(prefix, static_cast<int>(ranks.size()));
   return ranks;
 }
 

@@ -35,6 +35,7 @@ struct ChakraNode {
   bool cpu_op = false;              // "is_cpu_op": runs on the host, not the chip's compute stream
   std::string collective;           // ultrasim's name of "comm_type": allreduce, alltoall, ... ("" if none)
   std::uint64_t bytes = 0;          // "comm_size", as the trace says it (ASTRA-sim's convention by default)
+  bool sized = false;               // the trace gave comm_size
   int peer = -1;                    // "comm_src" of a receive, "comm_dst" of a send
   int tag = 0;                      // "comm_tag"
   std::string group;                // "pg_name" ("" and "0": every rank, as ASTRA-sim reads them)

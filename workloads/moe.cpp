@@ -539,6 +539,7 @@ void moe_json_expert_load(const FieldReader& read, const std::string& file, MoeC
 // Into `c`: how tokens are routed (router, zipf, expert_load, capacity_factor, dedup), those present.
 void moe_json_routing(const FieldReader& read, const std::string& file, MoeConfig& c) {
   read.text("router", c.router);
+  read.exclusive("zipf", "expert_load", "a measured load replaces the Zipf popularity");
   if (const auto* v = read.field("zipf")) {
     if (!v->is_number() || v->get<double>() < 0)
       throw InputError(read.where + ": field 'zipf' must be a number >= 0");

@@ -20,6 +20,12 @@ struct FieldReader {
 
   // The value of `key`, or null if the file has none.
   const nlohmann::json* field(const char* key) const { return w.contains(key) ? &w.at(key) : nullptr; }
+  // InputError when the file has both `a` and `b`, two ways of saying one thing (`why`: which wins is
+  // not for the program to guess).
+  void exclusive(const char* a, const char* b, const std::string& why) const {
+    if (w.contains(a) && w.contains(b))
+      throw InputError(where + ": fields '" + a + "' and '" + b + "' are exclusive: " + why);
+  }
   // Into `out`: the positive integer `key` (at most half `Int`'s maximum), if present or `required`.
   template <class Int>
   void integer(const char* key, Int& out, bool required) const {

@@ -90,7 +90,7 @@ int run_calibrate(CalibrateArgs& args) {
                        {"held_out_after", c.held_after}}}};
     std::cout << json_text(j, 2) << "\n";
   } else {
-    std::cout << report_text(c);
+    std::cout << printable_text(report_text(c), true);
   }
   return 0;
 }

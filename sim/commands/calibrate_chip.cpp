@@ -93,7 +93,7 @@ int run_calibrate_chip(CalibrateChipArgs& args) {
                                {"held_out_after", f.held_after}}}};
     std::cout << json_text(j, 2) << "\n";
   } else {
-    std::cout << report_text(f);
+    std::cout << printable_text(report_text(f), true);
   }
   return 0;
 }

@@ -53,8 +53,9 @@ Command moe_command() {
         app.add_option("--hidden", a.hidden, "model dimension H")->required();
         app.add_option("--ffn", a.ffn, "an expert's intermediate dimension F (default H)");
         app.add_option("--router", mc.router, "uniform (expected split) | random (drawn with --seed)");
-        app.add_option("--zipf", a.zipf, "expert popularity exponent s (0: uniform)");
-        app.add_option("--expert-load", a.expert_load, "measured load per expert: JSON array or CSV");
+        CLI::Option* zipf = app.add_option("--zipf", a.zipf, "expert popularity exponent s (0: uniform)");
+        app.add_option("--expert-load", a.expert_load, "measured load per expert: JSON array or CSV")
+            ->excludes(zipf);
         app.add_option("--capacity-factor", a.capacity, "C, or unlimited (default)");
         app.add_option("--max-nodes-per-token", mc.max_nodes,
                        "node-limited routing: a token's experts on at most M nodes (random router)");

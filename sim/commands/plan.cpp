@@ -152,7 +152,7 @@ int plan(const PlanArgs& a) {
     }
   }
   const nlohmann::ordered_json answer = rank_plan(rows, attainment);
-  std::cout << (a.format == "json" ? json_text(answer, 2) + "\n" : plan_table(answer));
+  std::cout << (a.format == "json" ? json_text(answer, 2) + "\n" : printable_text(plan_table(answer), true));
   return 0;
 }
 

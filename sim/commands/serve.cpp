@@ -123,9 +123,11 @@ Command serve_command() {
         ServeArgs& a = *args;
         ServingConfig& c = a.config;
         app.add_option("--topology", c.topology, "topology spec (default trn3)");
-        app.add_option("--model", a.model, "a built-in shape (ultrasim list models; default deepseek-v3)");
+        CLI::Option* model = app.add_option("--model", a.model,
+                                            "a built-in shape (ultrasim list models; default deepseek-v3)");
         app.add_option("--model-file", a.model_file,
-                       "a model's shape as a JSON object (workloads/serving/README.md)");
+                       "a model's shape as a JSON object (workloads/serving/README.md)")
+            ->excludes(model);
         app.add_option("--tp", c.tp, "attention tensor parallelism (default 1)");
         app.add_option("--pp", c.pp, "pipeline stages (default 1)");
         app.add_option("--micro-batches", c.micro_batches,
@@ -135,15 +137,21 @@ Command serve_command() {
         app.add_option("--replicas", c.replicas, "replicas per hot expert (default 1)");
         app.add_option("--batch", a.batch,
                        "requests per step: N, or sizes (1:1024:x2, 1,8,64): the frontier");
-        app.add_option("--input-len", a.input_len, "prompt tokens per request (default 1024)");
-        app.add_option("--output-len", a.output_len, "generated tokens per request (default 256)");
+        CLI::Option* input_len =
+            app.add_option("--input-len", a.input_len, "prompt tokens per request (default 1024)");
+        CLI::Option* output_len =
+            app.add_option("--output-len", a.output_len, "generated tokens per request (default 256)");
         app.add_option("--lengths", a.lengths,
-                       "a file of input,output pairs the requests draw from (with --seed)");
+                       "a file of input,output pairs the requests draw from (with --seed)")
+            ->excludes(input_len)
+            ->excludes(output_len);
         app.add_option("--phase", c.phase, "prefill | decode | both (default)");
         app.add_option("--router", c.router,
                        "random (default, drawn with --seed) | uniform (expected split)");
-        app.add_option("--zipf", a.zipf, "expert popularity exponent s (default: the model's)");
-        app.add_option("--expert-load", a.expert_load, "measured load per expert: JSON array or CSV");
+        CLI::Option* zipf =
+            app.add_option("--zipf", a.zipf, "expert popularity exponent s (default: the model's)");
+        app.add_option("--expert-load", a.expert_load, "measured load per expert: JSON array or CSV")
+            ->excludes(zipf);
         app.add_option("--capacity-factor", a.capacity, "C, or unlimited (default)");
         app.add_option("--max-nodes-per-token", c.max_nodes,
                        "node-limited routing: a token's experts on at most M nodes (random router)");

@@ -106,7 +106,7 @@ int sweep(const SweepArgs& args) {
   if (!args.shard.empty()) options.shard = parse_shard(args.shard);
   const std::vector<SweepPoint> grid = sweep_grid(args, options);
   const auto rows = run_sweep(grid, options);
-  const std::string summary = sweep_summary(rows, options.columns);
+  const std::string summary = printable_text(sweep_summary(rows, options.columns), true);
   if (args.out.empty()) {
     if (args.format == "csv") std::cout << sweep_csv_header(options.columns);
     for (const auto& row : rows)

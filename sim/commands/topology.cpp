@@ -27,7 +27,7 @@ int describe(const TopologyArgs& args) {
   if (!args.output.empty()) out = std::make_unique<OutputFile>(args.output, "output");
   Routes routes(topology);
   std::string text;
-  if (args.format == "summary") text = topology_summary(topology, routes);
+  if (args.format == "summary") text = printable_text(topology_summary(topology, routes), true);
   if (args.format == "json") text = json_text(topology_json(topology, routes), 2) + "\n";
   if (args.format == "dot") text = topology_dot(topology);
   if (args.format == "simgrid-xml") text = topology_simgrid_xml(topology, routes);

@@ -30,7 +30,7 @@ int tune(const TuneArgs& args, const std::string& command_line) {
   auto tables = build_tuning_tables(rows);
   std::string text = args.format == "json"
                          ? json_text(tuning_json(tables, ultrasim_version(), command_line), 2) + "\n"
-                         : tuning_text(tables);
+                         : printable_text(tuning_text(tables), true);
   if (file) {
     *file << text;
     file->close();

@@ -164,11 +164,15 @@ class PreparedChakra : public PreparedWorkload {
                        std::to_string(trace.size() - 1) + ")");
     params_ = with_params(machine_.topology->params(), extra_.specs(), config_.overrides);
     program_ = std::make_unique<ChakraStep>(std::move(trace), machine_, params_, options);
+    progress_ = std::make_unique<Progress>("chakra: nodes", program_->nodes());
+    program_->set_progress(progress_.get());
   }
   Machine& machine() override { return machine_; }
   Program& program() override { return *program_; }
 
   nlohmann::ordered_json result(const SimResult& result) override {
+    program_->set_progress(nullptr);
+    progress_.reset();  // the run has ended: its line too
     const int p = machine_.p();
     nlohmann::ordered_json out = workload_result(command_, "chakra", config_.topology, p);
     out["trace"] = config_.trace;
@@ -221,6 +225,7 @@ class PreparedChakra : public PreparedWorkload {
   ParamSet extra_, params_;
   Machine machine_;
   std::unique_ptr<ChakraStep> program_;
+  std::unique_ptr<Progress> progress_;  // the run's nodes, on a terminal
 };
 
 std::string chakra_table(const nlohmann::ordered_json& r) {

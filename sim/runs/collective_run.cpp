@@ -128,7 +128,7 @@ int run_collective(const RunArgs& args, const std::string& command) {
   }
   if (args.format == "json") std::cout << json_text(json, 2) << "\n";
   if (args.format == "csv") std::cout << run_csv(report);
-  if (args.format == "table") std::cout << run_table(report);
+  if (args.format == "table") std::cout << printable_text(run_table(report), true);
   if (trace) {
     write_chrome_trace(*trace, *prepared.topology, result, links ? &*links : nullptr, json, trace_options);
     trace->close();

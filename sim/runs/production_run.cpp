@@ -9,6 +9,7 @@
 #include "sim/runs/serving_run.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/output_file.hpp"
+#include "topology/base/progress.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/moe.hpp"
 #include "workloads/workload_file.hpp"
@@ -417,7 +418,12 @@ nlohmann::ordered_json run_production(const ProductionConfig& config, const std:
   SchedulerOptions options = config.options;
   double transfer_bytes = 0;
   if (fabric) options.transfer = kv_transfer(pools, *fabric, transfer_bytes);
-  const ServingSchedule schedule = scheduler.run(requests, views, options);
+  const ServingSchedule schedule = [&] {
+    Progress progress("serve: requests finished", requests.size());
+    SchedulerOptions watched = options;
+    watched.progress = &progress;
+    return scheduler.run(requests, views, watched);
+  }();
 
   using json = nlohmann::ordered_json;
   json out = workload_result(command, "serving", config.serving.topology, chips);

@@ -23,6 +23,7 @@
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
+#include "topology/base/progress.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/collective_program.hpp"
@@ -707,8 +708,14 @@ std::string main_bound(const std::map<std::string, double>& m) {
   return best;
 }
 
-// One batch size: every routed batch's prefill and decode.
-nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& totals, bool trace) {
+// The steps of one batch size: a prefill and a decode per routed batch, or one of them (--phase).
+int steps_per_batch_size(const ServingConfig& config) {
+  return config.batches * (config.phase == "both" ? 2 : 1);
+}
+
+// One batch size: every routed batch's prefill and decode, each step advancing `progress`.
+nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& totals, bool trace,
+                                   Progress& progress) {
   const ServingConfig& config = sim.config();
   const ServingLayout& layout = sim.layout();
   const ParamSet& params = sim.params();
@@ -727,6 +734,7 @@ nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& t
       // The trace: batch 0's decode step (its prefill with --phase prefill).
       if (trace && b == 0 && (decode || config.phase == "prefill")) sim.trace_next_step();
       const StepTime t = sim.step(step_plans(sim, requests, decode, b));
+      progress.advance();
       // TPOT: a decode step yields tokens_per_step tokens per request (1 without a draft).
       (decode ? tpot : ttft).push_back(decode ? t.seconds / config.tokens_per_step() : t.seconds);
       if (b == 0) (decode ? decode0 : prefill0) = t;
@@ -854,11 +862,15 @@ nlohmann::ordered_json serve_points(ServingSim& sim, StepTime& totals, bool trac
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   std::string first_failure;
   bool any = false;
+  const int steps = steps_per_batch_size(config);
+  Progress progress("serve: steps", config.batch_sizes.size() * static_cast<std::size_t>(steps));
   for (const auto B : config.batch_sizes) {
+    const std::size_t before = progress.done();
     try {
-      points.push_back(serve_point(sim, B, totals, trace && points.empty()));
+      points.push_back(serve_point(sim, B, totals, trace && points.empty(), progress));
       any = true;
     } catch (const InputError& e) {
+      progress.advance(before + static_cast<std::size_t>(steps) - progress.done());  // its steps not run
       if (config.batch_sizes.size() == 1) throw;
       if (first_failure.empty()) first_failure = e.what();
       points.push_back({{"batch", B}, {"error", e.what()}});

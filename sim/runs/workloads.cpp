@@ -56,7 +56,7 @@ int print_workload_result(const nlohmann::ordered_json& result, const std::strin
   if (format == "json") {
     std::cout << json_text(result, 2) << "\n";
   } else {
-    std::cout << table(result);
+    std::cout << printable_text(table(result), true);
   }
   if (result["verified"].get<bool>()) return 0;
   return unverified(result.contains("first_error") ? result["first_error"].get<std::string>() : "");

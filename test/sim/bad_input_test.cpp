@@ -110,7 +110,7 @@ TEST_CASE("bad sizes, rates, times and ratios name the value and the accepted fo
       {run({"--size", "1KiBx"}), "expected a byte count such as 4096, 64MiB or 1GB"},
       {run({"--size", "0x10"}), "invalid size '0x10'"},
       {run({"--size", " 4"}), "invalid size ' 4'"},
-      {run({"--size", ""}), "--size is required"},
+      {run({"--size", ""}), "--size is given an empty value"},
       {run({"--size", "1KiB", "--set", "link_bandwidth=1e308TBps"}),
        "invalid bandwidth '1e308TBps'; out of range"},
       {run({"--size", "1KiB", "--set", "link_bandwidth=0"}), "expected a positive rate"},
@@ -126,7 +126,7 @@ TEST_CASE("bad sizes, rates, times and ratios name the value and the accepted fo
 
 TEST_CASE("bad topology specs name the spec and the expected shape") {
   expect_all({
-      {{"topology", ""}, "unknown topology ''"},
+      {{"topology", ""}, "argument 2 is empty; expected a command, an option or a value"},
       {{"topology", "swich:4"}, "did you mean 'switch'"},
       {{"topology", "switch"}, "needs a chip count, e.g. switch:16"},
       {{"topology", "switch:0"}, "invalid count '0'; expected a positive integer"},
@@ -197,7 +197,7 @@ TEST_CASE("bad sweep flags are refused before any point runs") {
       {sweep({"--sizes", "1:1KiB:x1"}), "a factor >= 2"},
       {sweep({"--sizes", "1KiB:1:x2"}), "FROM is larger than TO"},
       {sweep({"--sizes", "1:16:+0"}), "the step is 0"},
-      {sweep({"--sizes", ","}), "lists no size"},
+      {sweep({"--sizes", ","}), "--sizes: ',' has an empty item"},
       {sweep({"--sizes", "1", "--seeds", "1:2:3"}), "expected A:B or a list"},
       {sweep({"--sizes", "1", "--set", "link_bandwidth="}),
        "--set link_bandwidth= gives no value"},  // crashed
@@ -313,7 +313,8 @@ TEST_CASE("bad topology files name the file, the element and the field") {
 TEST_CASE("bad tune rows name the file and the line") {
   expect_all({
       {tune("r1.jsonl", R"({"point": 0, "status": "ok"})"), "r1.jsonl:1: row has no \"topology\""},
-      {tune("r2.jsonl", "{" + kOkRow + R"(, "time_s": 1e400})"), "r2.jsonl:1: not JSON"},  // was internal
+      {tune("r2.jsonl", "{" + kOkRow + R"(, "time_s": 1e400})"),
+       "r2.jsonl: line 1: field \"time_s\" is out of range"},
       {tune("r3.jsonl", "{" + kOkRow + R"(, "time_s": "1"})"), R"("time_s" is not a time)"},
       {tune("r4.jsonl", R"({"point": "a", "status": "ok"})"), R"("point" is not an integer)"},
       {tune("r5.jsonl", ""), "no usable rows"},
@@ -638,4 +639,128 @@ TEST_CASE("inputs each in range but out of proportion are refused instead of pri
       {run({"--size", "8000TiB", "--set", "link_bandwidth=1kBps"}),
        "ring's time would be 13194139533312 s, over the limit of 1e6 s"},
   });
+}
+
+TEST_CASE("a number no double holds (1e309) is refused naming the file and the field, in every JSON reader") {
+  const std::string huge = "1e309";
+  expect_all({
+      {matrix("huge_matrix.json", R"({"bytes": [[0, 1e309], [1, 0]]})"), "field \"bytes\" is out of range"},
+      {sweep_file("huge_sweep.json", sweep_json(R"("sizes": [1e309])")), "field \"sizes\" is out of range"},
+      {schedule("huge_schedule.json", R"({"collective": "allreduce", "chips": 1e309})"),
+       "field \"chips\" is out of range"},
+      {topology_file("huge_topology.json", two_chips(R"("raw_bandwidth_GBps": 1e309)")),
+       "field \"raw_bandwidth_GBps\" is out of range"},
+      {{"workload", file("huge_moe.json", R"({"workload": "moe", "experts": 1e309})")},
+       "field \"experts\" is out of range"},
+      {{"workload",
+        file("huge_serving.json", R"({"workload": "serving", "model": "llama3-70b", "tp": 1e309})")},
+       "huge_serving.json': field \"tp\" is out of range"},
+      {{"serve", "--model-file", file("huge_model.json", R"({"layers": 1e309})")},
+       "model file '" + temp_path("huge_model.json") +
+           "': field \"layers\" is out of range (number overflow "
+           "parsing '1e309'); expected a finite number"},
+      {{"serve", "--lengths", file("huge_lengths.json", "[[1e309, 1]]")}, "out of range"},
+      {{"serve", "--requests", file("huge_requests.jsonl", R"({"arrival": 1e309, "input": 1, "output": 1})")},
+       "field \"arrival\" is out of range"},
+      {tune("huge_rows.jsonl", R"({"point": 1e309})"), "field \"point\" is out of range"},
+      {run({"--size", "1", "--stack", file("huge_stack.json", R"({"name": "x", "efficiency": 1e309})")}),
+       "field \"efficiency\" is out of range"},
+      {{"calibrate", "--topology", "switch:8", "--from", file("huge_log.json", R"({"results": [1e309]})")},
+       "field \"results\" is out of range"},
+  });
+}
+
+TEST_CASE("two options that say one thing are refused together, never resolved in silence") {
+  const std::string model =
+      file("conflict_model.json", R"({"layers": 2, "hidden": 64, "vocab": 100, "heads": 4})");
+  const std::string lengths = file("conflict_lengths.csv", "16,4\n");
+  const std::string load = file("conflict_load.json", "[1, 2, 3, 4, 5, 6, 7, 8]");
+  const std::vector<std::string> moe{"moe", "--topology",        "switch:8", "--experts", "8", "--top-k",
+                                     "2",   "--tokens-per-chip", "16",       "--hidden",  "64"};
+  auto with = [](std::vector<std::string> args, const std::vector<std::string>& extra) {
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  expect_all({
+      {{"serve", "--model", "llama3-70b", "--model-file", model},
+       "--model and --model-file are mutually exclusive; give one"},
+      {{"serve", "--lengths", lengths, "--input-len", "16"},
+       "--input-len and --lengths are mutually exclusive; give one"},
+      {{"serve", "--lengths", lengths, "--output-len", "4"},
+       "--output-len and --lengths are mutually exclusive"},
+      {{"serve", "--expert-load", load, "--zipf", "1.2"}, "--zipf and --expert-load are mutually exclusive"},
+      {with(moe, {"--expert-load", load, "--zipf", "1.2"}),
+       "--zipf and --expert-load are mutually exclusive"},
+      {run({"--size", "1KiB", "--set", "stack=nccl", "--stack", "ideal"}),
+       "--set stack is given twice (nccl, then ideal); give it once (--stack NAME is --set stack=NAME)"},
+      {run({"--size", "1KiB", "--set", "link_latency=1us", "--set", "link_latency=2us"}),
+       "--set link_latency is given twice (1us, then 2us); give it once"},
+      {{"serve", "--set", "price_per_chip_hour=1", "--set", "price_per_chip_hour=2"},
+       "--set price_per_chip_hour is given twice"},
+      {{"workload",
+        file("conflict_serving.json", R"({"workload": "serving", "model": "llama3-70b", "lengths": ")" +
+                                          lengths + R"(", "input_len": 16})")},
+       "fields 'lengths' and 'input_len' are exclusive: the lengths file gives each request's"},
+      {{"workload",
+        file("conflict_serving2.json", R"({"workload": "serving", "model": "deepseek-v3", "zipf": 1, )"
+                                       R"("expert_load": ")" +
+                                           load + R"("})")},
+       "fields 'zipf' and 'expert_load' are exclusive: a measured load replaces the Zipf popularity"},
+      {{"workload",
+        file("conflict_moe.json", R"({"workload": "moe", "experts": 8, "top_k": 2, "tokens_per_chip": 16, )"
+                                  R"("hidden": 64, "zipf": 1, "expert_load": [1, 2, 3, 4, 5, 6, 7, 8]})")},
+       "fields 'zipf' and 'expert_load' are exclusive"},
+  });
+}
+
+TEST_CASE("serving parameters that make no sense are refused, naming the option and the limit") {
+  expect_all({
+      {{"serve", "--topology", "switch:128", "--model", "llama3-70b", "--tp", "128"},
+       "--tp 128 is above the model's 64 attention heads"},
+      {{"serve", "--replicate-hot", "300"}, "--replicate-hot 300 is above the model's 256 routed experts"},
+      {{"serve", "--model", "llama3-70b", "--replicate-hot", "1"},
+       "--replicate-hot 1 is above the model's 0 routed experts"},
+      {{"serve", "--output-len", "0", "--tpot-target", "50ms"},
+       "--tpot-target needs decode steps; --output-len 0 generates no token after the first"},
+      {{"serve", "--phase", "prefill", "--tpot-target", "50ms"},
+       "--tpot-target needs decode steps; --phase prefill runs none"},
+  });
+}
+
+TEST_CASE("empty list items, chips listed twice and empty values are refused, never skipped") {
+  expect_all({
+      {sweep({"--sizes", "1KiB,,2KiB"}), "--sizes: '1KiB,,2KiB' has an empty item"},
+      {sweep({"--sizes", "1KiB,"}), "--sizes: '1KiB,' has an empty item"},
+      {{"sweep", "--topology", "switch:4,", "--collective", "allreduce", "--sizes", "1KiB"},
+       "'switch:4,' has an empty item"},
+      {{"serve", "--batch", "1,,8"}, "--batch: '1,,8' has an empty item"},
+      {{"calibrate", "--topology", "switch:8", "--from",
+        file("empty_item.log", "1024 256 float sum -1 1.0 1 1 0\n"), "--hold-out", ",1KiB"},
+       "',1KiB' has an empty item"},
+      {run({"--size", "1KiB"}, "switch:8@0,0,1"),
+       "topology switch:8@0,0,1: chip 0 is listed twice in '0,0,1'"},
+      {run({"--size", "1KiB"}, "switch:8@0-3,2-5"), "chip 2 is listed twice in '0-3,2-5'"},
+      {run({"--size", "1KiB", "--trace", "t.json", "--trace-chips", "1,1"}),
+       "--trace-chips: chip 1 is listed twice"},
+      {run({"--size", "1KiB", "--trace", ""}), "--trace is given an empty value"},
+      {run({"--size", "1KiB", "--out="}), "--out is given an empty value"},
+      {{"topology", ""}, "argument 2 is empty; expected a command, an option or a value"},
+  });
+}
+
+TEST_CASE("a name read from a file shows escaped in tables, as in errors, and whole in JSON") {
+  // An escape sequence in a model's name would clear the terminal that shows the table.
+  const std::string model =
+      file("escape_model.json", R"({"name": "evil\u001b[2J", "layers": 2, "hidden": 64, )"
+                                R"("vocab": 100, "heads": 4, "ffn": 128})");
+  const std::vector<std::string> serve{"serve", "--topology", "switch:8", "--model-file", model, "--tp", "4"};
+  const CliResult table = run_cli(serve);
+  REQUIRE(table.status == 0);
+  CHECK(table.out.find('\x1b') == std::string::npos);
+  CHECK_THAT(table.out, Catch::StartsWith("# Serving evil\\x1b[2J on switch:8"));
+  auto json_args = serve;
+  json_args.insert(json_args.end(), {"--format", "json"});
+  const CliResult json = run_cli(json_args);
+  REQUIRE(json.status == 0);
+  CHECK(nlohmann::json::parse(json.out)["model"]["name"] == "evil\x1b[2J");
 }

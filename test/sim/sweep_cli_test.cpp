@@ -45,6 +45,7 @@ TEST_CASE("a sweep records a failed point with its error and completes every oth
     CHECK(rows[i]["point"] == i);
     bool failing = rows[i]["requested_algorithm"] == "switch-reduce";  // no reducing switches
     CHECK(rows[i]["status"] == (failing ? "error" : "ok"));
+    CHECK(rows[i]["algorithm"] == rows[i]["requested_algorithm"]);  // refused rows name it too
     if (failing) {
       CHECK(rows[i]["exit_status"] == 2);
       CHECK_THAT(rows[i]["error"].get<std::string>(), Catch::Contains("switch_reduction=false"));

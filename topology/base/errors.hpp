@@ -29,6 +29,13 @@ class SimulationError : public std::runtime_error {
   explicit SimulationError(const std::string& what) : std::runtime_error(without_nul(what)) {}
 };
 
+// The user stopped the work (Ctrl-C) and what it kept is saved: the message says what was kept and how to
+// go on. Exit status 130, as a shell gives a program SIGINT ended.
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(const std::string& what) : std::runtime_error(without_nul(what)) {}
+};
+
 // f(), with an InputError it throws prefixed by `context` (an option's name): "--hidden: invalid count
 // '0'; expected a positive integer".
 template <class F>

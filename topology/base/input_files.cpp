@@ -25,16 +25,17 @@ std::string too_large(const std::string& name, const std::string& size, std::uin
   return name + " is " + size + ", over the " + limit_text(limit) + " limit of an input file";
 }
 
-// The parse callback of both JSON flavours: depth and repeated keys.
+// The parse callback of both JSON flavours: depth and repeated keys; `last_key` is the key read last.
 template <class Json>
-typename Json::parser_callback_t json_guard(std::vector<std::set<std::string>>& keys,
+typename Json::parser_callback_t json_guard(std::vector<std::set<std::string>>& keys, std::string& last_key,
                                             const std::string& name) {
-  return [&keys, &name](int depth, nlohmann::json::parse_event_t event, Json& parsed) {
+  return [&keys, &last_key, &name](int depth, nlohmann::json::parse_event_t event, Json& parsed) {
     using Event = nlohmann::json::parse_event_t;
     if ((event == Event::object_start || event == Event::array_start) && depth >= kJsonDepthLimit)
       throw InputError(name + ": JSON nested deeper than " + std::to_string(kJsonDepthLimit) + " levels");
     if (event == Event::object_start) keys.emplace_back();
     if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    if (event == Event::key) last_key = parsed.template get<std::string>();
     if (event == Event::key && !keys.empty() &&
         !keys.back().insert(parsed.template get<std::string>()).second)
       throw InputError(name + ": key \"" + parsed.template get<std::string>() +
@@ -43,10 +44,20 @@ typename Json::parser_callback_t json_guard(std::vector<std::set<std::string>>& 
   };
 }
 
+// Every JSON input goes through here: a number no double holds (1e309) is bad input naming the field
+// read last (the library's own words, "number overflow parsing '1e309'", say which number).
 template <class Json>
 Json parse_guarded(const std::string& text, const std::string& name) {
   std::vector<std::set<std::string>> keys;
-  return Json::parse(text, json_guard<Json>(keys, name));
+  std::string last_key;
+  try {
+    return Json::parse(text, json_guard<Json>(keys, last_key, name));
+  } catch (const nlohmann::json::out_of_range& e) {
+    std::string what = e.what();
+    if (const std::size_t at = what.find("] "); at != std::string::npos) what.erase(0, at + 2);
+    throw InputError(name + ": " + (last_key.empty() ? "a number" : "field \"" + last_key + "\"") +
+                     " is out of range (" + what + "); expected a finite number");
+  }
 }
 
 }  // namespace

@@ -339,4 +339,32 @@ std::string standard_output_error() {
          (error != 0 ? std::strerror(error) : "write failed (disk full?)");
 }
 
+std::string printable_text(const std::string& text, bool keep_lines) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    // The length of the well-formed UTF-8 sequence starting here (1 for ASCII), or 0.
+    std::size_t length = byte < 0x80           ? 1
+                         : (byte >> 5) == 0x6  ? 2
+                         : (byte >> 4) == 0xe  ? 3
+                         : (byte >> 3) == 0x1e ? 4
+                                               : 0;
+    if (i + length > text.size()) length = 0;
+    for (std::size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) length = 0;
+    const bool kept_control = keep_lines && (byte == '\n' || byte == '\t');
+    if (length == 0 || ((byte < 0x20 || byte == 0x7f) && !kept_control)) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+      out += escaped;
+      ++i;
+    } else {
+      out.append(text, i, length);
+      i += length;
+    }
+  }
+  return out;
+}
+
 }  // namespace ultrasim

@@ -70,4 +70,9 @@ class AppendedFile {
 // disk, /dev/full), else "".
 std::string standard_output_error();
 
+// `text` as a terminal may show it: control characters (an escape sequence in a model's name from a file
+// would clear the screen) and bytes that are not UTF-8 written as \xNN; line breaks and tabs kept when
+// `keep_lines` (a table), escaped too otherwise (an error's one line). Every table and error goes through it.
+std::string printable_text(const std::string& text, bool keep_lines);
+
 }  // namespace ultrasim

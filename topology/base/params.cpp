@@ -184,7 +184,15 @@ std::pair<std::string, std::string> split_assignment(const std::string& text) {
 
 std::vector<std::pair<std::string, std::string>> split_assignments(const std::vector<std::string>& texts) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& text : texts) out.push_back(split_assignment(text));
+  for (const auto& text : texts) {
+    auto assignment = split_assignment(text);
+    for (const auto& [name, value] : out)
+      if (name == assignment.first)
+        throw InputError("--set " + name + " is given twice (" + value + ", then " + assignment.second +
+                         "); give it once" +
+                         (name == "stack" ? " (--stack NAME is --set stack=NAME)" : std::string()));
+    out.push_back(std::move(assignment));
+  }
   return out;
 }
 

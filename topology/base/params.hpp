@@ -92,7 +92,8 @@ class ParamSet {
 
 // Splits "name=value" (the --set syntax); throws InputError when there is no '='.
 std::pair<std::string, std::string> split_assignment(const std::string& text);
-// Every "name=value" of a repeated --set, in order.
+// Every "name=value" of a repeated --set, in order; InputError when a name is given twice (which value
+// was meant is not for the program to guess).
 std::vector<std::pair<std::string, std::string>> split_assignments(const std::vector<std::string>& texts);
 
 const char* unit_name(Unit unit);

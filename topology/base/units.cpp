@@ -196,7 +196,8 @@ std::vector<std::uint64_t> parse_series(const std::string& text, const std::stri
                            "has more than " + std::to_string(limit) + " " + noun;
   std::vector<std::uint64_t> values;
   if (text.find(':') == std::string::npos) {
-    for (const auto& item : split_items(text, ',')) values.push_back(one(item));
+    for (const auto& item : with_context(option, [&] { return split_items(text, ','); }))
+      values.push_back(one(item));
     if (values.empty())
       throw InputError(option + " '" + text + "' lists no " + noun.substr(0, noun.size() - 1) +
                        "; expected a list");
@@ -234,8 +235,12 @@ std::vector<std::uint64_t> parse_series(const std::string& text, const std::stri
 std::vector<std::string> split_items(const std::string& text, char separator, bool keep_empty) {
   std::vector<std::string> out;
   std::stringstream in(text);
-  for (std::string item; std::getline(in, item, separator);)
-    if (keep_empty || !item.empty()) out.push_back(item);
+  for (std::string item; std::getline(in, item, separator);) out.push_back(item);
+  if (keep_empty) return out;
+  // "1KiB,,2KiB", ",8" or "8,": an item left out by mistake, not to be skipped in silence.
+  if (std::find(out.begin(), out.end(), "") != out.end() || (!text.empty() && text.back() == separator))
+    throw InputError("'" + text + "' has an empty item (two '" + std::string(1, separator) +
+                     "' in a row, or one at an end)");
   return out;
 }
 
@@ -257,7 +262,8 @@ std::vector<int> parse_chip_list(const std::string& text, int chips, const std::
   }
   if (out.empty()) throw InputError(what + ": no chip given (expected ranks such as 0-7,72)");
   std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (const auto twice = std::adjacent_find(out.begin(), out.end()); twice != out.end())
+    throw InputError(what + ": chip " + std::to_string(*twice) + " is listed twice in '" + text + "'");
   return out;
 }
 

@@ -53,7 +53,8 @@ std::string fixed_text(double value, int decimals);
 // break, as a schedule's path (`file:PATH` in an algorithm's name) may.
 std::string csv_text(const std::string& text);
 
-// The items of `text` between `separator`s ("a,b,,c": a, b, c), the empty ones too if `keep_empty`.
+// The items of `text` between `separator`s; InputError for an empty one ("a,,c", "a,") unless
+// `keep_empty` (then "a,,c" is a, "", c).
 // A series of whole numbers, each read by `one` (a size, a count): "FROM:TO:xFACTOR" (geometric, FROM > 0,
 // FACTOR >= 2), "FROM:TO:+STEP" (arithmetic, STEP read by `one` too) or "A,B,C" (a list); at most `limit`,
 // counted before any is made. Errors name `option` ("--sizes") and `noun` ("sizes"):
@@ -64,8 +65,8 @@ std::vector<std::uint64_t> parse_series(const std::string& text, const std::stri
                                         std::size_t limit);
 std::vector<std::string> split_items(const std::string& text, char separator, bool keep_empty = false);
 
-// Ranks and inclusive ranges, "0-7,72", each below `chips`, sorted and without repeats; `what` names the
-// option in errors.
+// Ranks and inclusive ranges, "0-7,72", each below `chips`, sorted; a chip listed twice ("0,0", "0-3,2")
+// is an InputError, as is one not on the topology; `what` names the option in errors.
 std::vector<int> parse_chip_list(const std::string& text, int chips, const std::string& what);
 
 // A rate for summaries: "256 GB/s" (1e9 bytes per second, as nccl-tests prints GB/s).

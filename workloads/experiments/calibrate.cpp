@@ -9,6 +9,7 @@
 
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
+#include "topology/base/progress.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"
 
@@ -305,6 +306,9 @@ Calibration calibrate(const CalibrationRequest& request) {
 
   std::vector<double> measured;
   for (const MeasuredPoint& p : fitted) measured.push_back(p.time_s);
+  // The efficiency: a grid of kGrid steps of 0.05, then kGolden golden-section steps around the best.
+  constexpr int kGrid = 20, kGolden = 24;
+  Progress progress("calibrate: points modelled", (kGrid + 2 + kGolden) * fitted.size() + out.points.size());
   // For one efficiency, the best (L, S) and its cost.
   auto fit_at = [&](double efficiency) {
     const auto zero = std::make_shared<const Stack>(one_protocol(out.base, 0, 0, efficiency));
@@ -315,12 +319,13 @@ Calibration calibrate(const CalibrationRequest& request) {
       std::vector<Affine> affine;
       for (const auto& [algorithm, t0] : m0) affine.push_back({t0, (m1.at(algorithm) - t0) / 1e-6});
       points.push_back(std::move(affine));
+      progress.advance();
     }
     return fit_latencies(points, measured);
   };
   double best_e = 1;
   Fit best;
-  for (int g = 1; g <= 20; ++g) {
+  for (int g = 1; g <= kGrid; ++g) {
     const Fit f = fit_at(g * 0.05);
     if (f.cost < best.cost) best = f, best_e = g * 0.05;
   }
@@ -328,7 +333,7 @@ Calibration calibrate(const CalibrationRequest& request) {
   const double phi = (std::sqrt(5.0) - 1) / 2;
   double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
   Fit f1 = fit_at(x1), f2 = fit_at(x2);
-  for (int i = 0; i < 24; ++i) {
+  for (int i = 0; i < kGolden; ++i) {
     if (f1.cost <= f2.cost) {
       hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo), f1 = fit_at(x1);
     } else {
@@ -350,6 +355,7 @@ Calibration calibrate(const CalibrationRequest& request) {
                       after = prepared(request, fitted_stack, p.measured.bytes);
     p.before_s = compute_metrics(before, 1).model_s, p.before_algorithm = before.entry->name;
     p.after_s = compute_metrics(after, 1).model_s, p.after_algorithm = after.entry->name;
+    progress.advance();
   }
   out.fit_before = geomean_error(out.points, false, false),
   out.fit_after = geomean_error(out.points, false, true);

@@ -1,12 +1,15 @@
 #include "workloads/experiments/sweep.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -22,6 +25,7 @@
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
+#include "topology/base/progress.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "topology/registry.hpp"
@@ -437,6 +441,9 @@ nlohmann::ordered_json sweep_row(const SweepPoint& point, int exit_status, const
     if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
     if (message.empty())
       message = exit_status == 3 ? "verification failed" : "exit status " + std::to_string(exit_status);
+    // A refused point names the algorithm it asked for, so that rows of one size differ.
+    if (!row.contains("algorithm") && row.contains("requested_algorithm"))
+      row["algorithm"] = row["requested_algorithm"];
     row["error"] = message;
     row["exit_status"] = exit_status;
   }
@@ -516,13 +523,6 @@ Child spawn(const SweepOptions& options, const SweepPoint& point, const std::str
   return child;
 }
 
-std::string clock_text(double seconds) {
-  char text[32];
-  int s = static_cast<int>(seconds);
-  std::snprintf(text, sizeof text, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
-  return text;
-}
-
 // The whole text of a rows file.
 std::string rows_text(const std::string& format, const std::vector<std::string>& columns,
                       const std::vector<nlohmann::ordered_json>& rows) {
@@ -551,52 +551,72 @@ SweepSinks open_sweep_sinks(const SweepOptions& options) {
   return sinks;
 }
 
-// The progress line on a terminal: "[finished/total] elapsed, ETA" from the pace of the points run here.
-class SweepProgress {
+// Ctrl-C (SIGINT) while points run: the sweep stops starting points, stops those running (a terminal
+// sent them the signal too), keeps every row that finished and says so (SweepInterrupted).
+volatile std::sig_atomic_t g_interrupted = 0;
+extern "C" void on_interrupt(int) {
+  g_interrupted = 1;
+}
+
+class InterruptWatch {
  public:
-  SweepProgress(std::size_t total, std::size_t finished)
-      : total_(total), resumed_(finished), finished_(finished), interactive_(isatty(2)) {}
-  void point_done() {
-    ++finished_;
-    if (!interactive_) return;
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::size_t ran = finished_ - resumed_;
-    double eta = ran ? elapsed / ran * (total_ - finished_) : 0;
-    std::cerr << "\r[" << finished_ << "/" << total_ << "] " << clock_text(elapsed) << " elapsed, ETA "
-              << clock_text(eta) << "   " << std::flush;
+  InterruptWatch() {
+    g_interrupted = 0;
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_);  // no SA_RESTART: waitpid returns at once
   }
-  ~SweepProgress() {
-    if (interactive_) std::cerr << "\n";
-  }
+  ~InterruptWatch() { sigaction(SIGINT, &previous_, nullptr); }
+  bool interrupted() const { return g_interrupted != 0; }
 
  private:
-  std::size_t total_, resumed_, finished_;
-  bool interactive_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  struct sigaction previous_ {};
 };
 
 // Runs `pending` as child processes, options.jobs at a time, in `dir`; `finish(child, exit status)` is
-// called as each ends, in the order they end. Once it returns false no more points start (those running
-// are waited for, and finish is not called for them).
-void run_point_processes(const std::vector<const SweepPoint*>& pending, const SweepOptions& options,
+// called as each ends, in the order they end. Once it returns false, or Ctrl-C is pressed, no more points
+// start (those running are stopped and waited for, and finish is not called for them). Returns whether
+// Ctrl-C stopped it.
+bool run_point_processes(const std::vector<const SweepPoint*>& pending, const SweepOptions& options,
                          const std::string& dir, const std::function<bool(const Child&, int)>& finish) {
+  const InterruptWatch watch;
   std::map<pid_t, Child> running;
   std::size_t next = 0;
-  bool going = true;
+  bool going = true, stopped = false;
   while ((going && next < pending.size()) || !running.empty()) {
     while (going && next < pending.size() && static_cast<int>(running.size()) < std::max(1, options.jobs)) {
       Child child = spawn(options, *pending[next++], dir);
       running[child.pid] = child;
     }
     int status = 0;
-    pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) break;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (watch.interrupted() && !stopped) {
+      going = false, stopped = true;
+      for (const auto& [running_pid, child] : running) kill(running_pid, SIGINT);
+    }
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
     auto it = running.find(pid);
     if (it == running.end()) continue;
     Child child = it->second;
     running.erase(it);
     if (going) going = finish(child, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   }
+  return stopped;
+}
+
+// What an interrupted sweep kept, and how to go on.
+std::string interrupted_message(const SweepOptions& options, std::size_t finished, std::size_t total) {
+  std::string text =
+      "interrupted: " + std::to_string(finished) + " of " + std::to_string(total) + " points finished";
+  if (options.out.empty()) return text + "; without --out no file keeps their rows";
+  text += ", their rows kept in " + options.out;
+  return text + (options.format == "jsonl"
+                     ? "; the same command with --resume runs the other " + std::to_string(total - finished)
+                     : "; --resume continues a sweep written with --format jsonl");
 }
 
 // This shard's points, and with --resume the rows an earlier run of the same sweep finished (its file
@@ -641,29 +661,31 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
   for (const SweepPoint* p : todo)
     if (!done.count(p->id)) pending.push_back(p);
   std::exception_ptr write_failure;
+  bool interrupted = false;
   {
-    SweepProgress progress(todo.size(), todo.size() - pending.size());
-    run_point_processes(pending, options, dir, [&](const Child& child, int exit_status) -> bool {
-      nlohmann::ordered_json row =
-          sweep_row(grid[child.point], exit_status, slurp(child.out), slurp(child.err));
-      std::filesystem::remove(child.out), std::filesystem::remove(child.err);
-      std::filesystem::remove(dir + "/" + std::to_string(child.point) + ".json");
-      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
-      try {  // a failed write (a full disk) stops the sweep: no more points start, and it fails
-        if (sinks.out)
-          sinks.out->append(options.format == "csv" ? sweep_csv_line(row, options.columns)
-                                                    : sweep_json_line(row));
-        if (sinks.timing)
-          sinks.timing->append(nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() +
-                               "\n");
-      } catch (...) {
-        write_failure = std::current_exception();
-        return false;
-      }
-      done[child.point] = row;
-      progress.point_done();
-      return true;
-    });
+    Progress progress("sweep", todo.size(), todo.size() - pending.size());
+    interrupted =
+        run_point_processes(pending, options, dir, [&](const Child& child, int exit_status) -> bool {
+          nlohmann::ordered_json row =
+              sweep_row(grid[child.point], exit_status, slurp(child.out), slurp(child.err));
+          std::filesystem::remove(child.out), std::filesystem::remove(child.err);
+          std::filesystem::remove(dir + "/" + std::to_string(child.point) + ".json");
+          double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
+          try {  // a failed write (a full disk) stops the sweep: no more points start, and it fails
+            if (sinks.out)
+              sinks.out->append(options.format == "csv" ? sweep_csv_line(row, options.columns)
+                                                        : sweep_json_line(row));
+            if (sinks.timing)
+              sinks.timing->append(nlohmann::ordered_json{{"point", child.point}, {"wall_s", wall}}.dump() +
+                                   "\n");
+          } catch (...) {
+            write_failure = std::current_exception();
+            return false;
+          }
+          done[child.point] = row;
+          progress.advance();
+          return true;
+        });
   }
   std::filesystem::remove_all(dir);
   if (write_failure) std::rethrow_exception(write_failure);
@@ -671,6 +693,7 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
   for (const SweepPoint* p : todo)
     if (done.count(p->id)) rows.push_back(done[p->id]);
   if (sinks.out) sinks.out->replace(rows_text(options.format, options.columns, rows));  // sorted by point
+  if (interrupted) throw Interrupted(interrupted_message(options, rows.size(), todo.size()));
   return rows;
 }
 

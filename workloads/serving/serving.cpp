@@ -57,6 +57,16 @@ void ServingConfig::validate() const {
   if (draft_layers < 1 || draft_layers > 64) throw InputError("--draft-layers must be between 1 and 64");
   if (!(acceptance >= 0 && acceptance <= 1)) throw InputError("--acceptance must be in [0, 1]");
   check_node_limit(max_nodes, node_chips, router);
+  if (model.heads > 0 && tp > model.heads)
+    throw InputError("--tp " + std::to_string(tp) + " is above the model's " + std::to_string(model.heads) +
+                     " attention heads; each tp chip takes one head at least");
+  if (replicate_hot > std::max(model.experts, 0))
+    throw InputError("--replicate-hot " + std::to_string(replicate_hot) + " is above the model's " +
+                     std::to_string(model.experts) + " routed experts");
+  if (!tpot_targets.empty() && phase == "prefill")
+    throw InputError("--tpot-target needs decode steps; --phase prefill runs none");
+  if (!tpot_targets.empty() && lengths.empty() && output_len == 0)
+    throw InputError("--tpot-target needs decode steps; --output-len 0 generates no token after the first");
   if (!expert_load.empty() && static_cast<int>(expert_load.size()) != model.experts)
     throw InputError("expert load '" + expert_load_source + "' has " + std::to_string(expert_load.size()) +
                      " values; the model has " + std::to_string(model.experts) + " experts");
@@ -515,6 +525,8 @@ void serving_json_requests(const FieldReader& read, ServingConfig& c) {
       c.batch_sizes.push_back(b);
     }
   }
+  for (const char* length : {"input_len", "output_len"})
+    read.exclusive("lengths", length, "the lengths file gives each request's");
   read.integer("input_len", c.input_len, false);
   if (const auto* v = read.field("output_len")) {
     if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
@@ -532,6 +544,7 @@ void serving_json_requests(const FieldReader& read, ServingConfig& c) {
 // The router's fields: router, zipf, capacity_factor, expert_load, the dtypes, batches, seed.
 void serving_json_routing(const FieldReader& read, ServingConfig& c) {
   read.text("router", c.router);
+  read.exclusive("zipf", "expert_load", "a measured load replaces the Zipf popularity");
   for (const char* key : {"zipf", "capacity_factor"})
     if (const auto* v = read.field(key)) {
       if (!v->is_number()) throw InputError(read.where + ": field '" + key + "' must be a number");

@@ -359,3 +359,18 @@ TEST_CASE(
   expect_input_error({"workload", "chakra:" + dims, "--topology", "switch:4", "--streams", "both"},
                      "unknown streams 'both'; known: overlap, serial");
 }
+
+TEST_CASE(
+    "a trace missing a rank's file, a collective without its size or a send no rank receives is refused") {
+  // Rank 2's file lost from a 4-rank trace: read as 2 ranks it would run, smaller, in silence.
+  const std::string missing = make_trace("dp", 4, "1MiB");
+  REQUIRE(std::remove((missing + ".2.et").c_str()) == 0);
+  expect_input_error({"workload", "chakra:" + missing, "--topology", "switch:2"},
+                     "Chakra trace '" + missing + "': rank 2's file " + missing + ".2.et is missing, but " +
+                         missing + ".3.et is there (every rank from 0 needs its file)");
+  expect_input_error({"workload", "chakra:" + make_trace("unsized", 2, "1MiB"), "--topology", "switch:2"},
+                     "node 1 'grad all-reduce': a collective needs the attribute comm_size (its bytes)");
+  expect_input_error(
+      {"workload", "chakra:" + make_trace("unmatched", 2, "1MiB"), "--topology", "switch:2"},
+      "rank 0 node 1 'send': sends a message to rank 1 (comm_tag 7) that rank 1 never receives");
+}

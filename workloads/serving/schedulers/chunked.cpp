@@ -16,7 +16,7 @@ ServingSchedule schedule_chunked(const std::vector<ServingRequest>& requests, st
   const ServingPool& pool = pools.at(0);
   check_requests_fit(requests, pool, options, false);
   ServingSchedule out = start_schedule(requests);
-  PoolRun run(0, pool, requests, out, options.max_batch);
+  PoolRun run(0, pool, requests, out, options);
   run.arrive_all();
   while (run.next()) {
     std::vector<std::uint64_t> budget(static_cast<std::size_t>(pool.groups), options.token_budget);

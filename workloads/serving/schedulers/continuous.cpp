@@ -15,7 +15,7 @@ ServingSchedule schedule_continuous(const std::vector<ServingRequest>& requests,
   const ServingPool& pool = pools.at(0);
   check_requests_fit(requests, pool, options, true);
   ServingSchedule out = start_schedule(requests);
-  PoolRun run(0, pool, requests, out, options.max_batch);
+  PoolRun run(0, pool, requests, out, options);
   run.arrive_all();
   while (run.next()) {
     std::vector<IterationPart> parts;

@@ -16,8 +16,7 @@ ServingSchedule schedule_disaggregated(const std::vector<ServingRequest>& reques
   check_requests_fit(requests, prefill_pool, options, true);
   check_requests_fit(requests, decode_pool, options, false);
   ServingSchedule out = start_schedule(requests);
-  PoolRun prefill(0, prefill_pool, requests, out, options.max_batch),
-      decode(1, decode_pool, requests, out, options.max_batch);
+  PoolRun prefill(0, prefill_pool, requests, out, options), decode(1, decode_pool, requests, out, options);
   prefill.arrive_all();
   std::vector<int> to_group(requests.size(), 0);
   int next_group = 0;

@@ -8,14 +8,15 @@
 namespace ultrasim {
 
 PoolRun::PoolRun(int index, const ServingPool& pool, const std::vector<ServingRequest>& requests,
-                 ServingSchedule& out, std::uint64_t max_batch)
+                 ServingSchedule& out, const SchedulerOptions& options)
     : index_(index),
       pool_(pool),
       requests_(requests),
       out_(out),
       free_(static_cast<std::size_t>(pool.groups), pool.kv_blocks),
       in_group_(static_cast<std::size_t>(pool.groups), 0),
-      max_batch_(max_batch),
+      max_batch_(options.max_batch),
+      progress_(options.progress),
       slot_(requests.size(), 0) {}
 
 void PoolRun::arrive(std::size_t id, double at, bool prefilled) {
@@ -132,7 +133,9 @@ void PoolRun::emit(LiveRequest& r, double at) {
     out_.itl_s.push_back(at - t.last_token_s);
   t.last_token_s = at;
   ++r.generated;
-  if (r.generated == r.output) t.finish_s = at;
+  if (r.generated != r.output) return;
+  t.finish_s = at;
+  if (progress_) progress_->advance();
 }
 
 std::vector<LiveRequest> PoolRun::run(const std::vector<IterationPart>& planned, bool hand_off) {

@@ -34,9 +34,9 @@ ServingSchedule start_schedule(const std::vector<ServingRequest>& requests);
 
 class PoolRun {
  public:
-  // `max_batch`: the requests one group runs at once.
+  // options.max_batch: the requests one group runs at once; options.progress: advanced as each finishes.
   PoolRun(int index, const ServingPool& pool, const std::vector<ServingRequest>& requests,
-          ServingSchedule& out, std::uint64_t max_batch);
+          ServingSchedule& out, const SchedulerOptions& options);
 
   // ServingRequest `id` joins at `at` (its arrival; in a decode pool, its transfer's end). `prefilled`: its
   // prompt's KV and first token were made elsewhere (a decode pool).
@@ -93,6 +93,7 @@ class PoolRun {
   std::vector<LiveRequest> running_;                    // in admission order
   std::vector<std::uint64_t> free_, in_group_;          // per group: free blocks, running requests
   std::uint64_t max_batch_;
+  Progress* progress_;
   std::vector<std::size_t> slot_;  // per request: its index in running_ while it runs
   std::uint64_t admissions_ = 0, preempted_ = 0, stalled_ = 0;
 };

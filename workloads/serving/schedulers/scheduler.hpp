@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "topology/base/progress.hpp"
 #include "workloads/serving/requests.hpp"
 #include "workloads/serving/serving.hpp"
 
@@ -41,6 +42,7 @@ struct SchedulerOptions {
   std::uint64_t token_budget = 8192;  // tokens of a group in one iteration (vLLM's max_num_batched_tokens)
   // Disaggregated: the seconds of moving a prefill iteration's KV to the decode pool, alone.
   std::function<double(const std::vector<KvMove>&)> transfer;
+  Progress* progress = nullptr;  // when set, advanced by one as each request finishes
 };
 
 struct RequestTimes {

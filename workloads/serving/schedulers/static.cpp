@@ -12,7 +12,7 @@ ServingSchedule schedule_static(const std::vector<ServingRequest>& requests, std
   const ServingPool& pool = pools.at(0);
   check_requests_fit(requests, pool, options, false);
   ServingSchedule out = start_schedule(requests);
-  PoolRun run(0, pool, requests, out, options.max_batch);
+  PoolRun run(0, pool, requests, out, options);
   run.arrive_all();
   while (run.next()) {
     std::vector<IterationPart> parts;
