@@ -505,13 +505,22 @@ std::vector<double> read_expert_load(const std::string& path) {
       }
     }
   }
+  check_expert_load(out, name);
+  return out;
+}
+
+void check_expert_load(const std::vector<double>& loads, const std::string& name) {
   double total = 0;
-  for (double v : out) {
+  for (double v : loads) {
     if (!(v >= 0) || !std::isfinite(v)) throw InputError(name + ": loads must be finite numbers >= 0");
     total += v;
   }
-  if (out.empty() || total <= 0) throw InputError(name + ": no positive load");
-  return out;
+  if (loads.empty() || total <= 0) throw InputError(name + ": no positive load");
+  // Only the ratios count, but they are taken of the sum: one past the largest double is no share.
+  if (!std::isfinite(total))
+    throw InputError(name +
+                     ": the loads add up past the largest number (1.8e308); scale them down, only "
+                     "their ratios count");
 }
 
 namespace {
@@ -531,6 +540,7 @@ void moe_json_expert_load(const FieldReader& read, const std::string& file, MoeC
       c.expert_load.push_back(x.get<double>());
     }
     c.expert_load_source = file + ": expert_load";
+    check_expert_load(c.expert_load, read.where + ", field 'expert_load'");
   } else {
     throw InputError(read.where + ": field 'expert_load' must be a file name or an array of numbers");
   }

@@ -169,5 +169,8 @@ MoeConfig moe_config_from_json(const nlohmann::json& workload, const std::string
 // Reads a measured expert-load vector: a JSON array of numbers, or numbers separated by commas,
 // spaces or line breaks (CSV); one non-negative number per expert, not all zero.
 std::vector<double> read_expert_load(const std::string& path);
+// InputError naming `name` unless every load is finite and >= 0 and their sum is finite and > 0
+// (1e308 twice adds up to infinity, and every share of it to 0).
+void check_expert_load(const std::vector<double>& loads, const std::string& name);
 
 }  // namespace ultrasim

@@ -764,3 +764,21 @@ TEST_CASE("a name read from a file shows escaped in tables, as in errors, and wh
   REQUIRE(json.status == 0);
   CHECK(nlohmann::json::parse(json.out)["model"]["name"] == "evil\x1b[2J");
 }
+
+TEST_CASE("expert loads whose sum overflows are refused, from a file or inline, not shared out as zeros") {
+  const std::string huge = file("overflow_load.json", "[1e308, 1e308, 1, 1]");
+  expect_all({
+      {{"serve", "--topology", "switch:4", "--model-file",
+        file("overflow_model.json", R"({"layers": 2, "hidden": 64, "vocab": 100, "heads": 4, "ffn": 64, )"
+                                    R"("experts": 4, "top_k": 2, "expert_ffn": 32})"),
+        "--expert-load", huge},
+       "expert load '" + huge + "': the loads add up past the largest number (1.8e308)"},
+      {{"moe", "--topology", "switch:4", "--experts", "4", "--top-k", "2", "--tokens-per-chip", "16",
+        "--hidden", "64", "--expert-load", huge},
+       "the loads add up past the largest number"},
+      {{"workload", file("overflow_moe.json",
+                         R"({"workload": "moe", "experts": 4, "top_k": 2, )"
+                         R"("tokens_per_chip": 16, "hidden": 64, "expert_load": [1e308, 1e308, 1, 1]})")},
+       "field 'expert_load': the loads add up past the largest number"},
+  });
+}
