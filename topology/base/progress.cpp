@@ -46,7 +46,7 @@ void Progress::update(std::size_t done) {
 
 void Progress::draw() {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const std::size_t ran = done_ - resumed_;
+  const std::size_t ran = done_ > resumed_ ? done_ - resumed_ : 0;  // a restarted count may fall below
   const std::size_t left = done_ < total_ ? total_ - done_ : 0;
   std::cerr << "\r" << what_ << (what_.empty() ? "" : " ") << "[" << done_ << "/" << total_ << "] "
             << clock_text(elapsed) << " elapsed, ETA "
