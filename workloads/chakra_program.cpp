@@ -122,6 +122,7 @@ ChakraStep::ChakraStep(std::vector<ChakraRank> trace, const Machine& machine, co
   for (ChakraCollective& c : collectives_) choose_algorithm(c, machine, params, options);
   finals_.assign(collectives_.size(), std::vector<std::vector<Contribution>>(n));
   p2p_errors_.assign(n, "");
+  ended_.assign(n, 0);
   p2p_wrong_.assign(n, 0);
   critical_path_s_ = find_critical_path(machine);
 }
@@ -302,7 +303,6 @@ void ChakraStep::run(Transport& fabric) {
 }
 
 void ChakraStep::nodes_ended(int rank, std::size_t count) {
-  if (ended_.empty()) ended_.assign(plans_.size(), 0);
   ended_all_ = ended_all_ - ended_[rank] + count;
   ended_[rank] = count;
   if (progress_) progress_->update(ended_all_);

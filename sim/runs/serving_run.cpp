@@ -713,17 +713,18 @@ int steps_per_batch_size(const ServingConfig& config) {
   return config.batches * (config.phase == "both" ? 2 : 1);
 }
 
-// One batch size: every routed batch's prefill and decode, each step advancing `progress`.
-nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& totals, bool trace,
-                                   Progress& progress) {
-  const ServingConfig& config = sim.config();
-  const ServingLayout& layout = sim.layout();
-  const ParamSet& params = sim.params();
-  const MemoryUse use = memory_use(config, layout, params, B);
-  check_memory(use, B);
+// One batch size's steps: per routed batch, TTFT and TPOT; batch 0's steps and tokens.
+struct BatchSteps {
   std::vector<double> ttft, tpot;
   std::optional<StepTime> prefill0, decode0;
   double input_tokens = 0, output_tokens = 0;
+};
+
+// Every routed batch's prefill and decode at batch size B, each step advancing `progress`.
+BatchSteps run_batches(ServingSim& sim, std::uint64_t B, StepTime& totals, bool trace, Progress& progress) {
+  const ServingConfig& config = sim.config();
+  BatchSteps out;
+  auto& [ttft, tpot, prefill0, decode0, input_tokens, output_tokens] = out;
   for (int b = 0; b < config.batches; ++b) {
     const auto requests = draw_requests(config, B, b);
     if (b == 0)
@@ -743,6 +744,19 @@ nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& t
       totals.wrong += t.wrong;
     }
   }
+  return out;
+}
+
+// One batch size: every routed batch's prefill and decode, each step advancing `progress`.
+nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& totals, bool trace,
+                                   Progress& progress) {
+  const ServingConfig& config = sim.config();
+  const ServingLayout& layout = sim.layout();
+  const ParamSet& params = sim.params();
+  const MemoryUse use = memory_use(config, layout, params, B);
+  check_memory(use, B);
+  const auto [ttft, tpot, prefill0, decode0, input_tokens, output_tokens] =
+      run_batches(sim, B, totals, trace, progress);
   const int chips = layout.chips, pp = layout.pp;
   const int switches = static_cast<int>(sim.full().topology->switches().size());
   const double peak = params.number("chip_flops"), hbm = params.number("hbm_bandwidth");

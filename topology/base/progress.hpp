@@ -24,14 +24,13 @@ class Progress {
   void advance(std::size_t units = 1);  // redrawn at most ten times a second, and at the last unit
   void update(std::size_t done);        // `done` units finished in all (work that restarts: a re-run)
   std::size_t done() const { return done_; }
-  bool shown() const { return shown_; }  // on a terminal, and the outermost
 
  private:
   void draw();
 
   std::string what_;
   std::size_t total_, resumed_, done_;
-  bool shown_;
+  bool shown_;  // on a terminal, and the outermost
   std::chrono::steady_clock::time_point start_, drawn_;
 };
 
