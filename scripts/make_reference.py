@@ -127,6 +127,21 @@ def serving_reference(listing):
             "\n## Chip profiles (`ultrasim serve --chip`)\n\n" + chips)
 
 
+def options_reference(listing):
+    """Each command's options as its table declares them (workloads/options.hpp): flag, file field, default."""
+    out = ""
+    for command in dict.fromkeys(o["command"] for o in listing["options"]):
+        out += (f"\n## `ultrasim {command}` options\n\nEach is a flag and, under the name in the second "
+                "column, a field of a workload file; one declaration feeds both.\n\n")
+        out += table(["flag", "field", "takes", "default", "meaning", "source"],
+                     [[f"`{o['flag']}`", f"`{o['name']}`", o["takes"],
+                       "required" if o["required"] else f"`{o['default']}`",
+                       o["description"] + (f" (excludes {', '.join('`' + x + '`' for x in o['excludes'])})"
+                                           if o["excludes"] else ""), o["source"]]
+                      for o in listing["options"] if o["command"] == command])
+    return out
+
+
 def engines_reference(listing):
     return ("\n## Engines (`--engine`)\n\nWhat computes how a workload's transfers share the fabric "
             "([sim/README.md](../sim/README.md#engines)).\n\n" +
@@ -148,7 +163,7 @@ def main():
              "documents each.\n\n" + table(["workload", "description", "run by", "formats"],
                                              [[f"`{w['name']}`", w["description"], w["command"], ", ".join(w["formats"])]
                                               for w in listing["workloads"]]) + engines_reference(listing)
-             + serving_reference(listing)}
+             + serving_reference(listing) + options_reference(listing)}
     paths = {f: ROOT / f / "REFERENCE.md" for f in files}
     if not args.check:
         for f, text in files.items():

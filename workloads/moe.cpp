@@ -13,6 +13,7 @@
 #include "topology/base/units.hpp"
 #include "topology/routing.hpp"
 #include "workloads/collective_job.hpp"
+#include "workloads/moe_options.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace ultrasim {
@@ -523,108 +524,12 @@ void check_expert_load(const std::vector<double>& loads, const std::string& name
                      "their ratios count");
 }
 
-namespace {
-
-// Into `c`: the expert load, if the file gives one: a file name (JSON or CSV), or an array of numbers
-// >= 0 (its source then named after `file`).
-void moe_json_expert_load(const FieldReader& read, const std::string& file, MoeConfig& c) {
-  const auto* v = read.field("expert_load");
-  if (v == nullptr) return;
-  if (v->is_string()) {
-    c.expert_load = read_expert_load(v->get<std::string>());
-    c.expert_load_source = v->get<std::string>();
-  } else if (v->is_array()) {
-    for (const auto& x : *v) {
-      if (!x.is_number() || x.get<double>() < 0)
-        throw InputError(read.where + ": field 'expert_load' must hold numbers >= 0");
-      c.expert_load.push_back(x.get<double>());
-    }
-    c.expert_load_source = file + ": expert_load";
-    check_expert_load(c.expert_load, read.where + ", field 'expert_load'");
-  } else {
-    throw InputError(read.where + ": field 'expert_load' must be a file name or an array of numbers");
-  }
-}
-
-// Into `c`: how tokens are routed (router, zipf, expert_load, capacity_factor, dedup), those present.
-void moe_json_routing(const FieldReader& read, const std::string& file, MoeConfig& c) {
-  read.text("router", c.router);
-  read.exclusive("zipf", "expert_load", "a measured load replaces the Zipf popularity");
-  if (const auto* v = read.field("zipf")) {
-    if (!v->is_number() || v->get<double>() < 0)
-      throw InputError(read.where + ": field 'zipf' must be a number >= 0");
-    c.zipf = v->get<double>();
-  }
-  moe_json_expert_load(read, file, c);
-  if (const auto* v = read.field("capacity_factor")) {
-    if (v->is_string() && v->get<std::string>() == "unlimited") {
-      c.capacity_factor.reset();
-    } else if (v->is_number() && v->get<double>() > 0) {
-      c.capacity_factor = v->get<double>();
-    } else {
-      throw InputError(read.where + ": field 'capacity_factor' must be a number > 0 or \"unlimited\"");
-    }
-  }
-  if (const auto* v = read.field("dedup")) {
-    if (!v->is_boolean()) throw InputError(read.where + ": field 'dedup' must be true or false");
-    c.dedup = v->get<bool>();
-  }
-}
-
-// Into `c`: how the layer runs (dtypes, micro_chunks, batches, replicas, replicate_hot, seed), those
-// present.
-void moe_json_execution(const FieldReader& read, MoeConfig& c) {
-  read.text("dispatch_dtype", c.dispatch_dtype);
-  read.text("combine_dtype", c.combine_dtype);
-  read.text("weight_dtype", c.weight_dtype);
-  read.integer("micro_chunks", c.micro_chunks, false);
-  read.integer("batches", c.batches, false);
-  read.integer("replicas", c.replicas, false);
-  if (const auto* v = read.field("replicate_hot")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-      throw InputError(read.where + ": field 'replicate_hot' must be an integer >= 0");
-    c.replicate_hot = static_cast<int>(std::min<std::int64_t>(v->get<std::int64_t>(), 1 << 30));
-  }
-  if (const auto* v = read.field("seed")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-      throw InputError(read.where + ": field 'seed' must be an integer >= 0");
-    c.seed = v->get<std::uint64_t>();
-  }
-}
-
-}  // namespace
-
 MoeConfig moe_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
   MoeConfig c;
-  static const std::vector<std::string> kKnown{"workload",      "description",
-                                               "topology",      "experts",
-                                               "top_k",         "tokens_per_chip",
-                                               "hidden",        "ffn",
-                                               "router",        "zipf",
-                                               "expert_load",   "capacity_factor",
-                                               "dedup",         "dispatch_dtype",
-                                               "combine_dtype", "weight_dtype",
-                                               "micro_chunks",  "batches",
-                                               "seed",          "set",
-                                               "replicate_hot", "replicas",
-                                               "placement",     "max_nodes_per_token",
-                                               "node_chips"};
-  check_known_fields(w, kKnown, where);
-  const FieldReader read{w, where};
-  read.text("topology", c.topology);
-  read.integer("experts", c.experts, true);
-  read.integer("top_k", c.top_k, true);
-  read.integer("tokens_per_chip", c.tokens_per_chip, true);
-  read.integer("hidden", c.hidden, true);
-  read.integer("ffn", c.ffn, false);
-  read.text("placement", c.placement);
-  read.integer("max_nodes_per_token", c.max_nodes, false);
-  read.integer("node_chips", c.node_chips, false);
-  moe_json_routing(read, file, c);
-  moe_json_execution(read, c);
+  read_options(moe_options(), w, where, {"workload", "description", "set"}, c);
   c.overrides = set_overrides(w, where);
-  c.validate();
+  with_context(where, [&] { c.validate(); });
   return c;
 }
 

@@ -7,11 +7,13 @@
 #include "collectives/stack.hpp"
 #include "sim/commands/command.hpp"
 #include "sim/engine/engines.hpp"
+#include "sim/runs/production_run.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "topology/registry.hpp"
+#include "workloads/moe_options.hpp"
 #include "workloads/serving/serving.hpp"
 
 namespace ultrasim {
@@ -110,6 +112,12 @@ nlohmann::ordered_json registries_json(const std::string& what) {
                       {"values", values}});
     }
   }
+  if (wanted("options")) {
+    auto& list = out["options"] = nlohmann::ordered_json::array();
+    for (const auto& tables : {options_json("moe", moe_options()), options_json("serve", serving_options()),
+                               options_json("serve", production_options())})
+      for (const auto& o : tables) list.push_back(o);
+  }
   return out;
 }
 
@@ -143,6 +151,11 @@ void print_text(const nlohmann::ordered_json& out) {
       if (item.contains("declines"))  // an engine: what it declines and its error
         description += " [declines: " + item["declines"].get<std::string>() +
                        "; error: " + item["error"].get<std::string>() + "]";
+      if (item.contains("takes"))  // a command's option: the command, what it takes, its default
+        name = item["command"].get<std::string>() + " " + item["flag"].get<std::string>(),
+        description +=
+            " (" + item["takes"].get<std::string>() + "; " +
+            (item["required"] == true ? "required" : "default " + item["default"].get<std::string>()) + ")";
       if (item.contains("collective")) {
         name = item["collective"].get<std::string>() + " " + name;
         for (const auto& p : item["parameters"])
@@ -157,28 +170,31 @@ void print_text(const nlohmann::ordered_json& out) {
 }  // namespace
 
 Command list_command() {
-  return {"list", "list topologies, collectives, algorithms, stacks, workloads, models, chips or engines",
-          [](CLI::App& app) {
-            auto what = std::make_shared<std::string>("all");
-            auto format = std::make_shared<std::string>("text");
-            app.add_option(
-                "what", *what,
-                "topologies|collectives|algorithms|stacks|workloads|models|chips|engines (default: all)");
-            app.add_option("--format", *format, "text|json");
-            return [=](const std::string&) {
-              check_choice("list", *what,
-                           {"all", "topologies", "collectives", "algorithms", "stacks", "workloads", "models",
-                            "chips", "engines"});
-              check_choice("format", *format, {"text", "json"});
-              const nlohmann::ordered_json out = registries_json(*what);
-              if (*format == "json") {
-                std::cout << json_text(out, 2) << "\n";
-              } else {
-                print_text(out);
-              }
-              return 0;
-            };
-          }};
+  return {
+      "list",
+      "list topologies, collectives, algorithms, stacks, workloads, models, chips, engines or the options of "
+      "moe and serve",
+      [](CLI::App& app) {
+        auto what = std::make_shared<std::string>("all");
+        auto format = std::make_shared<std::string>("text");
+        app.add_option(
+            "what", *what,
+            "topologies|collectives|algorithms|stacks|workloads|models|chips|engines|options (default: all)");
+        app.add_option("--format", *format, "text|json");
+        return [=](const std::string&) {
+          check_choice("list", *what,
+                       {"all", "topologies", "collectives", "algorithms", "stacks", "workloads", "models",
+                        "chips", "engines", "options"});
+          check_choice("format", *format, {"text", "json"});
+          const nlohmann::ordered_json out = registries_json(*what);
+          if (*format == "json") {
+            std::cout << json_text(out, 2) << "\n";
+          } else {
+            print_text(out);
+          }
+          return 0;
+        };
+      }};
 }
 
 }  // namespace ultrasim

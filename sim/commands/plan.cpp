@@ -7,8 +7,9 @@
 #include <iostream>
 #include <map>
 
-#include "sim/commands/arrival_flags.hpp"
 #include "sim/commands/command.hpp"
+#include "sim/commands/declared_options.hpp"
+#include "sim/runs/production_run.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
@@ -21,8 +22,8 @@ namespace ultrasim {
 namespace {
 
 struct PlanArgs {
-  ArrivalFlags arrivals;
-  std::string model = "deepseek-v3", input_len = "1024", output_len = "256", seed = "0";
+  DeclaredFlags<ProductionConfig> arrivals;  // kArrivalOptions
+  DeclaredFlags<ServingConfig> serving;      // kPlanServing
   std::string topologies = "trn3", tps = "1", schedulers = "continuous,chunked,disaggregated",
               shares = "0.25,0.5", attainment = "0.9";
   std::string jobs, shard, out, emit, format = "table", grid_cache;
@@ -30,37 +31,44 @@ struct PlanArgs {
   bool resume = false;
 };
 
+// The serving options plan takes (each deployment's are searched); the arrival ones are kArrivalOptions.
+const std::vector<std::string> kPlanServing{"model", "input_len", "output_len", "seed"};
+
+// Plan's defaults: more requests than serve's, for a steadier tail.
+ProductionConfig plan_defaults() {
+  ProductionConfig p;
+  p.generator.count = 2000;
+  return p;
+}
+
+// The value of each option in `names` that `config` holds (a given one, or its default), in table order.
+template <class Config>
+void put_values(nlohmann::ordered_json& out, const OptionTable<Config>& table, const Config& config,
+                const std::vector<std::string>& names) {
+  for (const auto& o : table)
+    if (std::find(names.begin(), names.end(), o.name) != names.end() && !o.value(config).is_null())
+      out[o.name] = o.value(config);
+}
+
 // The serving workload every deployment runs: the model, the requests and the SLOs.
 nlohmann::ordered_json plan_base(const PlanArgs& a) {
-  const ArrivalFlags& f = a.arrivals;
-  nlohmann::ordered_json base{{"model", a.model}};
-  auto count = [](const std::string& option, const std::string& text) {
-    return static_cast<std::uint64_t>(with_context(option, [&] { return parse_count(text); }));
-  };
-  if (!f.requests.empty() && !f.rate.empty())
-    throw InputError("--requests and --rate are exclusive: a trace, or generated arrivals");
-  if (f.requests.empty() && f.rate.empty())
+  ServingConfig serving;
+  a.serving.apply(serving);
+  ProductionConfig p = plan_defaults();
+  a.arrivals.apply(p);
+  if (p.requests_file.empty() && p.generator.rate == 0)
     throw InputError("plan: give the requests, --requests FILE or --rate QPS");
-  if (!f.requests.empty()) {
-    check_input_file(f.requests, "request trace '" + f.requests + "'", "a CSV or JSON Lines file");
-    base["requests"] = f.requests;
-  } else {
-    base["rate"] = f.rate;
-    base["num_requests"] = count("--num-requests", f.num_requests);
-    base["burstiness"] = f.burstiness;
-    base["length_dist"] = f.length_dist;
-  }
-  base["input_len"] = count("--input-len", a.input_len);
-  base["output_len"] = count("--output-len", a.output_len);
-  base["seed"] = with_context("--seed", [&] { return parse_seed(a.seed); });
-  if (f.slo_ttft.empty() || f.slo_tpot.empty())
-    throw InputError("plan: give both SLOs, --slo-ttft and --slo-tpot");
-  base["slo_ttft"] =
-      shortest_number(with_context("--slo-ttft", [&] { return parse_time(f.slo_ttft); })) + "s";
-  base["slo_tpot"] =
-      shortest_number(with_context("--slo-tpot", [&] { return parse_time(f.slo_tpot); })) + "s";
-  base["max_batch"] = count("--max-batch", f.max_batch);
-  base["token_budget"] = count("--token-budget", f.token_budget);
+  if (!p.requests_file.empty())
+    check_input_file(p.requests_file, "request trace '" + p.requests_file + "'", "a CSV or JSON Lines file");
+  if (p.slo_ttft == 0 || p.slo_tpot == 0) throw InputError("plan: give both SLOs, --slo-ttft and --slo-tpot");
+  nlohmann::ordered_json base;
+  put_values(base, serving_options(), serving, kPlanServing);
+  const std::vector<std::string> generated{"rate", "num_requests", "burstiness", "length_dist"};
+  std::vector<std::string> arrivals;
+  for (const auto& name : kArrivalOptions)
+    if (p.requests_file.empty() || std::find(generated.begin(), generated.end(), name) == generated.end())
+      arrivals.push_back(name);
+  put_values(base, production_options(), p, arrivals);
   return base;
 }
 
@@ -164,11 +172,8 @@ Command plan_command() {
       [](CLI::App& app) {
         auto args = std::make_shared<PlanArgs>();
         PlanArgs& a = *args;
-        add_arrival_options(app, a.arrivals, "2000");
-        app.add_option("--model", a.model, "a built-in shape (ultrasim list models; default deepseek-v3)");
-        app.add_option("--input-len", a.input_len, "prompt tokens per request (default 1024)");
-        app.add_option("--output-len", a.output_len, "generated tokens per request (default 256)");
-        app.add_option("--seed", a.seed, "random seed of the arrivals, lengths and routers (default 0)");
+        a.arrivals.add(app, production_options(), kArrivalOptions, plan_defaults());
+        a.serving.add(app, serving_options(), kPlanServing);
         app.add_option("--attainment", a.attainment,
                        "the share of requests that must meet both SLOs (default 0.9)");
         app.add_option("--topology", a.topologies, "systems to search, comma-separated (default trn3)");

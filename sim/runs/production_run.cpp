@@ -16,6 +16,12 @@
 
 namespace ultrasim {
 
+void ProductionConfig::share_requests() {
+  RequestGenerator& g = generator;
+  g.input_len = serving.input_len, g.output_len = serving.output_len, g.lengths = serving.lengths;
+  g.seed = serving.seed;
+}
+
 void ProductionConfig::validate() const {
   serving.validate();
   if (requests_file.empty()) generator.validate();
@@ -335,66 +341,18 @@ nlohmann::ordered_json pools_json(const std::vector<PoolSim>& pools, const Servi
 
 }  // namespace
 
-namespace {
-
-// A number field: a JSON number, or a string the parser reads ("2s", "50ms").
-template <class Parse>
-void number_field(const FieldReader& read, const char* key, double& out, Parse parse) {
-  if (const auto* v = read.field(key)) {
-    if (v->is_number())
-      out = v->get<double>();
-    else if (v->is_string())
-      out = with_context(read.where + ", field '" + key + "'", [&] { return parse(v->get<std::string>()); });
-    else
-      throw InputError(read.where + ": field '" + key + "' must be a number or a string");
-  }
-}
-
-}  // namespace
-
 std::optional<ProductionConfig> production_config_from_json(const nlohmann::json& w,
                                                             const std::string& file) {
   if (!w.is_object() || (!w.contains("requests") && !w.contains("rate"))) return std::nullopt;
   const std::string where = "workload file '" + file + "'";
-  static const std::vector<std::string> kArrival{
-      "requests",   "rate",         "num_requests", "burstiness",  "length_dist",   "scheduler",
-      "max_batch",  "token_budget", "kv_blocks",    "kv_fraction", "prefill_chips", "prefill_share",
-      "prefill_tp", "slo_ttft",     "slo_tpot",     "exact_steps", "grid_layers",   "grid_cache"};
-  nlohmann::json rest = w;
-  for (const auto& k : kArrival) rest.erase(k);
+  nlohmann::json serving = w, arrivals = nlohmann::json::object();
+  for (const auto& o : production_options())
+    if (w.contains(o.name)) arrivals[o.name] = w.at(o.name), serving.erase(o.name);
   ProductionConfig p;
-  p.serving = serving_config_from_json(rest, file);
-  const FieldReader read{w, where};
-  read.text("requests", p.requests_file);
-  if (!p.requests_file.empty() && w.contains("rate"))
-    throw InputError(where + ": 'requests' and 'rate' are exclusive: a trace, or generated arrivals");
-  RequestGenerator& g = p.generator;
-  number_field(read, "rate", g.rate, parse_ratio);
-  read.integer("num_requests", g.count, false);
-  number_field(read, "burstiness", g.burstiness, parse_ratio);
-  read.text("length_dist", g.length_dist);
-  g.input_len = p.serving.input_len, g.output_len = p.serving.output_len, g.lengths = p.serving.lengths;
-  g.seed = p.serving.seed;
-  read.text("scheduler", p.scheduler);
-  read.integer("max_batch", p.options.max_batch, false);
-  read.integer("token_budget", p.options.token_budget, false);
-  read.integer("kv_blocks", p.kv_blocks, false);
-  number_field(read, "kv_fraction", p.kv_fraction, parse_ratio);
-  read.integer("prefill_chips", p.prefill_chips, false);
-  number_field(read, "prefill_share", p.prefill_share, parse_ratio);
-  read.integer("prefill_tp", p.prefill_tp, false);
-  number_field(read, "slo_ttft", p.slo_ttft, parse_time);
-  number_field(read, "slo_tpot", p.slo_tpot, parse_time);
-  read.integer("grid_layers", p.grid_layers, false);
-  read.text("grid_cache", p.grid_cache);
-  if (const auto* v = read.field("exact_steps")) {
-    if (!v->is_boolean()) throw InputError(where + ": field 'exact_steps' must be true or false");
-    p.exact_steps = v->get<bool>();
-  }
-  with_context(where, [&] {
-    p.validate();
-    return 0;
-  });
+  p.serving = serving_config_from_json(serving, file);
+  read_options(production_options(), arrivals, where, {}, p);
+  p.share_requests();
+  with_context(where, [&] { p.validate(); });
   return p;
 }
 

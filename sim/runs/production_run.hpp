@@ -34,9 +34,16 @@ struct ProductionConfig {
   std::string grid_cache;   // a directory of the step-time model's points shared between runs, or ""
   std::string timeline;     // a CSV of the iterations, or ""
   std::string per_request;  // a CSV of every request's times, or ""
+  // The generator's lengths and seed from the serving config's (--input-len, --lengths, --seed).
+  void share_requests();
   // InputError naming the option.
   void validate() const;
 };
+
+// The options of arrivals and pools, declared once (sim/runs/production_options.cpp); kArrivalOptions
+// names the ones `ultrasim plan` takes.
+const OptionTable<ProductionConfig>& production_options();
+extern const std::vector<std::string> kArrivalOptions;
 
 // A serving workload file's arrival fields (requests or rate, and the rest of the options above under
 // their CLI names with '_'), or nullopt when it has neither "requests" nor "rate"; InputError naming the

@@ -588,11 +588,11 @@ TEST_CASE("messages name the option whose value is bad") {
       {run({"--size", "1", "--groups", "blocks:0"}), "--groups blocks:0: invalid count '0'"},
       {run({"--size", "1", "--groups", "tp", "--layout", "tp=0"}), "--layout tp: invalid count '0'"},
       {{"moe", "--experts", "4", "--top-k", "1", "--tokens-per-chip", "2", "--hidden", "0"},
-       "--hidden: invalid count '0'"},
+       "--hidden must be an integer between 1 and 16777216, not '0'"},
       {{"moe", "--experts", "4", "--top-k", "1", "--tokens-per-chip", "x", "--hidden", "8"},
-       "--tokens-per-chip: invalid count 'x'"},
-      {moe({"--zipf", "-1"}), "--zipf: invalid ratio '-1'"},
-      {moe({"--seed", "x"}), "--seed:"},
+       "--tokens-per-chip must be an integer between 1 and 1073741824, not 'x'"},
+      {moe({"--zipf", "-1"}), "--zipf must be a number between 0 and 100, not '-1'"},
+      {moe({"--seed", "x"}), "--seed must be a whole number"},
       {{"topology", "fattree:3"}, "e.g. fattree:2 or fattree:4"},  // read "fattree:4 or fattree:4"
       // A NUL byte in a quoted key cut the line short (what() is a C string): it shows as \x00.
       {sweep_file("nul_key.json", R"({"topologies": ["switch:4"], "bad\u0000key": 1})"), "bad\\x00key"},
@@ -690,7 +690,7 @@ TEST_CASE("two options that say one thing are refused together, never resolved i
        "--output-len and --lengths are mutually exclusive"},
       {{"serve", "--expert-load", load, "--zipf", "1.2"}, "--zipf and --expert-load are mutually exclusive"},
       {with(moe, {"--expert-load", load, "--zipf", "1.2"}),
-       "--zipf and --expert-load are mutually exclusive"},
+       "--expert-load and --zipf are mutually exclusive"},
       {run({"--size", "1KiB", "--set", "stack=nccl", "--stack", "ideal"}),
        "--set stack is given twice (nccl, then ideal); give it once (--stack NAME is --set stack=NAME)"},
       {run({"--size", "1KiB", "--set", "link_latency=1us", "--set", "link_latency=2us"}),
@@ -705,11 +705,11 @@ TEST_CASE("two options that say one thing are refused together, never resolved i
         file("conflict_serving2.json", R"({"workload": "serving", "model": "deepseek-v3", "zipf": 1, )"
                                        R"("expert_load": ")" +
                                            load + R"("})")},
-       "fields 'zipf' and 'expert_load' are exclusive: a measured load replaces the Zipf popularity"},
+       "fields 'expert_load' and 'zipf' are exclusive: a measured load replaces the Zipf popularity"},
       {{"workload",
         file("conflict_moe.json", R"({"workload": "moe", "experts": 8, "top_k": 2, "tokens_per_chip": 16, )"
                                   R"("hidden": 64, "zipf": 1, "expert_load": [1, 2, 3, 4, 5, 6, 7, 8]})")},
-       "fields 'zipf' and 'expert_load' are exclusive"},
+       "fields 'expert_load' and 'zipf' are exclusive"},
   });
 }
 

@@ -194,10 +194,12 @@ TEST_CASE("workload files name the field at fault") {
     w[key] = value;
     return error_of(w);
   };
-  CHECK_THAT(with("experts", -1), Catch::Contains("field 'experts' must be a positive integer"));
+  CHECK_THAT(with("experts", -1),
+             Catch::Contains("field 'experts' must be an integer between 1 and 1048576, not -1"));
   CHECK_THAT(with("top_k", 9), Catch::Contains("--top-k 9 must be between 1 and the experts (8)"));
   CHECK_THAT(with("capacity_factor", "lots"), Catch::Contains("field 'capacity_factor'"));
-  CHECK_THAT(with("router", "greedy"), Catch::Contains("expected uniform or random"));
+  CHECK_THAT(with("router", "greedy"),
+             Catch::Contains("field 'router': unknown value 'greedy'; known: uniform, random"));
   CHECK_THAT(with("topk", 2), Catch::Contains("unknown field 'topk'"));
   nlohmann::json missing = good;
   missing.erase("hidden");

@@ -6,7 +6,7 @@
 #include "topology/base/suggest.hpp"
 #include "workloads/chip_model.hpp"      // dtype_bytes
 #include "workloads/collective_job.hpp"  // dtype_size
-#include "workloads/workload_file.hpp"
+#include "workloads/options.hpp"
 
 namespace ultrasim {
 
@@ -126,81 +126,67 @@ const std::vector<ModelShape>& model_shapes() {
   return kModels;
 }
 
+namespace {
+
+// A model object's fields, declared once; the source of each is the model's own (its "source" field).
+const OptionTable<ModelShape>& model_fields() {
+  static const OptionTable<ModelShape> table = [] {
+    using M = ModelShape;
+    OptionTable<M> t;
+    const std::string own = "the model's";
+    for (auto [name, field] :
+         {std::pair{"name", &M::name}, {"description", &M::description}, {"source", &M::source}})
+      t.push_back(
+          text_option<M>(name, field, {}, "what it is called, what it is, where its numbers come from", own));
+    auto size = [&](const char* name, auto field, std::int64_t lo, std::int64_t hi, bool required = false) {
+      t.push_back(integer_option<M>(name, field, lo, hi, "a dimension of the shape (model.hpp)", own));
+      t.back().required = required;
+    };
+    size("layers", &M::layers, 1, 4096, true);
+    size("dense_layers", &M::dense_layers, 0, 4096);
+    size("hidden", &M::hidden, 1, 1 << 20, true);
+    size("vocab", &M::vocab, 1, 1 << 24, true);
+    t.push_back(
+        text_option<M>("attention", &M::attention, {"mha", "gqa", "mla"}, "the attention's kind", own));
+    size("heads", &M::heads, 1, 4096, true);
+    size("kv_heads", &M::kv_heads, 1, 4096);
+    size("head_dim", &M::head_dim, 1, 65536);
+    for (auto [name, field] : {std::pair{"q_lora_rank", &M::q_lora_rank},
+                               {"kv_lora_rank", &M::kv_lora_rank},
+                               {"qk_nope_head_dim", &M::qk_nope_head_dim},
+                               {"qk_rope_head_dim", &M::qk_rope_head_dim},
+                               {"v_head_dim", &M::v_head_dim}})
+      size(name, field, 0, 1 << 20);
+    size("ffn", &M::ffn, 0, 1 << 24);
+    size("experts", &M::experts, 0, 1 << 16);
+    size("shared_experts", &M::shared_experts, 0, 64);
+    size("top_k", &M::top_k, 0, 1 << 16);
+    size("expert_ffn", &M::expert_ffn, 0, 1 << 24);
+    t.push_back(
+        bool_option<M>("tied_embeddings", &M::tied_embeddings, "the LM head shares the embedding", own));
+    for (auto [name, field] : {std::pair{"weight_dtype", &M::weight_dtype},
+                               {"kv_dtype", &M::kv_dtype},
+                               {"activation_dtype", &M::activation_dtype}})
+      t.push_back(text_option<M>(name, field, {}, "an element's dtype", own));
+    t.push_back(number_option<M>("expert_zipf", &M::expert_zipf, 0, 100, "the experts' popularity", own));
+    t.push_back(number_option<M>("published_params", &M::published_params, 0, 1e16, "as published", own));
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
 ModelShape model_from_json(const nlohmann::json& model, const std::string& where) {
   if (model.is_string()) return find_by_name(model_shapes(), model.get<std::string>(), "model");
-  static const std::vector<std::string> kKnown{"name",
-                                               "description",
-                                               "source",
-                                               "layers",
-                                               "dense_layers",
-                                               "hidden",
-                                               "vocab",
-                                               "attention",
-                                               "heads",
-                                               "kv_heads",
-                                               "head_dim",
-                                               "q_lora_rank",
-                                               "kv_lora_rank",
-                                               "qk_nope_head_dim",
-                                               "qk_rope_head_dim",
-                                               "v_head_dim",
-                                               "ffn",
-                                               "experts",
-                                               "shared_experts",
-                                               "top_k",
-                                               "expert_ffn",
-                                               "tied_embeddings",
-                                               "weight_dtype",
-                                               "kv_dtype",
-                                               "activation_dtype",
-                                               "expert_zipf",
-                                               "published_params"};
   const std::string at = where + ", field 'model'";
-  check_known_fields(model, kKnown, at);
-  const FieldReader read{model, at};
   ModelShape m;
   m.name = "custom";
-  read.text("name", m.name);
-  read.text("description", m.description);
-  read.text("source", m.source);
-  read.integer("layers", m.layers, true);
-  m.dense_layers = -1;
-  if (const auto* v = read.field("dense_layers")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 4096)
-      throw InputError(at + ": field 'dense_layers' must be an integer between 0 and 4096");
-    m.dense_layers = v->get<int>();
-  }
-  read.integer("hidden", m.hidden, true);
-  read.integer("vocab", m.vocab, true);
-  read.text("attention", m.attention);
-  read.integer("heads", m.heads, true);
-  m.kv_heads = m.heads;
-  read.integer("kv_heads", m.kv_heads, false);
-  read.integer("head_dim", m.head_dim, false);
+  m.dense_layers = -1;  // unset: derived below, as are kv_heads and head_dim
+  read_options(model_fields(), model, at, {}, m);
+  if (m.kv_heads == 0) m.kv_heads = m.heads;
   if (m.head_dim == 0 && m.attention != "mla") m.head_dim = m.hidden / static_cast<std::uint64_t>(m.heads);
-  read.integer("q_lora_rank", m.q_lora_rank, false);
-  read.integer("kv_lora_rank", m.kv_lora_rank, false);
-  read.integer("qk_nope_head_dim", m.qk_nope_head_dim, false);
-  read.integer("qk_rope_head_dim", m.qk_rope_head_dim, false);
-  read.integer("v_head_dim", m.v_head_dim, false);
-  read.integer("ffn", m.ffn, false);
-  read.integer("experts", m.experts, false);
-  read.integer("shared_experts", m.shared_experts, false);
-  read.integer("top_k", m.top_k, false);
-  read.integer("expert_ffn", m.expert_ffn, false);
   if (m.dense_layers < 0) m.dense_layers = m.experts > 0 ? 0 : m.layers;
-  if (const auto* v = read.field("tied_embeddings")) {
-    if (!v->is_boolean()) throw InputError(at + ": field 'tied_embeddings' must be true or false");
-    m.tied_embeddings = v->get<bool>();
-  }
-  read.text("weight_dtype", m.weight_dtype);
-  read.text("kv_dtype", m.kv_dtype);
-  read.text("activation_dtype", m.activation_dtype);
-  for (const char* key : {"expert_zipf", "published_params"})
-    if (const auto* v = read.field(key)) {
-      if (!v->is_number()) throw InputError(at + ": field '" + key + "' must be a number");
-      (std::string(key) == "expert_zipf" ? m.expert_zipf : m.published_params) = v->get<double>();
-    }
   m.validate(at);
   return m;
 }

@@ -10,6 +10,7 @@
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"  // dtype_size
+#include "workloads/options.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace ultrasim {
@@ -21,41 +22,22 @@ double ServingConfig::tokens_per_step() const {
 }
 
 void ServingConfig::validate() const {
-  if (tp < 1 || tp > 4096) throw InputError("--tp must be between 1 and 4096");
-  if (pp < 1 || pp > 4096) throw InputError("--pp must be between 1 and 4096");
-  if (micro_batches != 1 && micro_batches != 2) throw InputError("--micro-batches must be 1 or 2");
+  // Each option's own range is checked where it is declared (serving_options()); what follows ties
+  // options together, or to the model.
   if (batch_sizes.empty()) throw InputError("--batch: give at least one batch size");
-  if (check_engine != 0)
-    check_engine_count(
-        check_engine, model.layers,
-        "one exchange per layer at most; the model has " + std::to_string(model.layers) + " layers");
   for (const auto b : batch_sizes)
     if (b < 1 || b > (1u << 24))
       throw InputError("--batch must be between 1 and 16777216, not " + std::to_string(b));
   if (batch_sizes.size() > 64) throw InputError("--batch: at most 64 batch sizes per run");
-  if (lengths.empty() && (input_len < 1 || input_len > (1u << 24)))
-    throw InputError("--input-len must be between 1 and 16777216");
-  if (lengths.empty() && output_len > (1u << 24)) throw InputError("--output-len must be at most 16777216");
-  if (phase != "prefill" && phase != "decode" && phase != "both")
-    throw InputError("--phase '" + phase + "': expected prefill, decode or both");
-  if (router != "uniform" && router != "random")
-    throw InputError("--router '" + router + "': expected uniform or random");
-  if (zipf && !(std::isfinite(*zipf) && *zipf >= 0 && *zipf <= 100))
-    throw InputError("--zipf must be in [0, 100]");
-  if (capacity_factor && !(*capacity_factor > 0 && std::isfinite(*capacity_factor)))
-    throw InputError("--capacity-factor must be > 0");
-  if (batches < 1 || batches > 10000) throw InputError("--batches must be between 1 and 10000");
-  if (replicate_hot < 0 || replicas < 1) throw InputError("--replicate-hot must be >= 0 and --replicas >= 1");
-  if (placement != "contiguous" && placement != "round-robin" && placement != "balanced")
-    throw InputError("--placement '" + placement + "': expected contiguous, round-robin or balanced");
+  if (check_engine != 0)
+    check_engine_count(
+        check_engine, model.layers,
+        "one exchange per layer at most; the model has " + std::to_string(model.layers) + " layers");
   for (const double t : tpot_targets)
     if (!(t > 0 && t <= kMaxTime)) throw InputError("--tpot-target must be a time in (0, 1e6] s");
   for (const std::string* dtype : {&dispatch_dtype, &combine_dtype}) dtype_size(*dtype);
   if (!weight_dtype.empty()) with_context("--weight-dtype", [&] { return dtype_bytes(weight_dtype); });
   if (!kv_dtype.empty()) with_context("--kv-dtype", [&] { return dtype_size(kv_dtype); });
-  if (draft_tokens < 0 || draft_tokens > 16) throw InputError("--draft-tokens must be between 0 and 16");
-  if (draft_layers < 1 || draft_layers > 64) throw InputError("--draft-layers must be between 1 and 64");
-  if (!(acceptance >= 0 && acceptance <= 1)) throw InputError("--acceptance must be in [0, 1]");
   check_node_limit(max_nodes, node_chips, router);
   if (model.heads > 0 && tp > model.heads)
     throw InputError("--tp " + std::to_string(tp) + " is above the model's " + std::to_string(model.heads) +
@@ -490,166 +472,10 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> read_lengths(const std::str
   return out;
 }
 
-namespace {
-
-// The deployment's fields: tp, pp, micro_batches, placement, replicate_hot, replicas.
-void serving_json_deployment(const FieldReader& read, ServingConfig& c) {
-  read.integer("tp", c.tp, false);
-  read.integer("pp", c.pp, false);
-  read.integer("micro_batches", c.micro_batches, false);
-  read.text("placement", c.placement);
-  if (const auto* v = read.field("replicate_hot")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 65536)
-      throw InputError(read.where + ": field 'replicate_hot' must be an integer in [0, 65536]");
-    c.replicate_hot = v->get<int>();
-  }
-  read.integer("replicas", c.replicas, false);
-}
-
-// The requests' fields: batch (a size, a list, or "A:B:xF"), input_len, output_len, lengths, phase.
-void serving_json_requests(const FieldReader& read, ServingConfig& c) {
-  if (const auto* v = read.field("batch")) {
-    c.batch_sizes.clear();
-    if (v->is_array()) {
-      for (const auto& b : *v) {
-        if (!b.is_number_integer() || b.get<std::int64_t>() < 1)
-          throw InputError(read.where + ": field 'batch' must be a positive integer or a list of them");
-        c.batch_sizes.push_back(b.get<std::uint64_t>());
-      }
-    } else if (v->is_string()) {
-      c.batch_sizes = with_context(read.where + ", field 'batch'",
-                                   [&] { return parse_batch_sizes(v->get<std::string>()); });
-    } else {
-      std::uint64_t b = 0;
-      read.integer("batch", b, true);
-      c.batch_sizes.push_back(b);
-    }
-  }
-  for (const char* length : {"input_len", "output_len"})
-    read.exclusive("lengths", length, "the lengths file gives each request's");
-  read.integer("input_len", c.input_len, false);
-  if (const auto* v = read.field("output_len")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-      throw InputError(read.where + ": field 'output_len' must be an integer >= 0");
-    c.output_len = v->get<std::uint64_t>();
-  }
-  if (const auto* v = read.field("lengths")) {
-    if (!v->is_string()) throw InputError(read.where + ": field 'lengths' must be a file name");
-    c.lengths_source = v->get<std::string>();
-    c.lengths = read_lengths(c.lengths_source);
-  }
-  read.text("phase", c.phase);
-}
-
-// The router's fields: router, zipf, capacity_factor, expert_load, the dtypes, batches, seed.
-void serving_json_routing(const FieldReader& read, ServingConfig& c) {
-  read.text("router", c.router);
-  read.exclusive("zipf", "expert_load", "a measured load replaces the Zipf popularity");
-  for (const char* key : {"zipf", "capacity_factor"})
-    if (const auto* v = read.field(key)) {
-      if (!v->is_number()) throw InputError(read.where + ": field '" + key + "' must be a number");
-      (std::string(key) == "zipf" ? c.zipf : c.capacity_factor) = v->get<double>();
-    }
-  if (const auto* v = read.field("expert_load")) {
-    if (!v->is_string()) throw InputError(read.where + ": field 'expert_load' must be a file name");
-    c.expert_load_source = v->get<std::string>();
-    c.expert_load = read_expert_load(c.expert_load_source);
-  }
-  read.text("dispatch_dtype", c.dispatch_dtype);
-  read.text("combine_dtype", c.combine_dtype);
-  read.text("weight_dtype", c.weight_dtype);
-  read.text("kv_dtype", c.kv_dtype);
-  read.integer("max_nodes_per_token", c.max_nodes, false);
-  read.integer("node_chips", c.node_chips, false);
-  if (const auto* v = read.field("draft_tokens")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 16)
-      throw InputError(read.where + ": field 'draft_tokens' must be an integer in [0, 16]");
-    c.draft_tokens = v->get<int>();
-  }
-  read.integer("draft_layers", c.draft_layers, false);
-  if (const auto* v = read.field("acceptance")) {
-    if (!v->is_number() || !(v->get<double>() >= 0 && v->get<double>() <= 1))
-      throw InputError(read.where + ": field 'acceptance' must be a number in [0, 1]");
-    c.acceptance = v->get<double>();
-  }
-  read.integer("batches", c.batches, false);
-  if (const auto* v = read.field("seed")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0)
-      throw InputError(read.where + ": field 'seed' must be an integer >= 0");
-    c.seed = v->get<std::uint64_t>();
-  }
-}
-
-// The run's fields: allreduce, tpot_target (a time or a list), chip, engine.
-void serving_json_run(const FieldReader& read, ServingConfig& c) {
-  read.text("allreduce", c.allreduce);
-  if (const auto* v = read.field("tpot_target")) {
-    auto one = [&](const nlohmann::json& t) {
-      if (t.is_number()) return t.get<double>();
-      if (t.is_string())
-        return with_context(read.where + ", field 'tpot_target'",
-                            [&] { return parse_time(t.get<std::string>()); });
-      throw InputError(read.where + ": field 'tpot_target' must be a time (\"50ms\") or a list of them");
-    };
-    if (v->is_array())
-      for (const auto& t : *v) c.tpot_targets.push_back(one(t));
-    else
-      c.tpot_targets.push_back(one(*v));
-  }
-  read.text("chip", c.chip);
-  read.text("engine", c.engine);
-}
-
-}  // namespace
-
 ServingConfig serving_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
-  static const std::vector<std::string> kKnown{"workload",
-                                               "description",
-                                               "topology",
-                                               "model",
-                                               "tp",
-                                               "pp",
-                                               "micro_batches",
-                                               "placement",
-                                               "replicate_hot",
-                                               "replicas",
-                                               "batch",
-                                               "input_len",
-                                               "output_len",
-                                               "lengths",
-                                               "phase",
-                                               "router",
-                                               "zipf",
-                                               "expert_load",
-                                               "capacity_factor",
-                                               "dispatch_dtype",
-                                               "combine_dtype",
-                                               "batches",
-                                               "seed",
-                                               "allreduce",
-                                               "tpot_target",
-                                               "chip",
-                                               "engine",
-                                               "set",
-                                               "max_nodes_per_token",
-                                               "node_chips",
-                                               "draft_tokens",
-                                               "draft_layers",
-                                               "acceptance",
-                                               "weight_dtype",
-                                               "kv_dtype"};
-  check_known_fields(w, kKnown, where);
-  const FieldReader read{w, where};
   ServingConfig c;
-  read.text("topology", c.topology);
-  if (!w.contains("model"))
-    throw InputError(where + ": missing field 'model' (a built-in name or an object)");
-  c.model = with_context(where, [&] { return model_from_json(w.at("model"), where); });
-  serving_json_deployment(read, c);
-  serving_json_requests(read, c);
-  serving_json_routing(read, c);
-  serving_json_run(read, c);
+  read_options(serving_options(), w, where, {"workload", "description", "set"}, c);
   c.overrides = set_overrides(w, where);
   with_context(where, [&] { c.validate(); });
   return c;

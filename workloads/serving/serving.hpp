@@ -44,6 +44,7 @@
 
 #include "topology/base/params.hpp"
 #include "workloads/moe.hpp"
+#include "workloads/options.hpp"
 #include "workloads/serving/model.hpp"
 
 namespace ultrasim {
@@ -184,6 +185,9 @@ MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, c
 // how much.
 void check_memory(const MemoryUse& use, std::uint64_t batch_size);
 
+// serve's options, declared once (workloads/serving/serving_options.cpp): flags, workload-file fields,
+// `ultrasim list` and the reference.
+const OptionTable<ServingConfig>& serving_options();
 // A serving workload file's fields into a config; InputError naming the field.
 ServingConfig serving_config_from_json(const nlohmann::json& workload, const std::string& file);
 // "1:1024:x2" (geometric), "8:64:+8" (arithmetic), "1,8,64" or "32" (parse_series): at most 64 sizes.

@@ -385,9 +385,11 @@ TEST_CASE("serving refuses what cannot be deployed, saying by how much") {
       {"serve", "--model", "llama3-70b", "--topology", "switch:8", "--tp", "8", "--batch", "4096"},
       "the KV cache of batch 4096 does not fit");
   expect_input_error({"serve", "--model", "deepseek-v4"}, "unknown model 'deepseek-v4'; did you mean");
-  expect_input_error({"serve", "--batch", "0"}, "--batch: invalid count '0'; expected a positive integer");
-  expect_input_error({"serve", "--micro-batches", "3"}, "--micro-batches must be 1 or 2");
-  expect_input_error({"serve", "--phase", "train"}, "--phase 'train': expected prefill, decode or both");
+  expect_input_error({"serve", "--batch", "0"}, "--batch must be an integer between 1 and 16777216, not '0'");
+  expect_input_error({"serve", "--micro-batches", "3"},
+                     "--micro-batches must be an integer between 1 and 2, not '3'");
+  expect_input_error({"serve", "--phase", "train"},
+                     "--phase: unknown value 'train'; known: prefill, decode, both");
   expect_input_error({"serve", "--engine", "simgrid"}, "--engine simgrid: serve runs many simulations");
   expect_input_error({"serve", "--tpot-target", "0"}, "--tpot-target must be a time in (0, 1e6] s");
   expect_input_error({"serve", "--micro-batches", "2", "--batch", "8", "--trace", temp_path("t.json")},
@@ -463,9 +465,9 @@ TEST_CASE("serve reads a chip profile file, and refuses a bad one naming the fie
   expect_input_error({"serve", "--chip", temp_file("missing-chip.json", bad.dump())},
                      "missing field 'values.comm_share'");
   expect_input_error({"serve", "--acceptance", "1.5", "--draft-tokens", "1"},
-                     "--acceptance must be in [0, 1]");
+                     "--acceptance must be a number between 0 and 1");
   expect_input_error({"serve", "--acceptance", "-0.2"}, "--acceptance");
-  expect_input_error({"serve", "--draft-tokens", "17"}, "--draft-tokens must be between 0 and 16");
+  expect_input_error({"serve", "--draft-tokens", "17"}, "--draft-tokens must be an integer between 0 and 16");
   expect_input_error({"serve", "--max-nodes-per-token", "4"}, "--max-nodes-per-token needs --node-chips");
   expect_input_error({"serve", "--weight-dtype", "float5"}, "--weight-dtype: unknown dtype 'float5'");
 }

@@ -59,8 +59,11 @@ TEST_CASE("a model given as an object is checked field by field") {
   };
   broken("top_k", 9, "'top_k' must be between 1 and 'experts'");
   broken("kv_heads", 3, "'kv_heads' must divide 'heads' (4)");
-  broken("attention", "flash", "'attention' must be mha, gqa or mla");
-  broken("layer", 2, "unknown field 'layer'");
+  broken("attention", "flash",
+         "f, field 'model': field 'attention': unknown value 'flash'; known: mha, gqa, mla");
+  broken("layer", 2, "unknown field 'layer'; did you mean 'layers'?");
+  broken("heads", 0, "f, field 'model': field 'heads' must be an integer between 1 and 4096, not 0");
+  broken("expert_zipf", 101, "field 'expert_zipf' must be a number between 0 and 100, not 101");
   CHECK_THROWS_WITH(model_from_json(nlohmann::json("deepseek-v4"), "f"), Catch::Contains("did you mean"));
 }
 
