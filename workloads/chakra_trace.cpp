@@ -1,6 +1,7 @@
 #include "workloads/chakra_trace.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -20,40 +21,72 @@ namespace {
 
 namespace pb = ChakraProtoMsg;
 
-// The whole file, gunzipped when it is gzip (zlib reads plain files as they are); InputError beyond `max`.
-std::string read_whole(const std::string& path, std::uint64_t max) {
-  check_input_file(path, "Chakra trace '" + path + "'", "a Chakra execution trace (.et or .et.gz)");
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (in == nullptr) throw InputError("cannot read Chakra trace '" + path + "'");
-  std::string data;
-  char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(in, buffer, sizeof buffer)) > 0) {
-    data.append(buffer, static_cast<std::size_t>(n));
-    if (data.size() > max) {
-      gzclose(in);
-      throw InputError("Chakra trace '" + path + "': more than " + std::to_string(max >> 20) +
-                       " MiB (uncompressed); ultrasim reads traces up to that size");
-    }
+// A trace file as protobuf reads it, streamed: gunzipped when it is gzip (zlib reads plain files as they
+// are), and never more than `max` bytes uncompressed, so a small gzip of zeros is refused at its first
+// message, not after inflating a gigabyte.
+class TraceStream : public google::protobuf::io::CopyingInputStream {
+ public:
+  TraceStream(const std::string& path, std::uint64_t max) : path_(path), max_(max) {
+    check_input_file(path, "Chakra trace '" + path + "'", "a Chakra execution trace (.et or .et.gz)");
+    in_ = gzopen(path.c_str(), "rb");
+    if (in_ == nullptr) throw InputError("cannot read Chakra trace '" + path + "'");
+    gzbuffer(in_, 1 << 16);
   }
-  const bool failed = n < 0;
-  gzclose(in);
-  if (failed) throw InputError("Chakra trace '" + path + "': not a readable gzip file");
-  return data;
-}
+  ~TraceStream() override { gzclose(in_); }
+  TraceStream(const TraceStream&) = delete;
+  TraceStream& operator=(const TraceStream&) = delete;
+
+  int Read(void* buffer, int size) override {
+    if (read_ > max_) return -1;
+    const int n = gzread(in_, buffer, static_cast<unsigned>(size));
+    if (n < 0) failed_ = true;
+    if (n == 0) ended_ = true;
+    read_ += n > 0 ? static_cast<std::uint64_t>(n) : 0;
+    return read_ > max_ ? -1 : n;  // past the cap: a read error, which stops the parse
+  }
+  // InputError if reading stopped at the cap or at a broken gzip.
+  void check() const {
+    const std::string where = "Chakra trace '" + path_ + "'";
+    if (read_ > max_)
+      throw InputError(where + ": more than " + std::to_string(max_ >> 20) +
+                       " MiB (uncompressed); ultrasim reads traces up to that size");
+    if (failed_) throw InputError(where + ": not a readable gzip file");
+  }
+  // For a parse that failed: InputError for the cap, a broken gzip, or the end of the file inside a
+  // message of `size` bytes; nothing if the bytes were there (the message itself is wrong).
+  void explain(std::uint32_t size) const {
+    check();
+    if (ended_)
+      throw InputError("Chakra trace '" + path_ + "': a message of " + std::to_string(size) +
+                       " bytes runs past the end of the file");
+  }
+
+ private:
+  std::string path_;
+  std::uint64_t max_, read_ = 0;
+  gzFile in_ = nullptr;
+  bool failed_ = false, ended_ = false;
+};
 
 // Reads the next length-delimited message into `message`; false at the end of the data.
-bool next_message(google::protobuf::io::CodedInputStream& in, std::size_t total,
+bool next_message(google::protobuf::io::CodedInputStream& in, const TraceStream& stream,
                   google::protobuf::Message& message, const std::string& where) {
-  if (in.ExpectAtEnd()) return false;
+  const void* next = nullptr;
+  int buffered = 0;
+  if (!in.GetDirectBufferPointer(&next, &buffered)) {  // no byte left: the end, unless reading failed
+    stream.check();
+    return false;
+  }
   std::uint32_t size = 0;
-  if (!in.ReadVarint32(&size)) throw InputError(where + ": a message length is cut short");
-  if (size > total - static_cast<std::size_t>(in.CurrentPosition()))
-    throw InputError(where + ": a message of " + std::to_string(size) +
-                     " bytes runs past the end of the file");
-  const auto limit = in.PushLimit(static_cast<int>(size));
-  if (!message.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+  if (!in.ReadVarint32(&size)) {
+    stream.explain(0);
+    throw InputError(where + ": a message length is cut short");
+  }
+  const auto limit = in.PushLimit(static_cast<int>(std::min<std::uint32_t>(size, INT32_MAX)));
+  if (!message.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage() || in.BytesUntilLimit() > 0) {
+    stream.explain(size);
     throw InputError(where + ": a message that is not a Chakra " + message.GetTypeName());
+  }
   in.PopLimit(limit);
   return true;
 }
@@ -251,15 +284,15 @@ ChakraNode node_of(const pb::Node& n, const std::string& file) {
 
 ChakraRank read_chakra_rank(const std::string& path, std::uint64_t max_bytes) {
   GOOGLE_PROTOBUF_VERIFY_VERSION;
-  const std::string data = read_whole(path, max_bytes);
+  TraceStream stream(path, max_bytes);
+  google::protobuf::io::CopyingInputStreamAdaptor adaptor(&stream);
   const std::string where = "Chakra trace '" + path + "'";
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(data.data()),
-                                            static_cast<int>(data.size()));
+  google::protobuf::io::CodedInputStream in(&adaptor);
   in.SetRecursionLimit(64);
   ChakraRank rank;
   rank.file = path;
   pb::GlobalMetadata metadata;
-  if (!next_message(in, data.size(), metadata, where))
+  if (!next_message(in, stream, metadata, where))
     throw InputError(where + ": empty (expected GlobalMetadata, then nodes)");
   for (const pb::AttributeProto& a : metadata.attr()) {
     if (!a.name().starts_with("pg:")) continue;
@@ -282,7 +315,7 @@ ChakraRank read_chakra_rank(const std::string& path, std::uint64_t max_bytes) {
     rank.groups[a.name().substr(3)] = std::move(ranks);
   }
   pb::Node node;
-  while (next_message(in, data.size(), node, where)) {
+  while (next_message(in, stream, node, where)) {
     rank.nodes.push_back(node_of(node, path));
     if (node.type() == pb::METADATA_NODE && node.name().find("process_group:init") != std::string::npos)
       read_process_groups(node, where + ": node " + std::to_string(node.id()), rank.groups);

@@ -11,11 +11,15 @@ namespace ultrasim {
 ParallelLayout parse_layout(const std::string& text, int chips) {
   ParallelLayout layout;
   bool dp_given = false;
+  std::vector<std::string> seen;
   for (const std::string& item : split_items(text, ',', true)) {
     const auto eq = item.find('=');
     const std::string axis = item.substr(0, eq);
     if (eq == std::string::npos || (axis != "tp" && axis != "ep" && axis != "dp" && axis != "pp"))
       throw InputError("--layout '" + text + "': expected AXIS=N for axes tp, ep, dp, pp (e.g. tp=4,dp=36)");
+    if (std::find(seen.begin(), seen.end(), axis) != seen.end())
+      throw InputError("--layout '" + text + "': " + axis + " is given twice; give each axis once");
+    seen.push_back(axis);
     const int n =
         static_cast<int>(with_context("--layout " + axis, [&] { return parse_count(item.substr(eq + 1)); }));
     (axis == "tp" ? layout.tp : axis == "ep" ? layout.ep : axis == "dp" ? layout.dp : layout.pp) = n;

@@ -87,7 +87,10 @@ nlohmann::ordered_json training_json(const TrainingConfig& config, const std::st
   out["compute_s"] = m.compute;
   out["exposed_comm_s"] = std::max(0.0, m.step_time - m.compute);
   out["model_flops"] = m.model_flops;
-  out["mfu"] = m.step_time > 0 ? m.model_flops / (m.step_time * p * params.number("chip_flops")) : 0.0;
+  // A step without FLOPs (collectives and sends only) has no MFU: null, "n/a" in the table, not 0 %.
+  out["mfu"] = m.step_time > 0 && m.model_flops > 0
+                   ? nlohmann::ordered_json(m.model_flops / (m.step_time * p * params.number("chip_flops")))
+                   : nlohmann::ordered_json();
   out["stages"] = training_stages_json(config, program, program.record(), p);
   out["link_bytes"] = m.carried / config.iterations;
   out["energy_j"] = m.energy;
@@ -159,7 +162,10 @@ std::string training_table(const nlohmann::ordered_json& r) {
   out << "step time       " << us(r["step_time_s"]) << "   (model " << us(r["model_s"]) << ")\n";
   out << "compute         " << us(r["compute_s"]) << "\n";
   out << "exposed comm    " << us(r["exposed_comm_s"]) << "\n";
-  out << "MFU             " << fixed_text(100 * r["mfu"].get<double>(), 1) << " %\n";
+  out << "MFU             "
+      << (r["mfu"].is_null() ? std::string("n/a (the step has no FLOPs)")
+                             : fixed_text(100 * r["mfu"].get<double>(), 1) + " %")
+      << "\n";
   out << "energy          " << fixed_text(r["energy_j"].get<double>(), 3) << " J, cost "
       << fixed_text(r["cost_usd"].get<double>() * 1e6, 3) << " micro-USD per step\n";
   out << "verified        " << (r["verified"].get<bool>() ? "yes" : "NO") << "\n";

@@ -234,6 +234,15 @@ TEST_CASE("output: a sweep's --out held by another writer is refused, its rows u
       expect_input_error(sweep_args("1KiB", extra), "--out file '" + out + "' is being written by another");
       CHECK(read_file(out) == rows);
     }
+    // Every other output on that path is refused too, before it runs: none replaces the rows under it.
+    for (const auto& [args, fragment] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {run_args({"--trace", out}), "trace '" + out + "' is being written by another ultrasim process"},
+             {run_args({"--flows", out}), "flow records '" + out + "' is being written by another"},
+             {sweep_args("1KiB", {"--timing", out}),
+              "--timing file '" + out + "' is being written by another"}}) {
+      expect_input_error(args, fragment);
+      CHECK(read_file(out) == rows);
+    }
     close(fd);
   }
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "cli_runner.hpp"
 
@@ -115,6 +116,31 @@ TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point once, a
   CHECK(rows.size() == 64);
   CHECK(points.size() == 64);
   CHECK(read_file(killed) == read_file(whole));
+}
+
+TEST_CASE("resuming continues only a sweep's own rows, and leaves any other file as it was") {
+  const std::vector<std::string> sweep{"sweep",     "--topology",  "switch:4", "--collective",
+                                       "allreduce", "--algorithm", "ring",     "--sizes",
+                                       "1KiB,2KiB", "--resume",    "--out"};
+  auto with_out = [&](const std::string& path) {
+    std::vector<std::string> args = sweep;
+    args.push_back(path);
+    return args;
+  };
+  for (const auto& [name, text, line] : std::vector<std::tuple<std::string, std::string, int>>{
+           {"notes.jsonl", "my notes, not rows\n", 1},
+           {"other.jsonl", "{\"id\": 1}\n{\"id\": 2}\n", 1},
+           {"torn_inside.jsonl", "{\"point\":0,\"status\":\"ok\"\n{\"point\":1,\"status\":\"ok\"}\n", 1}}) {
+    const std::string path = temp_file(name, text);
+    expect_input_error(with_out(path), "--resume: '" + path + "' line " + std::to_string(line) +
+                                           " is not a row of an ultrasim sweep (another program's file?); "
+                                           "it was left as it was");
+    CHECK(read_file(path) == text);
+  }
+  // A killed sweep's torn last line is its own: that point runs again.
+  const std::string torn = temp_file("torn_last.jsonl", "{\"point\":1,\"sta");
+  REQUIRE(run_cli(with_out(torn)).status == 0);
+  CHECK(read_json_lines(torn).size() == 2);
 }
 
 TEST_CASE("bad sweep input is one line and exit status 2") {

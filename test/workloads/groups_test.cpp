@@ -74,5 +74,7 @@ TEST_CASE("explicit groups, and specs that cannot hold") {
   CHECK_THAT(error("tp", "tp=999999999,ep=999999999,dp=999999999"),
              Catch::Contains("tp x ep x dp x pp = more than 2^63, but the topology has 8 chips"));
   CHECK_THAT(error("tp", "xp=2"), Catch::Contains("expected AXIS=N"));
+  CHECK_THAT(error("tp", "tp=2,tp=4"),
+             Catch::Contains("--layout 'tp=2,tp=4': tp is given twice; give each axis once"));
   CHECK_THAT(error("teams"), Catch::Contains("expected server, rack"));
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -10,7 +11,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "topology/base/errors.hpp"
@@ -73,6 +76,22 @@ void check_not_input(const std::string& what, const std::string& path, const str
 
 // Checks `path` against the rules of output_file.hpp and claims it; returns true for /dev/null (written
 // directly, never claimed). Sets `existing` (and returns through `exists`) when the target exists.
+// Whether some process holds a flock on the file `existing` describes (a running sweep's --out): looked
+// up in /proc/locks, not tried, since a lock taken to try it would fail the sweep's own for a moment.
+bool flock_held(const struct stat& existing) {
+  char device[64];
+  std::snprintf(device, sizeof device, "%02x:%02x:%llu", major(existing.st_dev), minor(existing.st_dev),
+                static_cast<unsigned long long>(existing.st_ino));
+  std::ifstream locks("/proc/locks");
+  for (std::string line; std::getline(locks, line);) {
+    std::istringstream words(line);
+    std::string number, kind, mode, access, pid, file;
+    words >> number >> kind >> mode >> access >> pid >> file;
+    if (kind == "FLOCK" && file == device) return true;
+  }
+  return false;
+}
+
 bool claim_output(const std::string& path, const std::string& what, bool allow_null, struct stat& existing,
                   bool& exists) {
   exists = ::lstat(path.c_str(), &existing) == 0;
@@ -95,6 +114,10 @@ bool claim_output(const std::string& path, const std::string& what, bool allow_n
         (exists && other.exists && other.device == claim.device && other.inode == claim.inode))
       throw InputError(named(what, path) + " is also the path of the " + other.what + " ('" + other.path +
                        "'); give each output its own file");
+  if (exists && flock_held(existing))  // after the claims: this process's own outputs say so first
+    throw InputError(named(what, path) +
+                     " is being written by another ultrasim process (a sweep holds its lock); wait for it "
+                     "to finish or give another file");
   claims().push_back(claim);
   return false;
 }

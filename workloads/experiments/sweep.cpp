@@ -454,14 +454,24 @@ std::map<int, nlohmann::ordered_json> read_finished(const std::string& path,
                                                     const std::vector<SweepPoint>& grid) {
   std::map<int, nlohmann::ordered_json> rows;
   std::ifstream in(path);
+  int torn = 0;  // the line torn by a killed sweep, if any: it must be the last
+  auto not_ours = [&](int line) {
+    return InputError("--resume: '" + path + "' line " + std::to_string(line) +
+                      " is not a row of an ultrasim sweep (another program's file?); it was left as it was");
+  };
+  int number = 0;
   for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (torn > 0) throw not_ours(torn);  // a line that is not JSON, with rows after it
     nlohmann::ordered_json row;
     try {
       row = parse_ordered_json_input(line, path);
     } catch (const std::exception&) {
-      continue;  // a line torn by a killed sweep: that point runs again
+      if (!line.starts_with("{\"point\":")) throw not_ours(number);
+      torn = number;  // a killed sweep's last line: that point runs again
+      continue;
     }
-    if (!row.is_object() || !row.contains("point")) continue;
+    if (!row.is_object() || !row.contains("point") || !row.contains("status")) throw not_ours(number);
     if (!row["point"].is_number_integer())
       throw InputError("--resume: '" + path + "' has a row whose \"point\" is " + row["point"].dump() +
                        ", not a point number (another program's file?)");

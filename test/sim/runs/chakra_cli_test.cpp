@@ -9,7 +9,10 @@
 #include <fstream>
 #include <map>
 
+#include <zlib.h>
+
 #include "cli_runner.hpp"
+#include "workloads/chakra_trace.hpp"
 
 using namespace ultrasim::test;
 using nlohmann::json;
@@ -169,6 +172,32 @@ TEST_CASE("bad Chakra traces and options are one-line input errors") {
   expect_input_error({"workload", write_ranks("dangling", metadata + char(dangling.size()) + dangling),
                       "--topology", "switch:2"},
                      "depends on node 5, which this rank's trace does not have");
+}
+
+TEST_CASE("a gzip trace is read as a stream: a small file that inflates to a flood is refused at once") {
+  // 256 MiB of zeros in about 1 MB: read whole, it took 3.4 s and 300 MiB before its first node was
+  // looked at; streamed, its second message (a node of no type) is refused after a few bytes.
+  const std::string prefix = temp_path("zeros");
+  gzFile out = gzopen((prefix + ".0.et.gz").c_str(), "wb1");
+  const std::string mib(1 << 20, '\0');
+  for (int i = 0; i < 256; ++i) gzwrite(out, mib.data(), static_cast<unsigned>(mib.size()));
+  gzclose(out);
+  expect_input_error({"workload", "chakra:" + prefix, "--topology", "switch:1"},
+                     "node 0 '': node type INVALID_NODE (0) is not one ultrasim runs");
+  // A trace past the cap is refused by its uncompressed size while it streams.
+  CHECK_THROWS_WITH(ultrasim::read_chakra_trace(prefix, 1 << 20),
+                    Catch::Contains("node type INVALID_NODE"));  // refused at the node, before the cap
+  const std::string big = temp_path("big");
+  out = gzopen((big + ".0.et.gz").c_str(), "wb1");
+  // A GlobalMetadata of 2 MiB (length 2^21), all of it one unknown field 15 of 2^21 - 4 bytes (length
+  // 0x1ffffc), which protobuf reads through to skip.
+  const std::string huge_metadata("\x80\x80\x80\x01\x7a\xfc\xff\x7f", 8);
+  gzwrite(out, huge_metadata.data(), static_cast<unsigned>(huge_metadata.size()));
+  const std::string filler((1 << 21) - 4, 'x');
+  gzwrite(out, filler.data(), static_cast<unsigned>(filler.size()));
+  gzclose(out);
+  CHECK_THROWS_WITH(ultrasim::read_chakra_trace(big, 1 << 20),
+                    Catch::EndsWith("more than 1 MiB (uncompressed); ultrasim reads traces up to that size"));
 }
 
 namespace {

@@ -56,6 +56,16 @@ TEST_CASE("FLOPs become time at chip_flops x efficiency, and MFU is model FLOPs 
   CHECK(r["exposed_comm_s"].get<double>() == Approx(0).margin(1e-15));
 }
 
+TEST_CASE("a step without FLOPs has no MFU: null in JSON, n/a in the table, never 0 %") {
+  const std::string step = R"({"workload": "training", "topology": "switch:4",
+    "stages": [{"name": "sync", "collectives": [{"collective": "allreduce", "algorithm": "ring", "size": "1MiB",
+                                             "groups": "blocks:4"}]}]})";
+  CHECK(workload_json(step, "noflops.json")["mfu"].is_null());
+  const CliResult table = run_cli({"workload", temp_file("noflops_table.json", step)});
+  CHECK(table.status == 0);
+  CHECK_THAT(table.out, Catch::Contains("MFU             n/a (the step has no FLOPs)\n"));
+}
+
 TEST_CASE("the generated transformer step on trn3 runs verified, its tp stages as the groups alone") {
   CliResult r = run_cli({"workload",
                          std::string(ULTRASIM_SOURCE_DIR) + "/workloads/examples/training_trn3_tp4_dp36.json",
