@@ -119,3 +119,30 @@ TEST_CASE("help and `ultrasim list options` show every declared option with its 
   CHECK((*tp)["default"] == "1");
   CHECK((*tp)["takes"] == "integer in [1, 4096]");
 }
+
+TEST_CASE(
+    "the activation dtype option sets the model's activations: a tp all-reduce carries one byte an element") {
+  const std::vector<std::string> serve{"serve",  "--topology", "switch:8", "--model", "llama3-70b",
+                                       "--tp",   "8",          "--batch",  "8",       "--phase",
+                                       "decode", "--stack",    "ideal"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = serve;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  const nlohmann::json bf16 = json_of(serve), fp8 = json_of(with({"--activation-dtype", "float8"}));
+  CHECK(bf16["model"]["activation_dtype"] == "bfloat16");
+  CHECK(fp8["model"]["activation_dtype"] == "float8");
+  CHECK(bf16["points"][0]["tp_allreduce"]["bytes"] == 8 * 8192 * 2);  // tokens x hidden x bytes
+  CHECK(fp8["points"][0]["tp_allreduce"]["bytes"] == 8 * 8192 * 1);
+  check_same(with({"--activation-dtype", "float8"}), {{"workload", "serving"},
+                                                      {"topology", "switch:8"},
+                                                      {"model", "llama3-70b"},
+                                                      {"tp", 8},
+                                                      {"batch", 8},
+                                                      {"phase", "decode"},
+                                                      {"set", {{"stack", "ideal"}}},
+                                                      {"activation_dtype", "float8"}});
+  expect_input_error(with({"--activation-dtype", "float9"}),
+                     "--activation-dtype: unknown dtype 'float9'; did you mean");
+}

@@ -1,6 +1,7 @@
 // serve's options, declared once (workloads/options.hpp): the flags of `ultrasim serve`, the fields of a
 // "serving" workload file, `ultrasim list --format json` and the reference read this table.
 #include "topology/base/input_files.hpp"
+#include "workloads/collective_job.hpp"  // dtype_size
 #include "workloads/moe_options.hpp"
 #include "workloads/serving/serving.hpp"
 
@@ -137,6 +138,18 @@ const OptionTable<ServingConfig>& serving_options() {
                                "the KV cache's dtype, over the model's: bfloat16 | float8", "the model's");
     kv.unset = "the model's";
     t.push_back(kv);
+    // Set on the model itself (declared after model and model_file, so it applies to the one chosen).
+    Option<C> activations{
+        "activation_dtype", "a dtype (bfloat16 | float8 | float16 | float32)",
+        "the activations' dtype, over the model's: attention inputs, tp all-reduces, pp sends",
+        "the model's"};
+    activations.set = [](C& c, const nlohmann::json& v, const std::string& where) {
+      c.model.activation_dtype = option_text(v, where);
+      with_context(where, [&] { return dtype_size(c.model.activation_dtype); });
+    };
+    activations.value = [](const C&) { return nlohmann::json(); };
+    activations.unset = "the model's";
+    t.push_back(activations);
     add_run_options(t);
     return t;
   }();
