@@ -71,13 +71,6 @@ std::vector<double> capped_shares(const std::vector<double>& w, double n, int k)
 
 }  // namespace
 
-ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
-                     const std::vector<std::pair<std::string, std::string>>& overrides) {
-  base.declare(extra);
-  base.apply_known(overrides);
-  return base;
-}
-
 void MoeConfig::validate() const {
   if (experts < 1 || experts > (1 << 20)) throw InputError("--experts must be between 1 and 1048576");
   if (top_k < 1 || top_k > experts)
@@ -458,23 +451,6 @@ ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfi
   out.memory_bound = t.memory_bound();
   out.seconds = t.seconds();
   return out;
-}
-
-double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {
-  return p * params.number("chip_power") * seconds + switches * params.number("switch_power") * seconds +
-         params.number("link_energy") * 1e-12 * 8 * link_bytes;
-}
-
-double workload_cost_usd(const ParamSet& params, int p, double seconds) {
-  return params.number("ultraserver_price_per_hour") * (p / params.number("ultraserver_chips")) * seconds /
-         3600;
-}
-
-double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size()) - 1e-9));
-  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
 }
 
 std::vector<double> read_expert_load(const std::string& path) {

@@ -97,11 +97,6 @@ struct MoeConfig {
 // Node-limited routing's options (max_nodes 0: off): InputError naming --max-nodes-per-token.
 void check_node_limit(int max_nodes, int node_chips, const std::string& router);
 
-// The parameters a workload runs with: `base` (a topology's, with the model's) and `extra` declared after
-// them, each override applied where it is declared.
-ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
-                     const std::vector<std::pair<std::string, std::string>>& overrides);
-
 struct MoeRouting {
   int p = 0, experts = 0;
   std::vector<int> owner;  // expert -> its home chip
@@ -153,16 +148,6 @@ struct ExpertCompute {
 };
 ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfig& config,
                              const ParamSet& params, int chunks);
-
-// Energy (J) of a layer that took `seconds` on p chips and `switches` switches and moved `link_bytes`
-// over links (each byte counted once per link it crossed):
-//   p x chip_power x seconds + switches x switch_power x seconds + link_energy x 8 x link_bytes.
-double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes);
-// Dollars for p chips busy `seconds`: ultraserver_price_per_hour x (p / ultraserver_chips) x seconds / 3600.
-double workload_cost_usd(const ParamSet& params, int p, double seconds);
-
-// The p50 / p99 / max of layer times (nearest rank: the ceil(q n)-th smallest).
-double percentile(std::vector<double> values, double q);
 
 // A workload file's MoE fields into a config; throws InputError naming the field and what it expects.
 MoeConfig moe_config_from_json(const nlohmann::json& workload, const std::string& file);

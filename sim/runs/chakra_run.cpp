@@ -22,9 +22,10 @@
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/chakra_program.hpp"
+#include "workloads/chip_model.hpp"
 #include "workloads/collective_job.hpp"
-#include "workloads/moe.hpp"
 #include "workloads/workload_file.hpp"
+#include "workloads/workload_metrics.hpp"
 
 namespace ultrasim {
 namespace {

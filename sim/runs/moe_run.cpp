@@ -17,6 +17,7 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/moe_layer.hpp"
+#include "workloads/workload_metrics.hpp"
 
 namespace ultrasim {
 namespace {

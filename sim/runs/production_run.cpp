@@ -11,8 +11,8 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/progress.hpp"
 #include "topology/base/units.hpp"
-#include "workloads/moe.hpp"
 #include "workloads/workload_file.hpp"
+#include "workloads/workload_metrics.hpp"
 
 namespace ultrasim {
 
@@ -135,7 +135,7 @@ void stats_json(nlohmann::ordered_json& out, const std::string& name, std::vecto
   for (const double x : v) sum += x;
   out["mean_" + name + "_s"] = sum / static_cast<double>(v.size());
   std::sort(v.begin(), v.end());
-  auto rank = [&](double q) {  // nearest rank, as percentile() (workloads/moe.hpp), on the sorted values
+  auto rank = [&](double q) {  // nearest rank, as percentile() (workloads/workload_metrics.hpp), on the sorted values
     const auto r = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size()) - 1e-9));
     return v[std::clamp<std::size_t>(r, 1, v.size()) - 1];
   };

@@ -28,6 +28,7 @@
 #include "workloads/collective_job.hpp"
 #include "workloads/collective_program.hpp"
 #include "workloads/moe_layer.hpp"
+#include "workloads/workload_metrics.hpp"
 
 namespace ultrasim {
 // The serving simulation's parts, named (not anonymous) because ServingStepper holds one.

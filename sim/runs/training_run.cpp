@@ -11,9 +11,10 @@
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
+#include "workloads/chip_model.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/memory_guard.hpp"
-#include "workloads/moe.hpp"
+#include "workloads/workload_metrics.hpp"
 
 namespace ultrasim {
 

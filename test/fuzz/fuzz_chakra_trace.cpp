@@ -6,8 +6,9 @@
 #include "fuzz_common.hpp"
 #include "workloads/chakra_program.hpp"
 #include "workloads/chakra_trace.hpp"
+#include "workloads/chip_model.hpp"
 #include "workloads/collective_job.hpp"
-#include "workloads/moe.hpp"
+#include "workloads/workload_metrics.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ultrasim;

@@ -8,10 +8,11 @@
 #include "fuzz_common.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/registry.hpp"
+#include "workloads/chip_model.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/groups.hpp"
-#include "workloads/moe.hpp"
 #include "workloads/training.hpp"
+#include "workloads/workload_metrics.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ultrasim;

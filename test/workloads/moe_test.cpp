@@ -9,6 +9,7 @@
 #include "collectives/traffic_matrix.hpp"
 #include "topology/base/errors.hpp"
 #include "workloads/moe.hpp"
+#include "workloads/workload_metrics.hpp"
 
 using namespace ultrasim;
 

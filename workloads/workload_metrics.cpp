@@ -1,0 +1,32 @@
+#include "workloads/workload_metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ultrasim {
+
+ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
+                     const std::vector<std::pair<std::string, std::string>>& overrides) {
+  base.declare(extra);
+  base.apply_known(overrides);
+  return base;
+}
+
+double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {
+  return p * params.number("chip_power") * seconds + switches * params.number("switch_power") * seconds +
+         params.number("link_energy") * 1e-12 * 8 * link_bytes;
+}
+
+double workload_cost_usd(const ParamSet& params, int p, double seconds) {
+  return params.number("ultraserver_price_per_hour") * (p / params.number("ultraserver_chips")) * seconds /
+         3600;
+}
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size()) - 1e-9));
+  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
+}
+
+}  // namespace ultrasim
