@@ -2,6 +2,7 @@
 // improves the held-out error.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -141,6 +142,43 @@ TEST_CASE("calibrate reads nccom-test's table and refuses logs and hold-outs it 
                      "--hold-out 4096: no measured point has that size");
   expect_input_error({"calibrate", "--topology", "switch:8", "--from", nccom, "--hold-out", "1024,1MiB"},
                      "every measured point is held out");
+}
+
+TEST_CASE(
+    "calibrate merges rows of one size into their geometric mean, warns when the fit is under-determined, "
+    "and refuses absurd times",
+    "[calibrate]") {
+  const std::string header =
+      "    size(B)    count(elems)    type    time(us)    algbw(GB/s)    busbw(GB/s)\n";
+  auto row = [](const char* bytes, const char* us) {
+    return std::string("   ") + bytes + "   256    fp32    " + us + "    0.02    0.03\n";
+  };
+  // Two runs of three sizes: the fit sees 3 points, each at the geometric mean of its two times.
+  const std::string twice = temp_path("twice.txt");
+  std::ofstream(twice) << header << row("1024", "40") << row("65536", "50") << row("1048576", "120")
+                       << row("1024", "90") << row("65536", "50") << row("1048576", "120");
+  CliResult r = run_cli({"calibrate", "--topology", "switch:8", "--from", twice, "--format", "json"});
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["points"].size() == 3);
+  CHECK(j["points"][0]["measured_s"].get<double>() == Approx(std::sqrt(40.0 * 90.0) * 1e-6).epsilon(1e-12));
+  CHECK(j["points"][1]["measured_s"].get<double>() == Approx(50e-6).epsilon(1e-12));
+  CHECK_THAT(r.err, Catch::Contains("calibrate: 2 rows of 1024 bytes (40.00 to 90.00 us): fitted on their "
+                                    "geometric mean, 60.00 us"));
+  CHECK_THAT(r.err, !Catch::Contains("under-determined"));
+  // Two sizes for three unknowns: fitted, with a warning.
+  const std::string two = temp_path("two.txt");
+  std::ofstream(two) << header << row("1024", "40") << row("1048576", "120");
+  r = run_cli({"calibrate", "--topology", "switch:8", "--from", two});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.err,
+             Catch::Contains("calibrate: 2 fitted size(s) for three unknowns (launch and step latency, "
+                             "efficiency): the fit is under-determined"));
+  // A time past 1e6 s is a broken log, not a measurement.
+  const std::string absurd = temp_path("absurd.txt");
+  std::ofstream(absurd) << header << row("1024", "40") << row("1048576", "2e12");
+  expect_input_error({"calibrate", "--topology", "switch:8", "--from", absurd},
+                     "time '2e12' us is over 1e6 s; no collective of a log takes that long");
 }
 
 TEST_CASE(

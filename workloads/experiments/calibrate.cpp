@@ -9,6 +9,7 @@
 
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
+#include "topology/base/log.hpp"
 #include "topology/base/progress.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"
@@ -35,6 +36,9 @@ double time_us(const std::string& text, const std::string& where) {
   const double v = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || *end != '\0' || !(v > 0) || !std::isfinite(v))
     throw InputError(where + ": time '" + text + "' is not a positive number of microseconds");
+  if (v * 1e-6 > kMaxTime)
+    throw InputError(where + ": time '" + text +
+                     "' us is over 1e6 s; no collective of a log takes that long");
   return v;
 }
 
@@ -135,6 +139,9 @@ std::vector<MeasuredPoint> read_nccl_tests_json(const std::string& text, const s
     if (!(us > 0) || !std::isfinite(us))
       throw InputError(where + ": out-of-place time " + shown(time) +
                        " is not a positive number of microseconds");
+    if (us * 1e-6 > kMaxTime)
+      throw InputError(where + ": out-of-place time " + shown(time) +
+                       " us is over 1e6 s; no collective of a log takes that long");
     points.push_back({size_bytes(size.get<std::uint64_t>(), where), us * 1e-6, where});
     const auto type = row.find("type"), redop = row.find("redop");
     if (type != row.end() && type->is_string() && redop != row.end() && redop->is_string())
@@ -286,7 +293,48 @@ double geomean_error(const std::vector<CalibratedPoint>& points, bool held_out, 
 
 }  // namespace
 
-Calibration calibrate(const CalibrationRequest& request) {
+namespace {
+
+// Rows of one size (a log of several runs, or logs given twice) are one point: the geometric mean of
+// their times, with a warning. The fit then models each size once, however long the logs are.
+std::vector<MeasuredPoint> merge_repeats(const std::vector<MeasuredPoint>& rows) {
+  std::vector<MeasuredPoint> merged;
+  std::map<std::uint64_t, std::pair<std::size_t, std::vector<double>>> of_size;  // index in merged, times
+  for (const MeasuredPoint& row : rows) {
+    auto [it, fresh] = of_size.try_emplace(row.bytes, merged.size(), std::vector<double>{});
+    if (fresh) merged.push_back(row);
+    it->second.second.push_back(row.time_s);
+  }
+  int repeated = 0;  // sizes given more than once: the first three are named, the rest counted
+  for (auto& [bytes, entry] : of_size) {
+    auto& [index, times] = entry;
+    if (times.size() < 2) continue;
+    ++repeated;
+    double log_sum = 0;
+    for (const double t : times) log_sum += std::log(t);
+    const auto [least, most] = std::minmax_element(times.begin(), times.end());
+    merged[index].time_s = std::exp(log_sum / static_cast<double>(times.size()));
+    merged[index].source += " and " + std::to_string(times.size() - 1) + " more row(s) of this size";
+    if (repeated <= 3)
+      logger().warn("calibrate: {} rows of {} bytes ({} to {} us): fitted on their geometric mean, {} us",
+                    times.size(), bytes, fixed_text(*least * 1e6, 2), fixed_text(*most * 1e6, 2),
+                    fixed_text(merged[index].time_s * 1e6, 2));
+  }
+  if (repeated > 3)
+    logger().warn("calibrate: and {} more sizes given more than once, each fitted on its geometric mean",
+                  repeated - 3);
+  if (merged.size() > kMaxCalibrationSizes)
+    throw InputError("calibrate: the logs hold " + std::to_string(merged.size()) +
+                     " distinct sizes; at most " + std::to_string(kMaxCalibrationSizes) +
+                     " are fitted (a log of nccl-tests from 8 B to 16 GiB " + "by x2 has 32)");
+  return merged;
+}
+
+}  // namespace
+
+Calibration calibrate(const CalibrationRequest& original) {
+  CalibrationRequest request = original;
+  request.points = merge_repeats(original.points);
   Calibration out;
   out.base = *prepared(request, nullptr, 1024).stack;  // the one named, or the topology's default
   for (std::uint64_t size : request.held_out)
@@ -303,6 +351,11 @@ Calibration calibrate(const CalibrationRequest& request) {
     if (!held) fitted.push_back(p);
   }
   if (fitted.empty()) throw InputError("calibrate: every measured point is held out; nothing to fit");
+  if (fitted.size() < 3)
+    logger().warn(
+        "calibrate: {} fitted size(s) for three unknowns (launch and step latency, efficiency): "
+        "the fit is under-determined; a log of more sizes pins it down",
+        fitted.size());
 
   std::vector<double> measured;
   for (const MeasuredPoint& p : fitted) measured.push_back(p.time_s);

@@ -18,6 +18,9 @@
 
 namespace ultrasim {
 
+// The distinct sizes calibrate fits at most (rows of one size are merged into one point first).
+inline constexpr std::size_t kMaxCalibrationSizes = 256;
+
 struct MeasuredPoint {
   std::uint64_t bytes = 0;
   double time_s = 0;
