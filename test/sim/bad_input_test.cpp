@@ -485,6 +485,12 @@ TEST_CASE("a device or an oversized file is refused unread in every reader") {
         {{"calibrate", "--topology", "switch:8", "--from", path}, what},
         {moe({"--expert-load", path}), what},
         {{"workload", path}, what},
+        // serving's readers, each naming the file: "model file '.../zero.json' is a device, not a file"
+        {{"serve", "--model-file", path}, "model file '" + path + "'"},
+        {{"serve", "--lengths", path}, "lengths file '" + path + "'"},
+        {{"serve", "--requests", path}, "request trace '" + path + "'"},
+        {{"serve", "--chip", path}, "chip profile '" + path + "'"},
+        {{"calibrate-chip", "--from", path}, "kernel times '" + path + "'"},
     });
   }
 }

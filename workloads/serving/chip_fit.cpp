@@ -340,7 +340,8 @@ std::vector<ChipValue> fitted_values(const ParamSet& params, const ChipProfile& 
 
 std::vector<KernelPoint> read_kernel_points(const std::string& path) {
   const std::string where = "kernel times '" + path + "'";
-  const std::string text = read_input_file(path, "kernel times", "a CSV, a JSON array or a Kineto trace");
+  const std::string text =
+      read_input_file(path, "kernel times '" + path + "'", "a CSV, a JSON array or a Kineto trace");
   std::vector<KernelPoint> out;
   int skipped = 0;
   const auto first = text.find_first_not_of(" \t\r\n");

@@ -211,7 +211,7 @@ std::vector<ParamSpec> serving_params() {
 ChipProfile read_chip_profile(const std::string& path) {
   const std::string where = "chip profile '" + path + "'";
   const nlohmann::json j =
-      parse_json_text(read_input_file(path, "chip profile", "a JSON chip profile"), where);
+      parse_json_text(read_input_file(path, "chip profile '" + path + "'", "a JSON chip profile"), where);
   if (!j.is_object()) throw InputError(where + ": expected a JSON object with 'values'");
   check_known_fields(j, {"name", "description", "values", "sources"}, where);
   ChipProfile out;

@@ -206,8 +206,8 @@ std::uint64_t clamp_tokens(double v) {
 }  // namespace
 
 std::vector<ServingRequest> read_request_trace(const std::string& path) {
-  const std::string text =
-      read_input_file(path, "request trace", "a CSV or JSON Lines file of arrival, prompt and output tokens");
+  const std::string text = read_input_file(path, "request trace '" + path + "'",
+                                           "a CSV or JSON Lines file of arrival, prompt and output tokens");
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw InputError("request trace '" + path + "' is empty");
   return text[first] == '{' ? read_jsonl(path, text) : read_csv(path, text);

@@ -431,7 +431,8 @@ void check_memory(const MemoryUse& use, std::uint64_t batch_size) {
 }
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>> read_lengths(const std::string& path) {
-  const std::string text = read_input_file(path, "lengths file", "a JSON array or CSV of input,output");
+  const std::string text =
+      read_input_file(path, "lengths file '" + path + "'", "a JSON array or CSV of input,output");
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
   auto check = [&](double in, double o, const std::string& where) {
     if (!(in >= 1 && in <= (1u << 24) && o >= 0 && o <= (1u << 24) && in == std::floor(in) &&

@@ -28,7 +28,7 @@ void add_model_options(OptionTable<C>& t) {
     const std::string path = option_text(v, where);
     const std::string name = "model file '" + path + "'";
     c.model = model_from_json(
-        parse_json_text(read_input_file(path, "model file", "a JSON object of a model's shape"), name), name);
+        parse_json_text(read_input_file(path, name, "a JSON object of a model's shape"), name), name);
   };
   file.value = [](const C&) { return nlohmann::json(); };
   file.excludes = {"model"};
