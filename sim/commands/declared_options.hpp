@@ -68,6 +68,18 @@ class DeclaredFlags {
     return out;
   }
 
+  // Into `fields`: each flag given, as its workload-file field (the flag's text; a list for a repeated
+  // flag, true or false for a bool), for commands that hand the flags on as a workload object.
+  void put_given(nlohmann::json& fields) const {
+    const Config defaults{};
+    for (const auto& o : *table_) {
+      if (options_.count(o.name) == 0 || options_.at(o.name)->count() == 0) continue;
+      fields[o.name] = o.boolean    ? nlohmann::json(!o.value(defaults).template get<bool>())
+                       : o.repeated ? nlohmann::json(list_.at(o.name))
+                                    : nlohmann::json(text_.at(o.name));
+    }
+  }
+
   // The CLI11 option of `name`, for exclusions with flags outside the table.
   CLI::Option* option(const std::string& name) const { return options_.at(name); }
 

@@ -6,7 +6,9 @@
 #include <sstream>
 
 #include "sim/commands/command.hpp"
+#include "sim/commands/declared_options.hpp"
 #include "sim/engine/engines.hpp"
+#include "sim/runs/chakra_run.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
@@ -23,38 +25,8 @@ struct WorkloadArgs {
   // chakra:PREFIX only: the words of its workload file.
   std::string topology, algorithm, engine;
   std::vector<std::string> sets, groups;
-  std::map<std::string, std::string> fields;  // the flags of kChakraFlags given, by their field
+  DeclaredFlags<ChakraConfig> flags;  // kChakraFlagOptions: the fields as they are
 };
-
-// chakra:PREFIX's flags that are its workload file's fields as they are (a number or a string).
-struct ChakraFlag {
-  const char* flag;
-  const char* field;
-  const char* help;
-  bool number;
-};
-const ChakraFlag kChakraFlags[] = {
-    {"--streams", "streams",
-     "chakra:PREFIX: overlap (default: a rank's ready nodes run side by side on their streams, as in "
-     "ASTRA-sim) or serial (one node at a time)",
-     false},
-    {"--comm-streams", "comm_streams",
-     "chakra:PREFIX: collectives, sends and memory nodes a rank runs at once (default 1, as ASTRA-sim; "
-     "0: no limit)",
-     true},
-    {"--comm-slowdown", "comm_slowdown",
-     "chakra:PREFIX: F, compute started while its rank communicates takes (1 + F) x longer (default 0)",
-     true},
-    {"--comm-size", "comm_size",
-     "chakra:PREFIX: astra-sim (default: an all-gather's comm_size is each rank's input) or nccl-tests "
-     "(its whole output)",
-     false},
-    {"--deps", "deps",
-     "chakra:PREFIX: all (default: data and control dependencies) or data (control ones ignored: Chakra's "
-     "schema 1.0.1 converter points them at parent operators)",
-     false},
-    {"--comm-group", "comm_group",
-     "chakra:PREFIX: FILE, ASTRA-sim's communicator groups as JSON, {\"1\": [0, 1, 2, 3]}", false}};
 
 // `chakra:PREFIX --topology T ...` as the "chakra" workload object its flags describe.
 nlohmann::json chakra_workload_of(const WorkloadArgs& args) {
@@ -70,25 +42,16 @@ nlohmann::json chakra_workload_of(const WorkloadArgs& args) {
   }
   for (const auto& [name, value] : split_assignments(args.sets)) w["set"][name] = value;
   for (const auto& [name, ranks] : split_assignments(args.groups)) w["process_groups"][name] = ranks;
-  for (const ChakraFlag& flag : kChakraFlags) {
-    const auto it = args.fields.find(flag.field);
-    if (it == args.fields.end()) continue;
-    if (!flag.number) {
-      w[flag.field] = it->second;
-      continue;
-    }
-    const nlohmann::json number = nlohmann::json::parse(it->second, nullptr, false);
-    if (!number.is_number())
-      throw InputError(std::string(flag.flag) + ": expected a number, not '" + it->second + "'");
-    w[flag.field] = number;
-  }
+  ChakraConfig checked;  // the flags read as flags first, so an error names the flag, not the field
+  args.flags.apply(checked);
+  args.flags.put_given(w);
   return w;
 }
 
 int run_workload(const WorkloadArgs& args, const std::string& command_line) {
   const bool chakra = args.file.starts_with("chakra:");
   if (!chakra && !(args.topology.empty() && args.algorithm.empty() && args.engine.empty() &&
-                   args.sets.empty() && args.groups.empty() && args.fields.empty()))
+                   args.sets.empty() && args.groups.empty() && args.flags.given().empty()))
     throw InputError(
         "--topology, --algorithm, --set, --engine, --process-group, --comm-group and the stream options go "
         "with chakra:PREFIX; a workload file holds its own");
@@ -134,10 +97,7 @@ Command workload_command() {
             app.add_option(
                 "--process-group", args->groups,
                 "chakra:PREFIX: NAME=RANKS (0-7,12), a process group the trace names (repeatable)");
-            for (const ChakraFlag& flag : kChakraFlags)
-              app.add_option_function<std::string>(
-                  flag.flag, [args, field = flag.field](const std::string& v) { args->fields[field] = v; },
-                  flag.help);
+            args->flags.add(app, chakra_options(), kChakraFlagOptions);
             return [args](const std::string& command_line) { return run_workload(*args, command_line); };
           }};
 }

@@ -15,6 +15,7 @@
 #include "sim/analysis/report.hpp"
 #include "sim/analysis/trace.hpp"
 #include "sim/engine/runner.hpp"
+#include "sim/runs/chakra_run.hpp"
 #include "sim/runs/workloads.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
@@ -29,40 +30,6 @@
 
 namespace ultrasim {
 namespace {
-
-struct ChakraConfig {
-  std::string trace, topology, engine = "auto", comm_group;
-  ChakraOptions options;
-  std::vector<std::pair<std::string, std::string>> overrides;
-};
-
-// "streams", "comm_streams", "comm_slowdown", "comm_size" and "deps" into `options`.
-void read_stream_options(const FieldReader& fields, ChakraOptions& options) {
-  const std::string& where = fields.where;
-  std::string word = "overlap";
-  fields.text("streams", word);
-  check_choice("streams", word, {"overlap", "serial"});
-  options.overlap = word == "overlap";
-  word = "all";
-  fields.text("deps", word);
-  check_choice("deps", word, {"all", "data"});
-  options.data_deps_only = word == "data";
-  word = "astra-sim";
-  fields.text("comm_size", word);
-  check_choice("comm_size", word, {"astra-sim", "nccl-tests"});
-  options.nccl_sizes = word == "nccl-tests";
-  if (const auto* v = fields.field("comm_streams")) {
-    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 1000000)
-      throw InputError(where + ": field 'comm_streams' must be a whole number from 0 (no limit) to 1000000");
-    options.comm_streams = v->get<int>();
-  }
-  if (const auto* v = fields.field("comm_slowdown")) {
-    if (!v->is_number() || !(v->get<double>() >= 0 && v->get<double>() <= 100))
-      throw InputError(where +
-                       ": field 'comm_slowdown' must be a number from 0 to 100 (a fraction: 0.2 is 20 %)");
-    options.comm_slowdown = v->get<double>();
-  }
-}
 
 // ASTRA-sim's communicator-group file: {"GROUP": [rank, ...], ...}; a node's pg_name names its group.
 std::map<std::string, std::vector<int>> read_comm_groups(const std::string& path) {
@@ -92,52 +59,8 @@ std::map<std::string, std::vector<int>> read_comm_groups(const std::string& path
 
 ChakraConfig chakra_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
-  check_known_fields(
-      w,
-      {"workload", "description", "trace", "topology", "algorithm", "algorithms", "process_groups",
-       "comm_group", "streams", "comm_streams", "comm_slowdown", "comm_size", "deps", "set", "engine"},
-      where);
-  const FieldReader fields{w, where};
   ChakraConfig c;
-  fields.text("trace", c.trace);
-  fields.text("topology", c.topology);
-  fields.text("engine", c.engine);
-  if (c.trace.empty()) throw InputError(where + ": missing field 'trace' (the prefix of PREFIX.<rank>.et)");
-  if (c.topology.empty()) throw InputError(where + ": missing field 'topology'");
-  std::string every;
-  fields.text("algorithm", every);
-  if (!every.empty()) c.options.algorithms["*"] = every;
-  if (const auto* a = fields.field("algorithms")) {
-    if (!a->is_object()) throw InputError(where + ": field 'algorithms' must map collectives to algorithms");
-    for (const auto& [collective, algorithm] : a->items()) {
-      if (!algorithm.is_string())
-        throw InputError(where + ": field 'algorithms': " + collective + " must name an algorithm");
-      find_collective(collective);
-      algorithm_candidates(collective, algorithm.get<std::string>());  // "did you mean" now
-      c.options.algorithms[collective] = algorithm.get<std::string>();
-    }
-  }
-  if (const auto* g = fields.field("process_groups")) {
-    if (!g->is_object()) throw InputError(where + ": field 'process_groups' must map group names to ranks");
-    for (const auto& [name, ranks] : g->items()) {
-      std::vector<int> list;
-      if (ranks.is_string()) {
-        list = parse_chip_list(ranks.get<std::string>(), 1 << 24, "process group '" + name + "'");
-      } else if (ranks.is_array()) {
-        for (const auto& r : ranks) {
-          if (!r.is_number_unsigned() || r.get<std::uint64_t>() >= (1u << 24))
-            throw InputError(where + ": process group '" + name + "' must list ranks (whole numbers)");
-          list.push_back(r.get<int>());
-        }
-      } else {
-        throw InputError(where + ": process group '" + name +
-                         "' must be a rank list (\"0-7\" or [0, 1, ...])");
-      }
-      c.options.groups[name] = list;
-    }
-  }
-  read_stream_options(fields, c.options);
-  fields.text("comm_group", c.comm_group);
+  read_options(chakra_options(), w, where, {"workload", "description", "set"}, c);
   c.overrides = set_overrides(w, where);
   return c;
 }

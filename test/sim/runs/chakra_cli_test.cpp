@@ -384,9 +384,9 @@ TEST_CASE(
                  "--topology", "switch:4"});
   CHECK(every["collectives"][0]["chips"] == 4);
   expect_input_error({"workload", "chakra:" + dims, "--topology", "switch:4", "--comm-streams", "x"},
-                     "--comm-streams: expected a number, not 'x'");
+                     "--comm-streams must be an integer between 0 and 1000000, not 'x'");
   expect_input_error({"workload", "chakra:" + dims, "--topology", "switch:4", "--streams", "both"},
-                     "unknown streams 'both'; known: overlap, serial");
+                     "--streams: unknown value 'both'; known: overlap, serial");
 }
 
 TEST_CASE(
