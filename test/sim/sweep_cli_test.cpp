@@ -143,6 +143,25 @@ TEST_CASE("resuming continues only a sweep's own rows, and leaves any other file
   CHECK(read_json_lines(torn).size() == 2);
 }
 
+TEST_CASE(
+    "sweeping every algorithm lists the ones that do not apply once, with their reason, not once per size") {
+  const CliResult r =
+      run_cli({"sweep", "--topology", "ring:8", "--collective", "allreduce", "--algorithm", "all", "--sizes",
+               "1KiB,2KiB", "--format", "csv", "--out", temp_path("all.csv")});
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out,
+             Catch::Contains("# not run on ring:8 allreduce (they do not apply):\n"
+                             "#   nvls: nvls needs reduction-capable switches; topology ring:8 has "
+                             "switch_reduction=false (set switch_reduction=true for a what-if)\n"
+                             "#   ring-2d: ring-2d runs on a two-dimensional torus (torus:XxY), not on "
+                             "ring:8\n"
+                             "#   switch-reduce: switch-reduce needs reduction-capable switches"));
+  CHECK_THAT(r.out,
+             Catch::Contains(" points, 6 failed (6 of them algorithms that do not apply, listed above)\n"));
+  // The summary's best per size ranks only the ones that ran.
+  CHECK_THAT(r.out, Catch::Contains("# best per size: ring:8 allreduce"));
+}
+
 TEST_CASE("bad sweep input is one line and exit status 2") {
   expect_input_error(
       {"sweep", "--topology", "switch:4", "--collective", "allreduce", "--sizes", "1KiB:1MiB:x1"},

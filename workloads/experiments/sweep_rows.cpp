@@ -2,6 +2,7 @@
 #include "workloads/experiments/sweep.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -66,14 +67,53 @@ std::string best_per_size_summary(const std::vector<nlohmann::ordered_json>& row
   return s.str();
 }
 
+// Collective rows: the algorithms that refused every point of their topology and collective (exit
+// status 2: they do not apply there, as `--algorithm all` asks every one), each listed once with its
+// reason instead of once per size; how many points that is.
+std::string not_applicable_summary(const std::vector<nlohmann::ordered_json>& rows, std::size_t& points) {
+  using Key = std::pair<std::string, std::string>;  // topology and collective (with the point's sets)
+  std::map<Key, std::map<std::string, std::pair<bool, std::string>>> seen;  // algorithm: (refused all, why)
+  std::map<Key, std::map<std::string, std::size_t>> count;
+  for (const auto& row : rows) {
+    if (row.contains("inputs") || !row.contains("requested_algorithm")) continue;
+    const Key key{row["topology"].get<std::string>(),
+                  row["collective"].get<std::string>() +
+                      (row.contains("sets") && !row["sets"].empty() ? " " + json_text(row["sets"]) : "")};
+    const std::string algorithm = row["requested_algorithm"].get<std::string>();
+    const bool refused = row["status"] != "ok" && row.value("exit_status", 0) == 2;
+    auto [it, fresh] = seen[key].try_emplace(algorithm, refused, refused ? row.value("error", "") : "");
+    if (!fresh) it->second.first = it->second.first && refused;
+    ++count[key][algorithm];
+  }
+  std::ostringstream s;
+  for (const auto& [key, algorithms] : seen) {
+    std::string listed;
+    for (const auto& [algorithm, verdict] : algorithms) {
+      if (!verdict.first) continue;
+      listed += "#   " + algorithm + ": " + verdict.second + "\n";
+      points += count[key][algorithm];
+    }
+    if (!listed.empty())
+      s << "# not run on " << key.first << " " << key.second << " (they do not apply):\n" << listed;
+  }
+  return s.str();
+}
+
 }  // namespace
 
 std::string sweep_summary(const std::vector<nlohmann::ordered_json>& rows,
                           const std::vector<std::string>& columns) {
   const auto failed =
       std::count_if(rows.begin(), rows.end(), [](auto& row) { return row["status"] != "ok"; });
-  return best_per_size_summary(rows) + workload_points_summary(rows, columns.empty() ? "" : columns.front()) +
-         std::to_string(rows.size()) + " points, " + std::to_string(failed) + " failed\n";
+  std::size_t refused = 0;
+  const std::string not_applicable = not_applicable_summary(rows, refused);
+  return best_per_size_summary(rows) + not_applicable +
+         workload_points_summary(rows, columns.empty() ? "" : columns.front()) + std::to_string(rows.size()) +
+         " points, " + std::to_string(failed) + " failed" +
+         (refused > 0
+              ? " (" + std::to_string(refused) + " of them algorithms that do not apply, listed above)"
+              : "") +
+         "\n";
 }
 
 std::string sweep_json_line(const nlohmann::ordered_json& row) {
