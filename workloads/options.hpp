@@ -1,8 +1,9 @@
 // A workload's options, each declared once: its workload-file field, its flag, what it takes, its default,
 // its meaning and where the default comes from, and how it sets the typed field of the config it fills.
-// One table per workload (serving_options(), moe_options(), production_options()) feeds the command's
-// flags (sim/commands/declared_options.hpp), the workload file's reader (read_options), `ultrasim list
-// --format json` ("options") and the generated reference; code reads the config's typed fields.
+// One table per workload (moe_options(), serving_options(), production_options(), chakra_options(), and
+// a model object's fields) feeds the command's flags (sim/commands/declared_options.hpp), the workload
+// file's reader (read_options), `ultrasim list options` and the generated reference; code reads the
+// config's typed fields.
 //
 // A value reaches `set` as JSON: a workload file's value as written, a flag's text as a JSON string (a
 // repeated flag's as an array of strings, a bool flag's as true or false). The readers below take either,
