@@ -27,15 +27,14 @@ namespace ultrasim {
 
 template <class Config>
 struct Option {
-  std::string name;     // the workload-file field; the flag is --NAME with '-' for '_' unless `flag` says
-  std::string takes;    // the value's form, for help and the reference: "integer in [1, 4096]", "time"
+  std::string name;   // the workload-file field; the flag is --NAME with '-' for '_' (--no-NAME: see boolean)
+  std::string takes;  // the value's form, for help and the reference: "integer in [1, 4096]", "time"
   std::string meaning;  // what it sets, as --help and the reference say it
   std::string source;   // where the default comes from: a paper, a document, "the model's", "assumption"
   std::function<void(Config&, const nlohmann::json& value, const std::string& where)> set{};
   std::function<nlohmann::json(const Config&)> value{};  // its value in a config; the default is Config{}'s
   std::string unset = "none";           // what a null value means, for the default column ("unlimited")
   nlohmann::json fallback = nullptr;    // applied when neither the flag nor the field is given
-  std::string flag = {};                // the flag when it is not --NAME (a negated bool: --no-dedup)
   bool required = false;                // a flag and a field the run cannot do without
   bool repeated = false;                // a flag given several times makes a list
   bool boolean = false;                 // a flag without a value: it sets `set` with `!default`
@@ -175,7 +174,6 @@ std::string flag_of(const std::string& name);
 
 template <class Config>
 std::string Option<Config>::cli_name() const {
-  if (!flag.empty()) return flag;
   return boolean && value && value(Config{}) == true ? "--no-" + flag_of(name).substr(2) : flag_of(name);
 }
 

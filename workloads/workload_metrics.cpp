@@ -23,10 +23,14 @@ double workload_cost_usd(const ParamSet& params, int p, double seconds) {
 }
 
 double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size()) - 1e-9));
-  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
+  return percentile_of_sorted(values, q);
+}
+
+double percentile_of_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size()) - 1e-9));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
 }  // namespace ultrasim

@@ -25,5 +25,7 @@ double workload_cost_usd(const ParamSet& params, int p, double seconds);
 
 // The p50 / p99 / max of a list of times (nearest rank: the ceil(q n)-th smallest).
 double percentile(std::vector<double> values, double q);
+// The same of values already sorted (several percentiles of one list sort it once).
+double percentile_of_sorted(const std::vector<double>& sorted, double q);
 
 }  // namespace ultrasim

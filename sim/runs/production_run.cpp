@@ -135,10 +135,7 @@ void stats_json(nlohmann::ordered_json& out, const std::string& name, std::vecto
   for (const double x : v) sum += x;
   out["mean_" + name + "_s"] = sum / static_cast<double>(v.size());
   std::sort(v.begin(), v.end());
-  auto rank = [&](double q) {  // nearest rank, as percentile() (workloads/workload_metrics.hpp), on the sorted values
-    const auto r = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size()) - 1e-9));
-    return v[std::clamp<std::size_t>(r, 1, v.size()) - 1];
-  };
+  auto rank = [&](double q) { return percentile_of_sorted(v, q); };
   out["median_" + name + "_s"] = rank(0.5);
   out["p90_" + name + "_s"] = rank(0.9);
   out["p99_" + name + "_s"] = rank(0.99);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -295,6 +296,31 @@ double geomean_error(const std::vector<CalibratedPoint>& points, bool held_out, 
 
 namespace {
 
+// The efficiency of the best fit: `fit_at` over a grid of `grid` steps of 0.05, then `golden`
+// golden-section steps around the grid's best; that efficiency and its fit.
+std::pair<double, Fit> search_efficiency(const std::function<Fit(double)>& fit_at, int grid, int golden) {
+  double best_e = 1;
+  Fit best;
+  for (int g = 1; g <= grid; ++g) {
+    const Fit f = fit_at(g * 0.05);
+    if (f.cost < best.cost) best = f, best_e = g * 0.05;
+  }
+  double lo = std::max(0.05, best_e - 0.05), hi = std::min(1.0, best_e + 0.05);
+  const double phi = (std::sqrt(5.0) - 1) / 2;
+  double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+  Fit f1 = fit_at(x1), f2 = fit_at(x2);
+  for (int i = 0; i < golden; ++i) {
+    if (f1.cost <= f2.cost) {
+      hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo), f1 = fit_at(x1);
+    } else {
+      lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo), f2 = fit_at(x2);
+    }
+  }
+  const auto [e, fit] = f1.cost <= f2.cost ? std::pair{x1, f1} : std::pair{x2, f2};
+  if (fit.cost < best.cost) best = fit, best_e = e;
+  return {best_e, best};
+}
+
 // Rows of one size (a log of several runs, or logs given twice) are one point: the geometric mean of
 // their times, with a warning. The fit then models each size once, however long the logs are.
 std::vector<MeasuredPoint> merge_repeats(const std::vector<MeasuredPoint>& rows) {
@@ -376,25 +402,7 @@ Calibration calibrate(const CalibrationRequest& original) {
     }
     return fit_latencies(points, measured);
   };
-  double best_e = 1;
-  Fit best;
-  for (int g = 1; g <= kGrid; ++g) {
-    const Fit f = fit_at(g * 0.05);
-    if (f.cost < best.cost) best = f, best_e = g * 0.05;
-  }
-  double lo = std::max(0.05, best_e - 0.05), hi = std::min(1.0, best_e + 0.05);
-  const double phi = (std::sqrt(5.0) - 1) / 2;
-  double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-  Fit f1 = fit_at(x1), f2 = fit_at(x2);
-  for (int i = 0; i < kGolden; ++i) {
-    if (f1.cost <= f2.cost) {
-      hi = x2, x2 = x1, f2 = f1, x1 = hi - phi * (hi - lo), f1 = fit_at(x1);
-    } else {
-      lo = x1, x1 = x2, f1 = f2, x2 = lo + phi * (hi - lo), f2 = fit_at(x2);
-    }
-  }
-  const auto [e, fit] = f1.cost <= f2.cost ? std::pair{x1, f1} : std::pair{x2, f2};
-  if (fit.cost < best.cost) best = fit, best_e = e;
+  const auto [best_e, best] = search_efficiency(fit_at, kGrid, kGolden);
 
   out.fitted = one_protocol(out.base, best.launch, best.step, best_e);
   std::ostringstream source;
