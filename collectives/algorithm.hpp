@@ -11,6 +11,7 @@
 
 #include "collectives/chip.hpp"
 #include "collectives/collective.hpp"
+#include "topology/base/param_table.hpp"
 #include "topology/base/params.hpp"
 #include "topology/routing.hpp"
 
@@ -19,6 +20,12 @@ namespace ultrasim {
 // The range of every algorithm's pipeline_chunks: a chunk count past 4096 buys nothing the simulator can
 // show (NCCL cuts a ring step in at most a few slices) and costs chunks x flows messages.
 inline constexpr Range kPipelineChunks{1, 4096};
+
+// The pipelining parameter (pipeline_chunks) as an algorithm reads it; each algorithm declares its own
+// default and meaning in its table (ring_pipeline_table, pipeline_chunks_table, ...).
+struct PipelineParams {
+  int chunks = 1;  // pipeline_chunks: pieces or chunks a buffer or a step is cut into
+};
 
 // What a closed-form cost needs: the collective's size and chunks, and per-pair α and β on the
 // topology it runs on. α(a, b) = route latency + transfer_overhead; bandwidth(a, b) = route bottleneck.

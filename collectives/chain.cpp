@@ -6,14 +6,17 @@
 
 namespace ultrasim {
 
-ParamSpec pipeline_chunks_param() {
-  return {"pipeline_chunks",
-          "16",
-          Unit::kCount,
-          "chunks the buffer is cut into for the chain's pipeline",
-          "assumption: enough chunks to hide the fill of a 144-chip line, few enough to keep α small",
-          {},
-          kPipelineChunks};
+const ParamTable<PipelineParams>& pipeline_chunks_table() {
+  static const ParamTable<PipelineParams> table = ParamTable<PipelineParams>{}.add(
+      {"pipeline_chunks",
+       "16",
+       Unit::kCount,
+       "chunks the buffer is cut into for the chain's pipeline",
+       "assumption: enough chunks to hide the fill of a 144-chip line, few enough to keep α small",
+       {},
+       kPipelineChunks},
+      &PipelineParams::chunks);
+  return table;
 }
 
 void chain_pass(Chip& me, const std::vector<int>& line, int chunks, OnArrival on_arrival) {

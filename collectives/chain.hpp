@@ -7,8 +7,9 @@
 
 namespace ultrasim {
 
-// The pipelining parameter of the chain algorithms.
-ParamSpec pipeline_chunks_param();
+// The pipelining parameter of the chain algorithms and of the switch-reduce family: pipeline_chunks,
+// chunks the buffer is cut into, default 16. Read with read(params).chunks.
+const ParamTable<PipelineParams>& pipeline_chunks_table();
 
 // Chip at `position` (0 = the head of the line) in a line `line[0..p-1]` of chips: in round s it
 // sends chunk s - position to the next chip (once it has it) and receives chunk s - position + 1 from

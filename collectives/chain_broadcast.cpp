@@ -9,13 +9,11 @@
 namespace ultrasim {
 
 AlgorithmEntry chain_broadcast() {
-  return {"broadcast",
-          "chain",
-          "pipelined chain from the root, pipeline_chunks chunks",
+  return {"broadcast", "chain", "pipelined chain from the root, pipeline_chunks chunks",
           [](const ParamSet& p) {
-            return make_chain(static_cast<int>(p.number("pipeline_chunks")), ChainDirection::kFromRoot);
+            return make_chain(pipeline_chunks_table().read(p).chunks, ChainDirection::kFromRoot);
           },
-          {pipeline_chunks_param()}};
+          pipeline_chunks_table().specs()};
 }
 
 }  // namespace ultrasim

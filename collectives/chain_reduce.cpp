@@ -10,13 +10,11 @@
 namespace ultrasim {
 
 AlgorithmEntry chain_reduce() {
-  return {"reduce",
-          "chain",
-          "pipelined chain towards the root, pipeline_chunks chunks",
+  return {"reduce", "chain", "pipelined chain towards the root, pipeline_chunks chunks",
           [](const ParamSet& p) {
-            return make_chain(static_cast<int>(p.number("pipeline_chunks")), ChainDirection::kToRoot);
+            return make_chain(pipeline_chunks_table().read(p).chunks, ChainDirection::kToRoot);
           },
-          {pipeline_chunks_param()}};
+          pipeline_chunks_table().specs()};
 }
 
 }  // namespace ultrasim

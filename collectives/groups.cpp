@@ -8,15 +8,18 @@
 
 namespace ultrasim {
 
-ParamSpec groups_param() {
-  return {
-      "groups",
-      "auto",
-      Unit::kChoice,
-      "chip groups of hierarchical algorithms: server, rack, domain (cluster:K:PRESET's scale-up domains), N "
-      "consecutive ranks, or auto (server level when the topology has one, else blocks of floor(sqrt(p)))",
-      "NCCL's intra-node / inter-node split",
-      {"auto", "server", "rack", "domain", "N"}};
+const ParamTable<GroupsParams>& groups_table() {
+  static const ParamTable<GroupsParams> table = ParamTable<GroupsParams>{}.add(
+      {"groups",
+       "auto",
+       Unit::kChoice,
+       "chip groups of hierarchical algorithms: server, rack, domain (cluster:K:PRESET's scale-up "
+       "domains), N consecutive ranks, or auto (server level when the topology has one, else blocks of "
+       "floor(sqrt(p)))",
+       "NCCL's intra-node / inter-node split",
+       {"auto", "server", "rack", "domain", "N"}},
+      &GroupsParams::groups);
+  return table;
 }
 
 Groups Groups::from_members(std::vector<std::vector<int>> members, int p) {

@@ -7,13 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "topology/base/param_table.hpp"
 #include "topology/base/params.hpp"
 #include "topology/topology.hpp"
 
 namespace ultrasim {
 
-// The `groups` parameter: auto | server | rack | N (chips per group, consecutive ranks).
-ParamSpec groups_param();
+// The `groups` parameter of the hierarchical algorithms: auto | server | rack | domain | N (chips per
+// group, consecutive ranks), default auto; the value level_labels and make_groups take.
+struct GroupsParams {
+  std::string groups = "auto";
+};
+const ParamTable<GroupsParams>& groups_table();
 
 struct Groups {
   std::vector<std::vector<int>> members;  // members[i]: the ranks of group i, ascending

@@ -62,20 +62,30 @@ class Hierarchical : public Algorithm {
   std::vector<int> labels_;
 };
 
-std::vector<ParamSpec> hierarchical_params() {
-  return {groups_param(),
-          {"inner",
-           "ring",
-           Unit::kChoice,
-           "exchange inside a group: ring (g-1 steps) or direct (one step)",
-           "NCCL: ring inside a node",
-           {"ring", "direct"}},
-          {"outer",
-           "ring",
-           Unit::kChoice,
-           "exchange across groups: ring or direct",
-           "NCCL: ring across nodes",
-           {"ring", "direct"}}};
+// The hierarchical entries' parameters: the groups, and the exchange inside and across them.
+struct HierarchicalParams {
+  GroupsParams grouping;
+  std::string inner = "ring", outer = "ring";  // ring | direct
+};
+const ParamTable<HierarchicalParams>& hierarchical_table() {
+  static const ParamTable<HierarchicalParams> table =
+      ParamTable<HierarchicalParams>{}
+          .nest(groups_table(), &HierarchicalParams::grouping)
+          .add({"inner",
+                "ring",
+                Unit::kChoice,
+                "exchange inside a group: ring (g-1 steps) or direct (one step)",
+                "NCCL: ring inside a node",
+                {"ring", "direct"}},
+               &HierarchicalParams::inner)
+          .add({"outer",
+                "ring",
+                Unit::kChoice,
+                "exchange across groups: ring or direct",
+                "NCCL: ring across nodes",
+                {"ring", "direct"}},
+               &HierarchicalParams::outer);
+  return table;
 }
 
 AlgorithmEntry hierarchical(const std::string& collective, const std::string& description,
@@ -84,11 +94,11 @@ AlgorithmEntry hierarchical(const std::string& collective, const std::string& de
           "hierarchical",
           description,
           [phases](const ParamSet& params) {
-            return std::make_unique<Hierarchical>(phases, params.text("groups"),
-                                                  params.text("inner") == "ring",
-                                                  params.text("outer") == "ring");
+            const HierarchicalParams h = hierarchical_table().read(params);
+            return std::make_unique<Hierarchical>(phases, h.grouping.groups, h.inner == "ring",
+                                                  h.outer == "ring");
           },
-          hierarchical_params(),
+          hierarchical_table().specs(),
           /*posts_to_all=*/true};
 }
 

@@ -90,13 +90,14 @@ class HierarchicalAlltoall : public Algorithm {
 }  // namespace
 
 AlgorithmEntry hierarchical_alltoall() {
-  return {
-      "alltoall",
-      "hierarchical",
-      "exchange inside each group, then one message per chip across groups",
-      [](const ParamSet& params) { return std::make_unique<HierarchicalAlltoall>(params.text("groups")); },
-      {groups_param()},
-      /*posts_to_all=*/true};
+  return {"alltoall",
+          "hierarchical",
+          "exchange inside each group, then one message per chip across groups",
+          [](const ParamSet& params) {
+            return std::make_unique<HierarchicalAlltoall>(groups_table().read(params).groups);
+          },
+          groups_table().specs(),
+          /*posts_to_all=*/true};
 }
 
 }  // namespace ultrasim

@@ -37,12 +37,10 @@ class Nvls : public Algorithm {
   // link to the same switches with the same lanes and rate.
   void place(const Topology& topology) override {
     require_reducing_switches(topology, "nvls");
-    const ParamSet& hardware = topology.params();
-    engine_rate_ = hardware.has("switch_reduce_bandwidth") ? hardware.optional_rate("switch_reduce_bandwidth")
-                                                           : std::nullopt;
-    warmup_bytes_ = hardware.has("nvls_warmup_bytes") ? hardware.number("nvls_warmup_bytes") : 0;
-    warmup_rate_ = hardware.has("nvls_warmup_bandwidth") ? hardware.optional_rate("nvls_warmup_bandwidth")
-                                                         : std::nullopt;
+    engine_rate_ = switch_reduce_of(topology.params()).rate;
+    const NvlsParams nvls = nvls_of(topology.params());
+    warmup_bytes_ = nvls.warmup_bytes;
+    warmup_rate_ = nvls.warmup_rate;
     planes_.clear();
     for (int r = 0; r < topology.chip_count(); ++r) {
       std::map<Vertex, Plane> mine;  // by switch vertex, links to one switch bundled
@@ -137,7 +135,7 @@ class Nvls : public Algorithm {
   }
   int depth_;
   std::optional<double> engine_rate_;    // nullopt: the switches add at line rate
-  double warmup_bytes_ = 0;              // the preset's NVLS warm-up (topology/registry.hpp: NvlsWarmup)
+  double warmup_bytes_ = 0;              // the preset's NVLS warm-up (topology/registry.hpp: nvls_of)
   std::optional<double> warmup_rate_;    // nullopt: no warm-up
   std::vector<Plane> planes_;            // after place()
   std::vector<std::size_t> lane_plane_;  // each lane's plane
@@ -150,9 +148,9 @@ AlgorithmEntry nvls_allreduce() {
           "nvls",
           "every switch plane adds its slice of all buffers and multicasts the sum (NVLS over all planes)",
           [](const ParamSet& params) {
-            return std::make_unique<Nvls>(static_cast<int>(params.number("pipeline_chunks")));
+            return std::make_unique<Nvls>(pipeline_chunks_table().read(params).chunks);
           },
-          {pipeline_chunks_param()},
+          pipeline_chunks_table().specs(),
           /*posts_to_all=*/true,
           /*in_switch_reduction=*/true};
 }

@@ -27,13 +27,10 @@ class RingAllgather : public Algorithm {
 }  // namespace
 
 AlgorithmEntry ring_allgather() {
-  return {"allgather",
-          "ring",
-          "p-1 steps around a ring, forwarding each chunk",
-          [](const ParamSet& p) {
-            return std::make_unique<RingAllgather>(static_cast<int>(p.number("pipeline_chunks")));
-          },
-          {ring_pipeline_param()}};
+  return {
+      "allgather", "ring", "p-1 steps around a ring, forwarding each chunk",
+      [](const ParamSet& p) { return std::make_unique<RingAllgather>(ring_pipeline_table().read(p).chunks); },
+      ring_pipeline_table().specs()};
 }
 
 }  // namespace ultrasim

@@ -38,13 +38,10 @@ class RingAllreduce : public Algorithm {
 }  // namespace
 
 AlgorithmEntry ring_allreduce() {
-  return {"allreduce",
-          "ring",
-          "reduce-scatter then all-gather around a ring, 2(p-1) steps",
-          [](const ParamSet& p) {
-            return std::make_unique<RingAllreduce>(static_cast<int>(p.number("pipeline_chunks")));
-          },
-          {ring_pipeline_param()}};
+  return {
+      "allreduce", "ring", "reduce-scatter then all-gather around a ring, 2(p-1) steps",
+      [](const ParamSet& p) { return std::make_unique<RingAllreduce>(ring_pipeline_table().read(p).chunks); },
+      ring_pipeline_table().specs()};
 }
 
 }  // namespace ultrasim

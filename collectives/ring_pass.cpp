@@ -25,14 +25,17 @@ bool homogeneous_ring(const CostInput& in) {
 
 }  // namespace
 
-ParamSpec ring_pipeline_param() {
-  return {"pipeline_chunks",
-          "1",
-          Unit::kCount,
-          "pieces each ring step's chunk is sent in; a chip forwards piece i as soon as it has it",
-          "NCCL's slices (a ring step's chunk moves in several pieces); 1 = whole chunks, the textbook ring",
-          {},
-          kPipelineChunks};
+const ParamTable<PipelineParams>& ring_pipeline_table() {
+  static const ParamTable<PipelineParams> table = ParamTable<PipelineParams>{}.add(
+      {"pipeline_chunks",
+       "1",
+       Unit::kCount,
+       "pieces each ring step's chunk is sent in; a chip forwards piece i as soon as it has it",
+       "NCCL's slices (a ring step's chunk moves in several pieces); 1 = whole chunks, the textbook ring",
+       {},
+       kPipelineChunks},
+      &PipelineParams::chunks);
+  return table;
 }
 
 void ring_passes(Chip& me, int first_step, const std::vector<RingPass>& passes, int pieces) {

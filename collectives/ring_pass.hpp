@@ -18,8 +18,9 @@ struct RingPass {
   OnArrival on_arrival;
 };
 
-// The pipelining parameter of the ring collectives: pieces per chunk, default 1 (whole chunks).
-ParamSpec ring_pipeline_param();
+// The pipelining parameter of the ring collectives: pipeline_chunks, pieces per chunk, default 1 (whole
+// chunks). An algorithm's entry declares specs() and reads its pieces with read(params).chunks.
+const ParamTable<PipelineParams>& ring_pipeline_table();
 
 // Runs `passes` with steps labelled first_step, first_step+1, ... Chunk c is the slots c*pieces ..
 // c*pieces+pieces-1, each sent as its own message. With pieces = 1 a chip sends its chunk, waits for

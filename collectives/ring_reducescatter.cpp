@@ -27,13 +27,11 @@ class RingReducescatter : public Algorithm {
 }  // namespace
 
 AlgorithmEntry ring_reducescatter() {
-  return {"reducescatter",
-          "ring",
-          "p-1 steps around a ring, reducing as chunks pass",
+  return {"reducescatter", "ring", "p-1 steps around a ring, reducing as chunks pass",
           [](const ParamSet& p) {
-            return std::make_unique<RingReducescatter>(static_cast<int>(p.number("pipeline_chunks")));
+            return std::make_unique<RingReducescatter>(ring_pipeline_table().read(p).chunks);
           },
-          {ring_pipeline_param()}};
+          ring_pipeline_table().specs()};
 }
 
 }  // namespace ultrasim

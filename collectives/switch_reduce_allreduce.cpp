@@ -28,18 +28,16 @@
 namespace ultrasim {
 namespace {
 
-class SwitchReduce : public Algorithm {
+class SwitchReduceAllreduce : public Algorithm {
  public:
-  explicit SwitchReduce(int depth) : depth_(depth) {}
+  explicit SwitchReduceAllreduce(int depth) : depth_(depth) {}
   int chunks(int p) const override { return p * depth_; }
 
   // Picks each chip's reducing switch: among the switches attached to it, the one reaching most chips.
   bool runs_on_groups() const override { return false; }
   // The switches' abilities are the topology's parameters (switch_reduction, switch_reduce_bandwidth).
   void place(const Topology& topology) override {
-    const ParamSet& hardware = topology.params();
-    engine_rate_ = hardware.has("switch_reduce_bandwidth") ? hardware.optional_rate("switch_reduce_bandwidth")
-                                                           : std::nullopt;
+    engine_rate_ = switch_reduce_of(topology.params()).rate;
     require_reducing_switches(topology, "switch-reduce");
     std::vector<int> reach(topology.switch_count(), 0), index(boost::num_vertices(topology.graph()), -1);
     for (int k = 0; k < topology.switch_count(); ++k) index[topology.switches()[k]] = k;
@@ -186,9 +184,9 @@ AlgorithmEntry switch_reduce_allreduce() {
           "switch-reduce",
           "switches add the buffers and multicast the sum (NVLS/SHARP-like)",
           [](const ParamSet& params) {
-            return std::make_unique<SwitchReduce>(static_cast<int>(params.number("pipeline_chunks")));
+            return std::make_unique<SwitchReduceAllreduce>(pipeline_chunks_table().read(params).chunks);
           },
-          {pipeline_chunks_param()},
+          pipeline_chunks_table().specs(),
           /*posts_to_all=*/true,
           /*in_switch_reduction=*/true};
 }

@@ -60,34 +60,69 @@ int levels(const Topology& t, int Node::*level) {
   return most + 1;
 }
 
-// The parameters cluster declares (PRESET's come on top, through extra_params).
-std::vector<ParamSpec> cluster_params() {
-  return {
-      {"scaleout",
-       "rail",
-       Unit::kChoice,
-       "scale-out fabric: rail (a rail switch per chip index) or spine (a leaf per domain, then spines)",
-       "assumption: rail-optimised, as NVIDIA DGX SuperPOD reference architectures",
-       {"rail", "spine"}},
-      {"nic_bandwidth", "200Gbps", Unit::kRate,
-       "raw NIC bandwidth per chip into the scale-out network, per direction",
-       "hardware.md [AWS]: EFA 200 Gbps per Trainium chip (Trn2; Trn3 28.8 Tbps / 144 [INF])"},
-      {"nic_efficiency", "1", Unit::kRatio, "payload fraction of the NIC links' raw rate",
-       "assumption: EFA framing overhead not published"},
-      {"scaleout_latency", "15us", Unit::kTime,
-       "chip-to-chip latency across the scale-out network (each NIC link carries half)",
-       "hardware.md [AWS]: EFA hop HBM-to-HBM ~15 us"},
-      {"scaleout_switch_latency", "0", Unit::kTime,
-       "time a flow spends crossing a rail, leaf or spine switch",
-       "assumption: included in scaleout_latency"},
-      {"scaleout_spines", "1", Unit::kCount, "spine switches (scaleout=spine); each leaf links once to each",
-       "assumption: one logical non-blocking spine; N spines are equal-cost paths (ECMP)"},
-      {"scaleout_oversubscription", "1", Unit::kRatio,
-       "leaf down:up bandwidth ratio (scaleout=spine): a leaf's spine links carry P x nic_bandwidth / this",
-       "assumption: non-blocking"},
-      {"scaleout_uplink_latency", "0", Unit::kTime, "latency of a leaf-spine link (scaleout=spine)",
-       "assumption: included in scaleout_latency"},
-  };
+// cluster's own parameters, typed (PRESET's come on top, through extra_params); cluster_table() declares
+// each with its default and source.
+struct ClusterParams {
+  std::string scaleout;  // rail or spine
+  double nic_bandwidth = 0, nic_efficiency = 0;
+  double scaleout_latency = 0, scaleout_switch_latency = 0;
+  long scaleout_spines = 0;
+  double scaleout_oversubscription = 1, scaleout_uplink_latency = 0;
+};
+
+const ParamTable<ClusterParams>& cluster_table() {
+  using P = ClusterParams;
+  static const ParamTable<P> table =
+      ParamTable<P>{}
+          .add({"scaleout",
+                "rail",
+                Unit::kChoice,
+                "scale-out fabric: rail (a rail switch per chip index) or spine (a leaf per domain, then "
+                "spines)",
+                "assumption: rail-optimised, as NVIDIA DGX SuperPOD reference architectures",
+                {"rail", "spine"}},
+               &P::scaleout)
+          .add({"nic_bandwidth", "200Gbps", Unit::kRate,
+                "raw NIC bandwidth per chip into the scale-out network, per direction",
+                "hardware.md [AWS]: EFA 200 Gbps per Trainium chip (Trn2; Trn3 28.8 Tbps / 144 [INF])"},
+               &P::nic_bandwidth)
+          .add({"nic_efficiency", "1", Unit::kRatio, "payload fraction of the NIC links' raw rate",
+                "assumption: EFA framing overhead not published"},
+               &P::nic_efficiency)
+          .add({"scaleout_latency", "15us", Unit::kTime,
+                "chip-to-chip latency across the scale-out network (each NIC link carries half)",
+                "hardware.md [AWS]: EFA hop HBM-to-HBM ~15 us"},
+               &P::scaleout_latency)
+          .add({"scaleout_switch_latency", "0", Unit::kTime,
+                "time a flow spends crossing a rail, leaf or spine switch",
+                "assumption: included in scaleout_latency"},
+               &P::scaleout_switch_latency)
+          .add({"scaleout_spines", "1", Unit::kCount,
+                "spine switches (scaleout=spine); each leaf links once to each",
+                "assumption: one logical non-blocking spine; N spines are equal-cost paths (ECMP)"},
+               &P::scaleout_spines)
+          .add({"scaleout_oversubscription", "1", Unit::kRatio,
+                "leaf down:up bandwidth ratio (scaleout=spine): a leaf's spine links carry P x nic_bandwidth "
+                "/ this",
+                "assumption: non-blocking"},
+               &P::scaleout_oversubscription)
+          .add({"scaleout_uplink_latency", "0", Unit::kTime, "latency of a leaf-spine link (scaleout=spine)",
+                "assumption: included in scaleout_latency"},
+               &P::scaleout_uplink_latency);
+  return table;
+}
+
+// PRESET's chip_forwarding, where it declares one (trn3 does; nvl72 does not). Read only: PRESET declares
+// it (the spec below gives its name and unit; its default, meaning and source are PRESET's).
+struct PresetForwarding {
+  bool declared = false;
+  bool on = true;
+};
+
+const ParamTable<PresetForwarding>& preset_forwarding_table() {
+  static const ParamTable<PresetForwarding> table = ParamTable<PresetForwarding>{}.add_optional(
+      {"chip_forwarding", "true", Unit::kBool, "", ""}, &PresetForwarding::on, &PresetForwarding::declared);
+  return table;
 }
 
 // Adds `domains` copies of `inner` to `t`: chips first (global ranks in order), then switches, then
@@ -113,10 +148,10 @@ void cluster_add_domains(Topology& t, const Topology& inner, long domains) {
 
 // Adds the scale-out network to `t`, whose `domains` domains have P chips each: a rail switch per chip
 // index, or a leaf per domain under the spines.
-void cluster_add_scaleout(Topology& t, const ParamSet& p, long domains, long P) {
-  const double nic = p.number("nic_bandwidth"), eff = p.number("nic_efficiency"),
-               half = p.number("scaleout_latency") / 2, sw = p.number("scaleout_switch_latency");
-  if (p.text("scaleout") == "rail") {
+void cluster_add_scaleout(Topology& t, const ClusterParams& p, long domains, long P) {
+  const double nic = p.nic_bandwidth, eff = p.nic_efficiency, half = p.scaleout_latency / 2,
+               sw = p.scaleout_switch_latency;
+  if (p.scaleout == "rail") {
     for (long i = 0; i < P; ++i) {
       Vertex r = t.add_switch("rail" + std::to_string(i), sw);
       for (long d = 0; d < domains; ++d)
@@ -124,8 +159,8 @@ void cluster_add_scaleout(Topology& t, const ParamSet& p, long domains, long P) 
     }
     return;
   }
-  const long spines = static_cast<long>(p.number("scaleout_spines"));
-  const double over = p.number("scaleout_oversubscription");
+  const long spines = p.scaleout_spines;
+  const double over = p.scaleout_oversubscription;
   std::vector<Vertex> spine;
   for (long s = 0; s < spines; ++s) spine.push_back(t.add_switch("spine" + std::to_string(s), sw));
   for (long d = 0; d < domains; ++d) {
@@ -133,24 +168,25 @@ void cluster_add_scaleout(Topology& t, const ParamSet& p, long domains, long P) 
     for (long i = 0; i < P; ++i)
       t.add_link(t.chip(static_cast<int>(d * P + i)), leaf, kScaleOutTier, nic, half, eff);
     for (Vertex s : spine)
-      t.add_link(leaf, s, "scaleout", P * nic / (over * spines), p.number("scaleout_uplink_latency"), eff);
+      t.add_link(leaf, s, "scaleout", P * nic / (over * spines), p.scaleout_uplink_latency, eff);
   }
 }
 
-// cluster:K:PRESET's topology (`args` is "K:PRESET") for parameters `p`.
-Topology cluster_build(const std::string& spec, const std::string& args, const ParamSet& p) {
+// cluster:K:PRESET's topology (`args` is "K:PRESET") for parameters `params` (cluster's and PRESET's).
+Topology cluster_build(const std::string& spec, const std::string& args, const ParamSet& params) {
   const ClusterSpec c = parse_cluster(args);
   auto [inner_name, inner_args] = split_topology_spec(c.preset);
-  Topology inner = find_generator(inner_name).build(c.preset, inner_args, p);
+  Topology inner = find_generator(inner_name).build(c.preset, inner_args, params);
   inner.validate();
   const long P = inner.chip_count();
   check_topology_size(spec, static_cast<double>(c.domains) * static_cast<double>(P));
-  const bool rail = p.text("scaleout") == "rail";
-  const double over = p.number("scaleout_oversubscription");
+  const ClusterParams p = cluster_table().read(params);
+  const bool rail = p.scaleout == "rail";
+  const double over = p.scaleout_oversubscription;
   if (!(over > 0))
-    throw InputError("cluster: scaleout_oversubscription must be > 0, got " +
-                     p.text("scaleout_oversubscription"));
-  if (rail && p.has("chip_forwarding") && !p.flag("chip_forwarding"))
+    throw InputError("cluster: scaleout_oversubscription must be > 0, got " + shortest_number(over));
+  const PresetForwarding forwarding = preset_forwarding_table().read(params);
+  if (rail && forwarding.declared && !forwarding.on)
     throw InputError("cluster:" + args +
                      ": scaleout=rail relays through chips (PXN) but chip_forwarding=false; use "
                      "scaleout=spine");
@@ -158,12 +194,12 @@ Topology cluster_build(const std::string& spec, const std::string& args, const P
   std::vector<std::string> tiers = inner.tiers();
   tiers.push_back(kScaleOutTier);
   if (!rail) tiers.push_back("scaleout");
-  Topology t(spec, p, tiers);
+  Topology t(spec, params, tiers);
   t.set_chip_forwarding(rail || inner.chip_forwarding());
   t.set_default_stack(find_generator(inner_name).stack);  // inside a domain, its preset's library
-  const long spines = static_cast<long>(p.number("scaleout_spines"));
-  t.set_multipath_default(
-      inner.multipath_default() == "single" && !rail && spines > 1 ? "hash" : inner.multipath_default());
+  t.set_multipath_default(inner.multipath_default() == "single" && !rail && p.scaleout_spines > 1
+                              ? "hash"
+                              : inner.multipath_default());
   cluster_add_domains(t, inner, c.domains);
   cluster_add_scaleout(t, p, c.domains, P);
   return t;
@@ -174,7 +210,7 @@ Topology cluster_build(const std::string& spec, const std::string& args, const P
 GeneratorEntry cluster_generator() {
   GeneratorEntry entry{"cluster", "cluster:K:PRESET",
                        "K scale-up domains of PRESET joined by an EFA-like rail or spine network",
-                       cluster_params(), cluster_build};
+                       cluster_table().specs(), cluster_build};
   entry.example = "cluster:2:trn3";
   entry.extra_params = [](const std::string& args) { return generator_params(parse_cluster(args).preset); };
   return entry;

@@ -30,18 +30,19 @@ GeneratorEntry mesh_generator() {
         Topology t(spec, p, {"link"});
         t.set_chip_forwarding(false);
         for (long i = 0; i < n; ++i) t.add_chip();
+        const SimpleLinks l = simple_link_table().read(p);
         for (long a = 0; a < n; ++a)
           for (long b = a + 1; b < n; ++b)
-            t.add_link(t.chip(static_cast<int>(a)), t.chip(static_cast<int>(b)), "link",
-                       p.number("link_bandwidth"), p.number("link_latency"), p.number("link_efficiency"));
+            t.add_link(t.chip(static_cast<int>(a)), t.chip(static_cast<int>(b)), "link", l.bandwidth,
+                       l.latency, l.efficiency);
         return t;
       }};
   entry.example = "mesh:8";
   // Any split of N chips into halves of floor(N/2) and ceil(N/2) cuts every link between them.
   entry.bisection = [](const Topology& t) -> std::optional<double> {
     long n = t.chip_count();
-    return static_cast<double>((n / 2) * (n - n / 2)) * t.params().number("link_bandwidth") *
-           t.params().number("link_efficiency");
+    const SimpleLinks l = simple_link_table().read(t.params());
+    return static_cast<double>((n / 2) * (n - n / 2)) * l.bandwidth * l.efficiency;
   };
   return entry;
 }

@@ -1,5 +1,7 @@
 #include "topology/registry.hpp"
 
+#include <cctype>
+
 #include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
@@ -90,21 +92,31 @@ Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& ex
   return topology;
 }
 
+const ParamTable<SimpleLinks>& simple_link_table() {
+  static const ParamTable<SimpleLinks> table =
+      ParamTable<SimpleLinks>{}
+          .add({"link_bandwidth", "100GBps", Unit::kRate, "bandwidth of every link, per direction",
+                "assumption"},
+               &SimpleLinks::bandwidth)
+          .add({"link_efficiency", "1", Unit::kRatio,
+                "payload fraction of link_bandwidth (delivered = link_bandwidth x link_efficiency)",
+                "assumption: ideal links; set the fabric's framing overhead, e.g. 60/64 for PCIe Gen6 FLIT "
+                "(hardware.md [INF])"},
+               &SimpleLinks::efficiency)
+          .add({"link_latency", "500ns", Unit::kTime, "latency of every link (chip-switch-chip is two links)",
+                "assumption"},
+               &SimpleLinks::latency)
+          .add({"switch_latency", "0", Unit::kTime, "time a flow spends crossing a switch", "assumption"},
+               &SimpleLinks::switch_latency)
+          .nest(switch_reduce_table("switches can reduce and multicast (switch-reduce)",
+                                    "off: a generic switch; on for NVLS/SHARP-like what-ifs",
+                                    "rate of a switch's reduction engine", "assumption: line rate (free)"),
+                &SimpleLinks::reduce);
+  return table;
+}
+
 std::vector<ParamSpec> simple_link_params() {
-  return {
-      {"link_bandwidth", "100GBps", Unit::kRate, "bandwidth of every link, per direction", "assumption"},
-      {"link_efficiency", "1", Unit::kRatio,
-       "payload fraction of link_bandwidth (delivered = link_bandwidth x link_efficiency)",
-       "assumption: ideal links; set the fabric's framing overhead, e.g. 60/64 for PCIe Gen6 FLIT "
-       "(hardware.md "
-       "[INF])"},
-      {"link_latency", "500ns", Unit::kTime, "latency of every link (chip-switch-chip is two links)",
-       "assumption"},
-      {"switch_latency", "0", Unit::kTime, "time a flow spends crossing a switch", "assumption"},
-      switch_reduction_param("switches can reduce and multicast (switch-reduce)",
-                             "off: a generic switch; on for NVLS/SHARP-like what-ifs"),
-      switch_reduce_bandwidth_param("rate of a switch's reduction engine", "assumption: line rate (free)"),
-  };
+  return simple_link_table().specs();
 }
 
 ParamSpec switch_reduction_param(const std::string& meaning, const std::string& source) {
@@ -115,14 +127,54 @@ ParamSpec switch_reduce_bandwidth_param(const std::string& meaning, const std::s
   return {"switch_reduce_bandwidth", "inf", Unit::kOptRate, meaning, source};
 }
 
+ParamTable<SwitchReduce> switch_reduce_table(const std::string& meaning, const std::string& source,
+                                             const std::string& rate_meaning,
+                                             const std::string& rate_source) {
+  return switch_reduce_table(switch_reduction_param(meaning, source),
+                             switch_reduce_bandwidth_param(rate_meaning, rate_source));
+}
+
+ParamTable<SwitchReduce> switch_reduce_table(ParamSpec reduction, ParamSpec rate) {
+  return ParamTable<SwitchReduce>{}
+      .add_optional(std::move(reduction), &SwitchReduce::on, &SwitchReduce::declared)
+      .add_optional(std::move(rate), &SwitchReduce::rate);
+}
+
+SwitchReduce switch_reduce_of(const ParamSet& params) {
+  static const ParamTable<SwitchReduce> table = switch_reduce_table("", "", "", "");
+  return table.read(params);
+}
+
+ParamTable<NvlsParams> nvls_table(const NvlsWarmup& warmup) {
+  return ParamTable<NvlsParams>{}
+      .add_optional({"nvls_warmup_bytes", warmup.bytes, Unit::kBytes,
+                     "the first bytes of each GPU's buffer that an nvls all-reduce moves at its warm-up rate",
+                     warmup.source},
+                    &NvlsParams::warmup_bytes)
+      .add_optional(
+          {"nvls_warmup_bandwidth", warmup.rate, Unit::kOptRate,
+           "the extra cost of those bytes: each pays 1/rate of chip time before the planes start (inf: none)",
+           warmup.source},
+          &NvlsParams::warmup_rate);
+}
+
+NvlsParams nvls_of(const ParamSet& params) {
+  static const ParamTable<NvlsParams> table = nvls_table(NvlsWarmup{});
+  return table.read(params);
+}
+
+long choice_count(const std::string& value) {
+  return !value.empty() && std::isdigit(static_cast<unsigned char>(value.front())) ? parse_count(value) : 0;
+}
+
 bool switches_reduce(const ParamSet& params) {
-  return params.has("switch_reduction") && params.flag("switch_reduction");
+  return switch_reduce_of(params).on;
 }
 
 void require_reducing_switches(const Topology& topology, const std::string& algorithm) {
   if (switches_reduce(topology.params())) return;
   throw InputError(algorithm + " needs reduction-capable switches; topology " + topology.spec() +
-                   (topology.params().has("switch_reduction")
+                   (switch_reduce_of(topology.params()).declared
                         ? " has switch_reduction=false (set switch_reduction=true for a what-if)"
                         : " has none (no switch_reduction parameter)"));
 }

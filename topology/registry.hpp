@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "topology/base/param_table.hpp"
 #include "topology/base/params.hpp"
 #include "topology/topology.hpp"
 
@@ -60,15 +61,43 @@ Topology make_topology(const std::string& spec, const std::vector<ParamSpec>& ex
                        const std::vector<std::pair<std::string, std::string>>& overrides,
                        const std::vector<std::string>& owned_elsewhere = {});
 
-// Parameters shared by the generic generators (switch, ring, torus, mesh, clos, fattree, dragonfly):
-// link_bandwidth is the raw line rate; what is simulated is link_bandwidth x link_efficiency.
-std::vector<ParamSpec> simple_link_params();
-
-// The in-switch reduction parameters, named, typed and defaulted once for every topology whose switches
-// may reduce: switch_reduction (bool, false) and switch_reduce_bandwidth (an optional rate, inf: line
-// rate), each with the topology's own meaning and source.
+// The in-switch reduction parameters as every reader sees them: switch_reduction (bool, false) and
+// switch_reduce_bandwidth (an optional rate, inf: line rate). A topology that does not declare them has
+// no switch that reduces.
+struct SwitchReduce {
+  bool declared = false;       // the topology declares switch_reduction
+  bool on = false;             // switch_reduction
+  std::optional<double> rate;  // switch_reduce_bandwidth; nullopt: line rate (free)
+};
+// Their declarations, named, typed and defaulted once for every topology whose switches may reduce, each
+// with the topology's own meaning and source (both optional: read() leaves the defaults where a
+// topology lacks them).
+ParamTable<SwitchReduce> switch_reduce_table(const std::string& meaning, const std::string& source,
+                                             const std::string& rate_meaning, const std::string& rate_source);
+// The same from the two declarations themselves, as switch_reduction_param and
+// switch_reduce_bandwidth_param make them (a preset that changes their defaults: nvlink_table).
+ParamTable<SwitchReduce> switch_reduce_table(ParamSpec reduction, ParamSpec rate);
 ParamSpec switch_reduction_param(const std::string& meaning, const std::string& source);
 ParamSpec switch_reduce_bandwidth_param(const std::string& meaning, const std::string& source);
+// A topology's in-switch reduction parameters.
+SwitchReduce switch_reduce_of(const ParamSet& params);
+
+// Parameters shared by the generic generators (switch, ring, torus, mesh, clos, fattree, dragonfly):
+// link_bandwidth is the raw line rate; what is simulated is link_bandwidth x link_efficiency.
+struct SimpleLinks {
+  double bandwidth = 0;   // link_bandwidth, B/s per direction (raw)
+  double efficiency = 1;  // link_efficiency
+  double latency = 0;     // link_latency, s
+  double switch_latency = 0;
+  SwitchReduce reduce;
+};
+const ParamTable<SimpleLinks>& simple_link_table();
+std::vector<ParamSpec> simple_link_params();  // simple_link_table().specs()
+
+// The number a kChoice value stands for where its choices admit "N" ("auto" or N), as ParamSet::number
+// reads it: the count for a number ("4"), 0 for a word.
+long choice_count(const std::string& value);
+
 // Whether a topology's switches reduce and multicast: its switch_reduction; a topology that does not
 // declare it has none that do (the one rule the bound and switch-reduce share).
 bool switches_reduce(const ParamSet& params);
@@ -81,15 +110,37 @@ void require_reducing_switches(const Topology& topology, const std::string& algo
 // the fabric nor NCCL's published model accounts for. The nvls algorithm charges the first `bytes` of each
 // GPU's buffer 1/`rate` each of chip time before its planes start: min(bytes, warm-up bytes) / rate, a
 // cost that grows with the size up to a cap. Empirical; fitted per preset (results/validation/).
+// NvlsWarmup: a preset's defaults of nvls_warmup_bytes and nvls_warmup_bandwidth, as typed, with their
+// source; NvlsParams: the values in effect.
 struct NvlsWarmup {
   std::string bytes = "0", rate = "inf", source;
 };
+struct NvlsParams {
+  double warmup_bytes = 0;            // nvls_warmup_bytes
+  std::optional<double> warmup_rate;  // nvls_warmup_bandwidth; nullopt: no warm-up (inf)
+};
+// Their declarations with a preset's defaults and source (both optional: read() leaves NvlsParams'
+// defaults, no warm-up, where a topology lacks them).
+ParamTable<NvlsParams> nvls_table(const NvlsWarmup& warmup);
+// A topology's NVLS warm-up: its nvls_warmup_bytes and nvls_warmup_bandwidth, or none (0 bytes, nullopt)
+// where it does not declare them.
+NvlsParams nvls_of(const ParamSet& params);
 
-// NVLink parameters shared by nvl72 and hgx-h100 (nvl72_topology.cpp): the per-link rate and its source.
-// `engine_rate`: the default of switch_reduce_bandwidth (NVLS's rate per NVSwitch chip), with its source;
-// `warmup`: the defaults of nvls_warmup_bytes and nvls_warmup_bandwidth.
-std::vector<ParamSpec> nvlink_params(const std::string& link_rate, const std::string& rate_source,
-                                     const std::string& efficiency_source, const std::string& engine_rate,
-                                     const std::string& engine_source, const NvlsWarmup& warmup);
+// NVLink parameters shared by nvl72 and hgx-h100, typed; nvlink_table() (nvl72_topology.cpp) declares them.
+struct NvlinkParams {
+  double bandwidth = 0;       // nvlink_bandwidth: raw, per link, per direction
+  double latency = 0;         // nvlink_latency: GPU to NVSwitch
+  double efficiency = 1;      // nvlink_efficiency
+  double switch_latency = 0;  // switch_latency: crossing an NVSwitch chip
+  SwitchReduce reduce;        // switch_reduction (on by default) and switch_reduce_bandwidth (NVLS's rate)
+  NvlsParams nvls;            // nvls_warmup_bytes and nvls_warmup_bandwidth
+};
+// Their declarations, in this order: nvlink_bandwidth (default `link_rate`, with its source),
+// nvlink_latency, nvlink_efficiency (with its source), switch_latency, switch_reduction,
+// switch_reduce_bandwidth (default `engine_rate`, NVLS's rate per NVSwitch chip, with its source), then
+// nvls_warmup_bytes and nvls_warmup_bandwidth (defaults `warmup`).
+ParamTable<NvlinkParams> nvlink_table(const std::string& link_rate, const std::string& rate_source,
+                                      const std::string& efficiency_source, const std::string& engine_rate,
+                                      const std::string& engine_source, const NvlsWarmup& warmup);
 
 }  // namespace ultrasim

@@ -19,10 +19,10 @@ GeneratorEntry ring_generator() {
                          Topology t(spec, params, {"link"});
                          for (long i = 0; i < n; ++i) t.add_chip();
                          long links = n == 2 ? 1 : (n > 2 ? n : 0);
+                         const SimpleLinks l = simple_link_table().read(params);
                          for (long i = 0; i < links; ++i)
                            t.add_link(t.chip(static_cast<int>(i)), t.chip(static_cast<int>((i + 1) % n)),
-                                      "link", params.number("link_bandwidth"), params.number("link_latency"),
-                                      params.number("link_efficiency"));
+                                      "link", l.bandwidth, l.latency, l.efficiency);
                          return t;
                        }};
   entry.example = "ring:8";

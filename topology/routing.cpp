@@ -68,9 +68,28 @@ const std::vector<std::string>& multipath_names() {
   return kNames;
 }
 
+const ParamTable<RoutingParams>& routing_table() {
+  static const ParamTable<RoutingParams> table =
+      ParamTable<RoutingParams>{}
+          .add_optional({"multipath", "auto", Unit::kChoice,
+                         "how a message uses its equal-cost paths: single (the route), stripe (all, bytes in "
+                         "proportion to bandwidth), hash (one per chip pair); auto: the topology's default",
+                         "NVLink sprays over NVSwitch planes (stripe); ECMP hashes flows (hash)",
+                         [] {
+                           std::vector<std::string> choices{"auto"};
+                           for (const std::string& name : multipath_names()) choices.push_back(name);
+                           return choices;
+                         }()},
+                        &RoutingParams::multipath)
+          .add_optional({"max_paths", std::to_string(kDefaultMaxPaths), Unit::kCount,
+                         "most equal-cost paths kept per chip pair (the route first)",
+                         "assumption: covers 18 NVSwitch planes and 2D/3D torus minimal paths"},
+                        &RoutingParams::max_paths);
+  return table;
+}
+
 Multipath multipath_policy(const Topology& topology) {
-  const ParamSet& params = topology.params();
-  std::string word = params.has("multipath") ? params.text("multipath") : "auto";
+  std::string word = routing_table().read(topology.params()).multipath;
   if (word == "auto") word = topology.multipath_default();
   const auto& names = multipath_names();
   for (std::size_t k = 0; k < names.size(); ++k)
@@ -114,8 +133,7 @@ Routes::Routes(const Topology& topology, std::vector<char> down)
     : topology_(topology),
       down_(std::move(down)),
       policy_(multipath_policy(topology)),
-      max_paths_(topology.params().has("max_paths") ? static_cast<int>(topology.params().number("max_paths"))
-                                                    : kDefaultMaxPaths),
+      max_paths_(routing_table().read(topology.params()).max_paths),
       trees_(boost::num_vertices(topology.graph())),
       messages_(static_cast<std::size_t>(topology.chip_count()) * topology.chip_count()) {}
 

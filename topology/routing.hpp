@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "topology/base/param_table.hpp"
 #include "topology/topology.hpp"
 
 namespace ultrasim {
@@ -46,6 +47,15 @@ const std::vector<std::string>& multipath_names();
 
 // The paths of `max_paths` when the topology does not declare it.
 constexpr int kDefaultMaxPaths = 64;
+
+// The routing parameters a run declares (a bare topology does not: then multipath is auto and max_paths
+// kDefaultMaxPaths). routing_table() declares both; a job's parameters include them
+// (workloads/collective_job.hpp).
+struct RoutingParams {
+  std::string multipath = "auto";
+  int max_paths = kDefaultMaxPaths;
+};
+const ParamTable<RoutingParams>& routing_table();
 
 // One path a message takes: its index in the pair's path set (0 = the route) and its share of the bytes.
 struct PathShare {

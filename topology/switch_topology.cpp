@@ -10,30 +10,45 @@
 #include "topology/registry.hpp"
 
 namespace ultrasim {
+namespace {
+
+// switch's parameters, typed: the shared link parameters, then `planes`.
+struct SwitchParams {
+  SimpleLinks links;
+  int planes = 0;
+};
+
+const ParamTable<SwitchParams>& switch_table() {
+  static const ParamTable<SwitchParams> table =
+      ParamTable<SwitchParams>{}
+          .nest(simple_link_table(), &SwitchParams::links)
+          .add({"planes", "1", Unit::kCount,
+                "switches, each linked to every chip (a chip's injection is planes x link_bandwidth)",
+                "1: one switch; more: NVSwitch-like planes (hardware.md: NVL72 has 18)"},
+               &SwitchParams::planes);
+  return table;
+}
+
+}  // namespace
 
 GeneratorEntry switch_generator() {
-  std::vector<ParamSpec> params = simple_link_params();
-  params.push_back({"planes", "1", Unit::kCount,
-                    "switches, each linked to every chip (a chip's injection is planes x link_bandwidth)",
-                    "1: one switch; more: NVSwitch-like planes (hardware.md: NVL72 has 18)"});
   GeneratorEntry entry{
-      "switch", "switch:N", "N chips on one switch (a star), or on `planes` parallel switches", params,
-      [](const std::string& spec, const std::string& args, const ParamSet& params) {
+      "switch", "switch:N", "N chips on one switch (a star), or on `planes` parallel switches",
+      switch_table().specs(), [](const std::string& spec, const std::string& args, const ParamSet& params) {
         if (args.empty()) throw InputError("topology switch needs a chip count, e.g. switch:16");
         long n = parse_count(args);
-        const int planes = static_cast<int>(params.number("planes"));
-        check_topology_size(spec, static_cast<double>(n), static_cast<double>(n) * planes);
+        const SwitchParams p = switch_table().read(params);
+        const SimpleLinks& l = p.links;
+        check_topology_size(spec, static_cast<double>(n), static_cast<double>(n) * p.planes);
         Topology t(spec, params, {"link"});
         std::vector<Vertex> hubs;
-        for (int k = 0; k < planes; ++k)
-          hubs.push_back(t.add_switch("switch" + std::to_string(k), params.number("switch_latency")));
+        for (int k = 0; k < p.planes; ++k)
+          hubs.push_back(t.add_switch("switch" + std::to_string(k), l.switch_latency));
         for (long i = 0; i < n; ++i) {
           Vertex chip = t.add_chip();
-          for (Vertex hub : hubs)
-            t.add_link(chip, hub, "link", params.number("link_bandwidth"), params.number("link_latency"),
-                       params.number("link_efficiency"));
+          for (Vertex hub : hubs) t.add_link(chip, hub, "link", l.bandwidth, l.latency, l.efficiency);
         }
-        if (planes > 1) t.set_multipath_default("stripe");
+        if (p.planes > 1) t.set_multipath_default("stripe");
         return t;
       }};
   entry.example = "switch:8";

@@ -87,11 +87,10 @@ std::optional<double> torus_bisection(const std::vector<TorusDimension>& dims) {
 
 namespace {
 
-std::vector<TorusDimension> uniform_dims(const std::vector<long>& sizes, const ParamSet& params) {
+std::vector<TorusDimension> uniform_dims(const std::vector<long>& sizes, const SimpleLinks& l) {
   std::vector<TorusDimension> dims;
   for (std::size_t i = 0; i < sizes.size(); ++i)
-    dims.push_back({sizes[i], dimension_tier("", i), params.number("link_bandwidth"),
-                    params.number("link_latency"), params.number("link_efficiency"), 1, true});
+    dims.push_back({sizes[i], dimension_tier("", i), l.bandwidth, l.latency, l.efficiency, 1, true});
   return dims;
 }
 
@@ -104,7 +103,7 @@ GeneratorEntry torus_generator() {
                          std::vector<long> sizes = parse_torus_dims("torus", args, "4x4x4");
                          long total = 1;
                          for (long d : sizes) total *= d;
-                         auto dims = uniform_dims(sizes, params);
+                         auto dims = uniform_dims(sizes, simple_link_table().read(params));
                          Topology t(spec, params, torus_tiers(dims));
                          for (long i = 0; i < total; ++i) t.add_chip();
                          add_torus_links(t, dims);
@@ -113,7 +112,7 @@ GeneratorEntry torus_generator() {
   entry.example = "torus:4x4";
   entry.bisection = [](const Topology& t) -> std::optional<double> {
     auto sizes = parse_torus_dims("torus", split_topology_spec(t.spec()).second, "4x4x4");
-    return torus_bisection(uniform_dims(sizes, t.params()));
+    return torus_bisection(uniform_dims(sizes, simple_link_table().read(t.params())));
   };
   return entry;
 }

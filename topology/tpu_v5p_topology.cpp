@@ -17,41 +17,59 @@ namespace {
 
 constexpr long kPodChips = 8960;  // Google: 8960 chips in a v5p pod
 
-std::vector<TorusDimension> v5p_dims(const std::string& args, const ParamSet& p) {
+// tpu-v5p's parameters, typed; tpu_v5p_table() declares each with its default and source.
+struct TpuV5pParams {
+  double ici_bandwidth = 0, ici_latency = 0, ici_efficiency = 0;
+  std::string ici_wraparound;  // auto, on or off
+};
+
+const ParamTable<TpuV5pParams>& tpu_v5p_table() {
+  using P = TpuV5pParams;
+  static const ParamTable<P> table =
+      ParamTable<P>{}
+          .add({"ici_bandwidth", "100GBps", Unit::kRate, "raw bandwidth of one ICI link, per direction",
+                "hardware.md [Google]: 1,200 GB/s bidirectional per chip over 6 links; per link [INF]"},
+               &P::ici_bandwidth)
+          .add({"ici_latency", "1us", Unit::kTime, "latency of one ICI link (one hop)",
+                "assumption: ASTRA-sim's TPU validation uses 1 us per ICI link (astra-sim docs, TPU-v3)"},
+               &P::ici_latency)
+          .add({"ici_efficiency", "0.9", Unit::kRatio, "payload fraction of the ICI raw rate",
+                "assumption: ICI framing is not published; 0.9 lies in hardware.md's 80-95% delivered range"},
+               &P::ici_efficiency)
+          .add({"ici_wraparound",
+                "auto",
+                Unit::kChoice,
+                "wrap-around links: auto = only when every dimension is a multiple of 4 (whole cubes), on, "
+                "off",
+                "Google v5p docs: slices of a full cube or more are tori; smaller slices have no wrap-around "
+                "links",
+                {"auto", "on", "off"}},
+               &P::ici_wraparound);
+  return table;
+}
+
+std::vector<TorusDimension> v5p_dims(const std::string& args, const TpuV5pParams& p) {
   std::vector<long> sizes = parse_torus_dims("tpu-v5p", args, "4x4x4", kPodChips);
   if (sizes.size() != 3)
     throw InputError("invalid tpu-v5p dimensions '" + args + "'; expected three sizes AxBxC such as 4x4x4");
-  const std::string& mode = p.text("ici_wraparound");
+  const std::string& mode = p.ici_wraparound;
   bool full_cubes = sizes[0] % 4 == 0 && sizes[1] % 4 == 0 && sizes[2] % 4 == 0;
   bool wrap = mode == "on" || (mode == "auto" && full_cubes);
   std::vector<TorusDimension> dims;
   for (std::size_t i = 0; i < sizes.size(); ++i)
-    dims.push_back({sizes[i], dimension_tier("ici_", i), p.number("ici_bandwidth"), p.number("ici_latency"),
-                    p.number("ici_efficiency"), 1, wrap});
+    dims.push_back(
+        {sizes[i], dimension_tier("ici_", i), p.ici_bandwidth, p.ici_latency, p.ici_efficiency, 1, wrap});
   return dims;
 }
 
 }  // namespace
 
 GeneratorEntry tpu_v5p_generator() {
-  std::vector<ParamSpec> params{
-      {"ici_bandwidth", "100GBps", Unit::kRate, "raw bandwidth of one ICI link, per direction",
-       "hardware.md [Google]: 1,200 GB/s bidirectional per chip over 6 links; per link [INF]"},
-      {"ici_latency", "1us", Unit::kTime, "latency of one ICI link (one hop)",
-       "assumption: ASTRA-sim's TPU validation uses 1 us per ICI link (astra-sim docs, TPU-v3)"},
-      {"ici_efficiency", "0.9", Unit::kRatio, "payload fraction of the ICI raw rate",
-       "assumption: ICI framing is not published; 0.9 lies in hardware.md's 80-95% delivered range"},
-      {"ici_wraparound",
-       "auto",
-       Unit::kChoice,
-       "wrap-around links: auto = only when every dimension is a multiple of 4 (whole cubes), on, off",
-       "Google v5p docs: slices of a full cube or more are tori; smaller slices have no wrap-around links",
-       {"auto", "on", "off"}},
-  };
   GeneratorEntry entry{"tpu-v5p", "tpu-v5p:AxBxC",
-                       "Google TPU v5p slice: AxBxC 3D torus (wrap-around from 4x4x4), chips forward", params,
+                       "Google TPU v5p slice: AxBxC 3D torus (wrap-around from 4x4x4), chips forward",
+                       tpu_v5p_table().specs(),
                        [](const std::string& spec, const std::string& args, const ParamSet& p) {
-                         auto dims = v5p_dims(args, p);
+                         auto dims = v5p_dims(args, tpu_v5p_table().read(p));
                          const long a = dims[0].size, b = dims[1].size, c = dims[2].size;
                          const bool hosts = a % 2 == 0 && b % 2 == 0;
                          const bool cubes = a % 4 == 0 && b % 4 == 0 && c % 4 == 0;
@@ -68,7 +86,7 @@ GeneratorEntry tpu_v5p_generator() {
                        }};
   entry.example = "tpu-v5p:4x4x4";
   entry.bisection = [](const Topology& t) {
-    return torus_bisection(v5p_dims(split_topology_spec(t.spec()).second, t.params()));
+    return torus_bisection(v5p_dims(split_topology_spec(t.spec()).second, tpu_v5p_table().read(t.params())));
   };
   return entry;
 }

@@ -15,10 +15,35 @@ constexpr long kTrn2Instances = 4;  // [AWS]
 
 namespace {
 
-std::vector<TorusDimension> ultraserver_dims(const ParamSet& p) {
-  std::vector<TorusDimension> dims = trn2_instance_dims(p);
-  dims.push_back({kTrn2Instances, "z_ring", p.number("z_ring_bandwidth"), p.number("z_ring_latency"),
-                  p.number("z_ring_efficiency"), 1, true});
+// The inter-instance ring's parameters, typed (the instance's own are trn2's, trn2_instance_params);
+// z_ring_table() declares each with its default and source.
+struct ZRingParams {
+  double bandwidth = 0;   // z_ring_bandwidth: raw, per link, per direction
+  double latency = 0;     // z_ring_latency
+  double efficiency = 1;  // z_ring_efficiency
+};
+
+const ParamTable<ZRingParams>& z_ring_table() {
+  using P = ZRingParams;
+  static const ParamTable<P> table =
+      ParamTable<P>{}
+          .add({"z_ring_bandwidth", "128GBps", Unit::kRate,
+                "raw bandwidth of each inter-instance ring link, per direction",
+                "hardware.md [AWS]: 256 GB/s per chip between instances; per link (2 per chip) [INF]"},
+               &P::bandwidth)
+          .add({"z_ring_latency", "1us", Unit::kTime, "latency of an inter-instance ring link",
+                "assumption: as a NeuronLink hop (hardware.md [AWS, Trn2]: ~1-2 us)"},
+               &P::latency)
+          .add({"z_ring_efficiency", "0.9", Unit::kRatio, "payload fraction of the ring links' raw rate",
+                "assumption: as neuronlink_efficiency"},
+               &P::efficiency);
+  return table;
+}
+
+std::vector<TorusDimension> ultraserver_dims(const ParamSet& params) {
+  std::vector<TorusDimension> dims = trn2_instance_dims(params);
+  const ZRingParams z = z_ring_table().read(params);
+  dims.push_back({kTrn2Instances, "z_ring", z.bandwidth, z.latency, z.efficiency, 1, true});
   return dims;
 }
 
@@ -26,16 +51,7 @@ std::vector<TorusDimension> ultraserver_dims(const ParamSet& p) {
 
 GeneratorEntry trn2_ultraserver_generator() {
   std::vector<ParamSpec> params = trn2_instance_params();
-  params.insert(params.end(),
-                {
-                    {"z_ring_bandwidth", "128GBps", Unit::kRate,
-                     "raw bandwidth of each inter-instance ring link, per direction",
-                     "hardware.md [AWS]: 256 GB/s per chip between instances; per link (2 per chip) [INF]"},
-                    {"z_ring_latency", "1us", Unit::kTime, "latency of an inter-instance ring link",
-                     "assumption: as a NeuronLink hop (hardware.md [AWS, Trn2]: ~1-2 us)"},
-                    {"z_ring_efficiency", "0.9", Unit::kRatio, "payload fraction of the ring links' raw rate",
-                     "assumption: as neuronlink_efficiency"},
-                });
+  for (ParamSpec& s : z_ring_table().specs()) params.push_back(std::move(s));
   GeneratorEntry entry{
       "trn2-ultraserver", "trn2-ultraserver",
       "AWS Trn2 UltraServer: 64 chips, 4 instances x 4x4 torus, Z ring", params,

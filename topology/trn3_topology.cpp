@@ -36,12 +36,108 @@ namespace {
 constexpr int kRacks = 2;  // the figure shows two second-level switches, one per half of the servers
 constexpr const char* kGen6Efficiency = "60/64";  // PCIe Gen6 FLIT framing: ~60 of 64 GB/s per x8 link
 
+// trn3's parameters, typed; trn3_table() declares each with its default and source.
+struct Trn3Params {
+  int chips_per_server = 0, servers_per_rack = 0;
+  double server_bandwidth = 0, server_latency = 0, server_efficiency = 0;
+  int server_lanes = 0;
+  double rack_bandwidth = 0, rack_latency = 0, rack_efficiency = 0;
+  std::string rack_switch;
+  int rack_planes = 0, rack_switch_radix = 0;
+  double cross_rack_bandwidth = 0, cross_rack_latency = 0, cross_rack_efficiency = 0;
+  int cross_rack_lanes = 0;
+  double switch_latency = 0;
+  SwitchReduce reduce;
+  bool chip_forwarding = false;
+};
+
+const ParamTable<Trn3Params>& trn3_table() {
+  using P = Trn3Params;
+  static const ParamTable<P> table =
+      ParamTable<P>{}
+          .add({"chips_per_server", "4", Unit::kCount, "Trainium3 chips per server", "hardware.md [AWS]"},
+               &P::chips_per_server)
+          .add({"servers_per_rack", "18", Unit::kCount, "servers under one second-level switch",
+                "hardware.md [AWS text + INF from figure]"},
+               &P::servers_per_rack)
+          .add({"server_bandwidth", "256GBps", Unit::kRate,
+                "raw per-chip bandwidth to the server switch, per direction (4 x8 Gen6 links)",
+                "hardware.md [AWS]"},
+               &P::server_bandwidth)
+          .add({"server_latency", "500ns", Unit::kTime, "latency of a chip-to-server-switch link",
+                "assumption (not published; Trn2 hops ~1-2 us end to end)"},
+               &P::server_latency)
+          .add(
+              {"server_efficiency", kGen6Efficiency, Unit::kRatio,
+               "payload fraction of the server links' raw rate", "hardware.md [INF]: PCIe Gen6 FLIT framing"},
+              &P::server_efficiency)
+          .add({"server_lanes", "4", Unit::kCount, "x8 links bundled in a chip's server-tier link",
+                "hardware.md [AWS]"},
+               &P::server_lanes)
+          .add({"rack_bandwidth", "320GBps", Unit::kRate,
+                "raw per-chip bandwidth to the rack switch, per direction (5 x8 Gen6 links)",
+                "hardware.md [AWS]"},
+               &P::rack_bandwidth)
+          .add({"rack_latency", "500ns", Unit::kTime,
+                "latency of a chip-to-rack-switch link (and, with rack_switch=chips, of a leaf-spine link)",
+                "assumption"},
+               &P::rack_latency)
+          .add({"rack_efficiency", kGen6Efficiency, Unit::kRatio,
+                "payload fraction of the rack links' raw rate", "hardware.md [INF]: PCIe Gen6 FLIT framing"},
+               &P::rack_efficiency)
+          .add({"rack_switch",
+                "crossbar",
+                Unit::kChoice,
+                "second-level switch: one logical crossbar per rack, or built from switch chips in planes",
+                "crossbar: the AWS figure's one NeuronSwitch-v1 per rack; chips: a what-if with failable "
+                "planes",
+                {"crossbar", "chips"}},
+               &P::rack_switch)
+          .add({"rack_planes", "5", Unit::kCount,
+                "x8 links from a chip to the rack tier: the rack link's lanes; with rack_switch=chips, one "
+                "plane "
+                "each",
+                "hardware.md [AWS]: 5 x8 links per chip to the rack tier"},
+               &P::rack_planes)
+          .add({"rack_switch_radix", "20", Unit::kCount, "ports of one switch chip (rack_switch=chips)",
+                "hardware.md [3P]: first NeuronSwitch is a 160-lane, 20-port PCIe switch"},
+               &P::rack_switch_radix)
+          .add({"cross_rack_bandwidth", "128GBps", Unit::kRate,
+                "raw bandwidth of the direct link to the peer chip in the other rack, per direction (2 x8)",
+                "hardware.md [AWS]"},
+               &P::cross_rack_bandwidth)
+          .add({"cross_rack_latency", "500ns", Unit::kTime, "latency of the direct cross-rack link",
+                "assumption"},
+               &P::cross_rack_latency)
+          .add({"cross_rack_efficiency", kGen6Efficiency, Unit::kRatio,
+                "payload fraction of the cross-rack links' raw rate",
+                "hardware.md [INF]: PCIe Gen6 FLIT framing"},
+               &P::cross_rack_efficiency)
+          .add({"cross_rack_lanes", "2", Unit::kCount, "x8 links bundled in a chip's cross-rack link",
+                "hardware.md [AWS]"},
+               &P::cross_rack_lanes)
+          .add({"switch_latency", "500ns", Unit::kTime, "time a flow spends crossing a NeuronSwitch-v1",
+                "assumption (hop latency not published)"},
+               &P::switch_latency)
+          .nest(switch_reduce_table("NeuronSwitches reduce and multicast (switch-reduce); a what-if: "
+                                    "NeuronSwitch-v1 is a PCIe switch",
+                                    "hardware.md [AWS]: NeuronSwitch-v1 is a PCIe switch fabric; no "
+                                    "in-network reduction published",
+                                    "rate of a switch's reduction engine (what-if)",
+                                    "assumption: line rate (free)"),
+                &P::reduce)
+          .add({"chip_forwarding", "true", Unit::kBool, "chips relay cross-rack traffic to non-peer chips",
+                "assumption: needed to reach the other rack except the direct peer"},
+               &P::chip_forwarding);
+  return table;
+}
+
 // One plane of a rack's second level built from switch chips: the chips' attachment points and the
 // links inside the plane.
-std::vector<Vertex> build_plane(Topology& t, const ParamSet& p, const std::string& name, int ports) {
-  const int radix = static_cast<int>(p.number("rack_switch_radix"));
-  const double sw = p.number("switch_latency");
-  const double port_rate = p.number("rack_bandwidth") / p.number("rack_planes");
+std::vector<Vertex> build_plane(Topology& t, const Trn3Params& p, const std::string& name, int ports) {
+  const int radix = p.rack_switch_radix;
+  const double sw = p.switch_latency;
+  const double port_rate = p.rack_bandwidth / p.rack_planes;
   if (ports <= radix) return std::vector<Vertex>(ports, t.add_switch(name, sw));
   const int down = radix / 2;  // leaf: half its ports to chips, half up to the spines
   const int leaves = (ports + down - 1) / down;
@@ -58,8 +154,7 @@ std::vector<Vertex> build_plane(Topology& t, const ParamSet& p, const std::strin
   for (int l = 0; l < leaves; ++l) {
     leaf.push_back(t.add_switch(name + "_leaf" + std::to_string(l), sw));
     for (Vertex s : spine)
-      t.add_link(leaf.back(), s, "rack_spine", port_rate * bundle, p.number("rack_latency"),
-                 p.number("rack_efficiency"), bundle);
+      t.add_link(leaf.back(), s, "rack_spine", port_rate * bundle, p.rack_latency, p.rack_efficiency, bundle);
   }
   std::vector<Vertex> attach;
   for (int c = 0; c < ports; ++c) attach.push_back(leaf[c / down]);
@@ -74,71 +169,19 @@ std::vector<Vertex> build_plane(Topology& t, const ParamSet& p, const std::strin
 // of servers per rack unless cross_rack is the cheaper). The chips mode's planes are non-blocking, so the
 // same holds there.
 std::optional<double> trn3_bisection(const Topology& t) {
-  const ParamSet& p = t.params();
-  double half = p.number("chips_per_server") * p.number("servers_per_rack");
-  double cross = p.number("cross_rack_bandwidth") * p.number("cross_rack_efficiency");
-  double rack = p.number("rack_bandwidth") * p.number("rack_efficiency");
-  if (rack < cross && static_cast<long>(p.number("servers_per_rack")) % 2 != 0) return std::nullopt;
+  const Trn3Params p = trn3_table().read(t.params());
+  double half = p.chips_per_server * p.servers_per_rack;
+  double cross = p.cross_rack_bandwidth * p.cross_rack_efficiency;
+  double rack = p.rack_bandwidth * p.rack_efficiency;
+  if (rack < cross && static_cast<long>(p.servers_per_rack) % 2 != 0) return std::nullopt;
   return half * std::min(cross, rack);
-}
-
-// The parameters trn3 declares, with their defaults and sources.
-std::vector<ParamSpec> trn3_params() {
-  return {
-      {"chips_per_server", "4", Unit::kCount, "Trainium3 chips per server", "hardware.md [AWS]"},
-      {"servers_per_rack", "18", Unit::kCount, "servers under one second-level switch",
-       "hardware.md [AWS text + INF from figure]"},
-      {"server_bandwidth", "256GBps", Unit::kRate,
-       "raw per-chip bandwidth to the server switch, per direction (4 x8 Gen6 links)", "hardware.md [AWS]"},
-      {"server_latency", "500ns", Unit::kTime, "latency of a chip-to-server-switch link",
-       "assumption (not published; Trn2 hops ~1-2 us end to end)"},
-      {"server_efficiency", kGen6Efficiency, Unit::kRatio, "payload fraction of the server links' raw rate",
-       "hardware.md [INF]: PCIe Gen6 FLIT framing"},
-      {"server_lanes", "4", Unit::kCount, "x8 links bundled in a chip's server-tier link",
-       "hardware.md [AWS]"},
-      {"rack_bandwidth", "320GBps", Unit::kRate,
-       "raw per-chip bandwidth to the rack switch, per direction (5 x8 Gen6 links)", "hardware.md [AWS]"},
-      {"rack_latency", "500ns", Unit::kTime,
-       "latency of a chip-to-rack-switch link (and, with rack_switch=chips, of a leaf-spine link)",
-       "assumption"},
-      {"rack_efficiency", kGen6Efficiency, Unit::kRatio, "payload fraction of the rack links' raw rate",
-       "hardware.md [INF]: PCIe Gen6 FLIT framing"},
-      {"rack_switch",
-       "crossbar",
-       Unit::kChoice,
-       "second-level switch: one logical crossbar per rack, or built from switch chips in planes",
-       "crossbar: the AWS figure's one NeuronSwitch-v1 per rack; chips: a what-if with failable planes",
-       {"crossbar", "chips"}},
-      {"rack_planes", "5", Unit::kCount,
-       "x8 links from a chip to the rack tier: the rack link's lanes; with rack_switch=chips, one plane each",
-       "hardware.md [AWS]: 5 x8 links per chip to the rack tier"},
-      {"rack_switch_radix", "20", Unit::kCount, "ports of one switch chip (rack_switch=chips)",
-       "hardware.md [3P]: first NeuronSwitch is a 160-lane, 20-port PCIe switch"},
-      {"cross_rack_bandwidth", "128GBps", Unit::kRate,
-       "raw bandwidth of the direct link to the peer chip in the other rack, per direction (2 x8)",
-       "hardware.md [AWS]"},
-      {"cross_rack_latency", "500ns", Unit::kTime, "latency of the direct cross-rack link", "assumption"},
-      {"cross_rack_efficiency", kGen6Efficiency, Unit::kRatio,
-       "payload fraction of the cross-rack links' raw rate", "hardware.md [INF]: PCIe Gen6 FLIT framing"},
-      {"cross_rack_lanes", "2", Unit::kCount, "x8 links bundled in a chip's cross-rack link",
-       "hardware.md [AWS]"},
-      {"switch_latency", "500ns", Unit::kTime, "time a flow spends crossing a NeuronSwitch-v1",
-       "assumption (hop latency not published)"},
-      switch_reduction_param(
-          "NeuronSwitches reduce and multicast (switch-reduce); a what-if: NeuronSwitch-v1 is a PCIe switch",
-          "hardware.md [AWS]: NeuronSwitch-v1 is a PCIe switch fabric; no in-network reduction published"),
-      switch_reduce_bandwidth_param("rate of a switch's reduction engine (what-if)",
-                                    "assumption: line rate (free)"),
-      {"chip_forwarding", "true", Unit::kBool, "chips relay cross-rack traffic to non-peer chips",
-       "assumption: needed to reach the other rack except the direct peer"},
-  };
 }
 
 // Adds the racks' second-level switches to `t`; attach[r][plane][c]: where chip c of rack r plugs into
 // that plane (crossbar: one plane, whose link bundles the planes' lanes).
-std::vector<std::vector<std::vector<Vertex>>> trn3_add_rack_switches(Topology& t, const ParamSet& p,
+std::vector<std::vector<std::vector<Vertex>>> trn3_add_rack_switches(Topology& t, const Trn3Params& p,
                                                                      bool chips, int rack_ports) {
-  const double sw = p.number("switch_latency");
+  const double sw = p.switch_latency;
   std::vector<std::vector<std::vector<Vertex>>> attach(kRacks);
   if (!chips) {
     for (int r = 0; r < kRacks; ++r)
@@ -147,7 +190,7 @@ std::vector<std::vector<std::vector<Vertex>>> trn3_add_rack_switches(Topology& t
     return attach;
   }
   t.set_multipath_default("stripe");  // a chip's rack traffic spreads over its planes
-  const int planes = static_cast<int>(p.number("rack_planes"));
+  const int planes = p.rack_planes;
   for (int r = 0; r < kRacks; ++r)
     for (int k = 0; k < planes; ++k)
       attach[r].push_back(
@@ -157,13 +200,13 @@ std::vector<std::vector<std::vector<Vertex>>> trn3_add_rack_switches(Topology& t
 
 // Adds the servers to `t` rack by rack: each server's switch, then its chips, each linked to the server
 // switch and to every plane of its rack.
-void trn3_add_servers(Topology& t, const ParamSet& p, bool chips,
+void trn3_add_servers(Topology& t, const Trn3Params& p, bool chips,
                       const std::vector<std::vector<std::vector<Vertex>>>& attach) {
-  const int per_server = static_cast<int>(p.number("chips_per_server"));
-  const int per_rack = static_cast<int>(p.number("servers_per_rack"));
-  const int planes = static_cast<int>(p.number("rack_planes"));
-  const double sw = p.number("switch_latency");
-  const double rack_link = chips ? p.number("rack_bandwidth") / planes : p.number("rack_bandwidth");
+  const int per_server = p.chips_per_server;
+  const int per_rack = p.servers_per_rack;
+  const int planes = p.rack_planes;
+  const double sw = p.switch_latency;
+  const double rack_link = chips ? p.rack_bandwidth / planes : p.rack_bandwidth;
   const int rack_lanes = chips ? 1 : planes;
   for (int r = 0; r < kRacks; ++r) {
     for (int s = 0; s < per_rack; ++s) {
@@ -171,39 +214,39 @@ void trn3_add_servers(Topology& t, const ParamSet& p, bool chips,
       Vertex server_switch = t.add_switch("server" + std::to_string(server) + "_switch", sw);
       for (int i = 0; i < per_server; ++i) {
         Vertex c = t.add_chip(server, r);
-        t.add_link(c, server_switch, "server", p.number("server_bandwidth"), p.number("server_latency"),
-                   p.number("server_efficiency"), static_cast<int>(p.number("server_lanes")));
+        t.add_link(c, server_switch, "server", p.server_bandwidth, p.server_latency, p.server_efficiency,
+                   p.server_lanes);
         for (const auto& plane : attach[r])
-          t.add_link(c, plane[s * per_server + i], "rack", rack_link, p.number("rack_latency"),
-                     p.number("rack_efficiency"), rack_lanes);
+          t.add_link(c, plane[s * per_server + i], "rack", rack_link, p.rack_latency, p.rack_efficiency,
+                     rack_lanes);
       }
     }
   }
 }
 
 // Adds the direct links to `t`: chip i of server k <-> chip i of server k + servers_per_rack.
-void trn3_add_cross_rack_links(Topology& t, const ParamSet& p) {
-  const int per_server = static_cast<int>(p.number("chips_per_server"));
-  const int per_rack = static_cast<int>(p.number("servers_per_rack"));
+void trn3_add_cross_rack_links(Topology& t, const Trn3Params& p) {
+  const int per_server = p.chips_per_server;
+  const int per_rack = p.servers_per_rack;
   for (int server = 0; server < per_rack; ++server)
     for (int i = 0; i < per_server; ++i)
       t.add_link(t.chip(server * per_server + i), t.chip((server + per_rack) * per_server + i), "cross_rack",
-                 p.number("cross_rack_bandwidth"), p.number("cross_rack_latency"),
-                 p.number("cross_rack_efficiency"), static_cast<int>(p.number("cross_rack_lanes")));
+                 p.cross_rack_bandwidth, p.cross_rack_latency, p.cross_rack_efficiency, p.cross_rack_lanes);
 }
 
 // trn3's topology for parameters `p` (`args` must be empty).
-Topology trn3_build(const std::string& spec, const std::string& args, const ParamSet& p) {
+Topology trn3_build(const std::string& spec, const std::string& args, const ParamSet& params) {
   if (!args.empty()) throw InputError("topology trn3 takes no arguments; got 'trn3:" + args + "'");
-  int per_server = static_cast<int>(p.number("chips_per_server"));
-  int per_rack = static_cast<int>(p.number("servers_per_rack"));
+  const Trn3Params p = trn3_table().read(params);
+  int per_server = p.chips_per_server;
+  int per_rack = p.servers_per_rack;
   check_topology_size(spec, static_cast<double>(per_server) * per_rack * kRacks);
-  const bool chips = p.text("rack_switch") == "chips";
+  const bool chips = p.rack_switch == "chips";
   const int rack_ports = per_server * per_rack;
   std::vector<std::string> tiers{"server", "rack", "cross_rack"};
-  if (chips && rack_ports > p.number("rack_switch_radix")) tiers.push_back("rack_spine");
-  Topology t(spec, p, tiers);
-  t.set_chip_forwarding(p.flag("chip_forwarding"));
+  if (chips && rack_ports > p.rack_switch_radix) tiers.push_back("rack_spine");
+  Topology t(spec, params, tiers);
+  t.set_chip_forwarding(p.chip_forwarding);
   const auto attach = trn3_add_rack_switches(t, p, chips, rack_ports);
   trn3_add_servers(t, p, chips, attach);
   trn3_add_cross_rack_links(t, p);
@@ -215,7 +258,7 @@ Topology trn3_build(const std::string& spec, const std::string& args, const Para
 GeneratorEntry trn3_generator() {
   GeneratorEntry entry{"trn3", "trn3",
                        "AWS Trn3 Gen2 UltraServer: 144 chips, 36 servers x 4, two rack switches",
-                       trn3_params(), trn3_build};
+                       trn3_table().specs(), trn3_build};
   entry.bisection = trn3_bisection;
   entry.stack = "neuron";  // collectives/stacks/neuron.json
   return entry;

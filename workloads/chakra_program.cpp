@@ -9,6 +9,7 @@
 #include "collectives/chip.hpp"
 #include "collectives/group_transport.hpp"
 #include "topology/base/errors.hpp"
+#include "workloads/chip_model.hpp"
 #include "workloads/collective_job.hpp"
 
 namespace ultrasim {
@@ -59,7 +60,7 @@ void choose_algorithm(ChakraCollective& c, const Machine& machine, const ParamSe
       continue;
     }
     const double cost = algorithm->model_s(CostInput{*machine.routes, g, c.bytes, machine.transfer_overhead(),
-                                                     params.optional_rate("reduce_bandwidth"), nullptr,
+                                                     model_of(params).reduce_bandwidth, nullptr,
                                                      whole ? std::vector<int>{} : c.members});
     if (c.run == nullptr || cost < best)
       best = cost, c.run = std::move(algorithm), c.algorithm = entry->name, c.model_s = cost;
@@ -111,9 +112,10 @@ ChakraStep::ChakraStep(std::vector<ChakraRank> trace, const Machine& machine, co
                        const ChakraOptions& options)
     : trace_(std::move(trace)),
       options_(options),
-      flops_(params.number("chip_flops") * params.number("compute_efficiency")),
-      hbm_(params.number("hbm_bandwidth")),
-      reduce_rate_(params.optional_rate("reduce_bandwidth")) {
+      reduce_rate_(model_of(params).reduce_bandwidth) {
+  const ChipParams chip = chip_of(params);
+  flops_ = chip.chip_flops * chip.compute_efficiency;
+  hbm_ = chip.hbm_bandwidth;
   const int n = static_cast<int>(trace_.size());
   const std::map<std::string, std::vector<int>> groups = process_groups(trace_, options);
   std::map<std::pair<std::string, int>, int> found;  // (group, k) -> collective

@@ -24,13 +24,35 @@
 
 #include <string>
 
+#include "topology/base/param_table.hpp"
 #include "topology/base/params.hpp"
 
 namespace ultrasim {
 
 // The chip, energy and price parameters (settable with --set; defaults with their sources; a serving
 // chip profile sets them per chip).
+struct ChipParams {
+  // The chip model's own: peaks per dtype, efficiencies, fixed costs, the overlap share.
+  double chip_flops = 0;        // dense peak at 8 bits, FLOP/s
+  double bf16_flops_ratio = 0;  // the 16-bit peak / chip_flops
+  double fp4_flops_ratio = 0;   // the 4-bit peak / chip_flops; 0: no 4-bit units
+  double compute_efficiency = 0, gemm_half_rows = 0;
+  double prefill_attention_efficiency = 0, decode_attention_efficiency = 0;
+  double hbm_efficiency = 0;
+  double kernel_overhead = 0, layer_overhead = 0, step_overhead = 0;  // s
+  double comm_share = 0;
+  // HBM, energy and price.
+  double hbm_bandwidth = 0;                 // B/s
+  double chip_power = 0, switch_power = 0;  // W
+  double link_energy = 0;                   // pJ/bit per link crossed
+  double ultraserver_price_per_hour = 0;    // USD
+  int ultraserver_chips = 0;                // chips the price buys
+};
+const ParamTable<ChipParams>& chip_table();
+// chip_table().specs().
 std::vector<ParamSpec> chip_params();
+// The chip parameters in effect in `params` (which declares chip_params()).
+ChipParams chip_of(const ParamSet& params);
 
 // One chip's work in one segment, by operation class.
 struct ChipWork {
@@ -67,15 +89,14 @@ class ChipModel {
   double peak(const std::string& dtype) const;
   // Throws InputError naming the chip parameter when `dtype` cannot run on this chip.
   void check_dtype(const std::string& dtype, const std::string& what) const;
-  double layer_overhead() const { return layer_s_; }
-  double step_overhead() const { return step_s_; }
-  double comm_share() const { return comm_share_; }
+  double layer_overhead() const { return c_.layer_overhead; }
+  double step_overhead() const { return c_.step_overhead; }
+  double comm_share() const { return c_.comm_share; }
   // Compute `compute_s` beside communication `comm_s` that occupies comm_share of the chip.
   double overlapped_seconds(double compute_s, double comm_s) const;
 
  private:
-  double flops_, bf16_, fp4_, gemm_eff_, half_rows_, prefill_eff_, decode_eff_, hbm_, kernel_s_, layer_s_,
-      step_s_, comm_share_;
+  ChipParams c_;
 };
 
 // The width of a dtype's multiplier, in bits (4, 8, 16, 32); InputError for an unknown one.

@@ -14,44 +14,50 @@
 
 namespace ultrasim {
 
+const ParamTable<ModelParams>& model_table() {
+  static const ParamTable<ModelParams> table = [] {
+    std::vector<std::string> stacks{"auto"}, protocols{"auto"};
+    for (const Stack& stack : builtin_stacks()) {
+      stacks.push_back(stack.name);
+      for (const Protocol& p : stack.protocols)
+        if (std::find(protocols.begin(), protocols.end(), p.name) == protocols.end())
+          protocols.push_back(p.name);
+    }
+    stacks.push_back("FILE.json");
+    protocols.push_back("NAME");
+    using M = ModelParams;
+    return ParamTable<M>{}
+        .add_optional(
+            {"stack", "auto", Unit::kChoice,
+             "the communication library's costs (collectives/stacks/): auto = the topology's default "
+             "(its preset's library, ideal for generic fabrics), a built-in name or a stack FILE.json",
+             "collectives/stacks/*.json, each number with its source", stacks},
+            &M::stack)
+        .add_optional(
+            {"protocol", "auto", Unit::kChoice,
+             "the stack's protocol; auto: per collective, the one whose model_s is lowest at its size "
+             "(as NCCL's tuner picks); elsewhere the stack's bulk protocol (highest efficiency)",
+             "the stack file", protocols},
+            &M::protocol)
+        .add_optional({"transfer_overhead", "0", Unit::kTime,
+                       "fixed software/DMA cost added to every transfer, on top of the stack's step latency",
+                       "calibration knob; 0 = pure fabric"},
+                      &M::transfer_overhead)
+        .add_optional({"reduce_bandwidth", "inf", Unit::kOptRate,
+                       "rate at which a chip reduces received data (bytes / rate of chip time per reduction)",
+                       "hardware.md [AWS]: reductions ride the DMA at full rate, so free by default"},
+                      &M::reduce_bandwidth)
+        .nest(routing_table(), &M::routing);
+  }();
+  return table;
+}
+
 std::vector<ParamSpec> model_params() {
-  std::vector<std::string> stacks{"auto"}, protocols{"auto"};
-  for (const Stack& stack : builtin_stacks()) {
-    stacks.push_back(stack.name);
-    for (const Protocol& p : stack.protocols)
-      if (std::find(protocols.begin(), protocols.end(), p.name) == protocols.end())
-        protocols.push_back(p.name);
-  }
-  stacks.push_back("FILE.json");
-  protocols.push_back("NAME");
-  return {
-      {"stack", "auto", Unit::kChoice,
-       "the communication library's costs (collectives/stacks/): auto = the topology's default (its preset's "
-       "library, ideal for generic fabrics), a built-in name or a stack FILE.json",
-       "collectives/stacks/*.json, each number with its source", stacks},
-      {"protocol", "auto", Unit::kChoice,
-       "the stack's protocol; auto: per collective, the one whose model_s is lowest at its size (as NCCL's "
-       "tuner picks); elsewhere the stack's bulk protocol (highest efficiency)",
-       "the stack file", protocols},
-      {"transfer_overhead", "0", Unit::kTime,
-       "fixed software/DMA cost added to every transfer, on top of the "
-       "stack's step latency",
-       "calibration knob; 0 = pure fabric"},
-      {"reduce_bandwidth", "inf", Unit::kOptRate,
-       "rate at which a chip reduces received data (bytes / rate of chip time per reduction)",
-       "hardware.md [AWS]: reductions ride the DMA at full rate, so free by default"},
-      {"multipath", "auto", Unit::kChoice,
-       "how a message uses its equal-cost paths: single (the route), stripe (all, bytes in proportion to "
-       "bandwidth), hash (one per chip pair); auto: the topology's default",
-       "NVLink sprays over NVSwitch planes (stripe); ECMP hashes flows (hash)",
-       [] {
-         std::vector<std::string> choices{"auto"};
-         for (const std::string& name : multipath_names()) choices.push_back(name);
-         return choices;
-       }()},
-      {"max_paths", "64", Unit::kCount, "most equal-cost paths kept per chip pair (the route first)",
-       "assumption: covers 18 NVSwitch planes and 2D/3D torus minimal paths"},
-  };
+  return model_table().specs();
+}
+
+ModelParams model_of(const ParamSet& params) {
+  return model_table().read(params);
 }
 
 int dtype_size(const std::string& dtype) {
@@ -251,7 +257,7 @@ PreparedJob prepare(const CollectiveJob& job) {
                   [&](const AlgorithmEntry* e) { return !prepared.stack->offers(job.collective, e->name); });
   // The stack's protocol: the one set, or with "auto" the one whose model is fastest here.
   const bool choose_protocol =
-      prepared.topology->params().text("protocol") == "auto" && prepared.stack->protocols.size() > 1;
+      model_of(prepared.topology->params()).protocol == "auto" && prepared.stack->protocols.size() > 1;
   prepared.entry =
       job.algorithm == "auto" || (choose_protocol && !schedule)
           ? choose(prepared, candidates, choose_protocol, [&](const std::string& p) { return build(p); })
@@ -297,7 +303,7 @@ Metrics compute_metrics(const PreparedJob& prepared, double time_s) {
     CostInput in = prepared.cost_input(g);
     m.model_s = std::max(
         m.model_s, prepared.protocol.launch_for(prepared.entry->name) + prepared.algorithm->model_s(in));
-    in.transfer_overhead = prepared.topology->params().number("transfer_overhead");
+    in.transfer_overhead = model_of(prepared.topology->params()).transfer_overhead;
     m.bound_s =
         std::max(m.bound_s, lower_bound_s(prepared.collective->kind, in, prepared.protocol.efficiency));
   }

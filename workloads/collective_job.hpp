@@ -12,6 +12,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/groups.hpp"
 #include "topology/registry.hpp"
+#include "topology/routing.hpp"
 #include "workloads/faults.hpp"
 #include "workloads/program.hpp"
 
@@ -38,8 +39,20 @@ struct CollectiveJob {
   std::shared_ptr<const Stack> stack = nullptr;
 };
 
-// Parameters of the simulation model itself (not of a topology), settable with --set.
+// Parameters of the simulation model itself (not of a topology), settable with --set: the software stack
+// and its protocol, the costs a chip adds to a transfer, and the routing.
+struct ModelParams {
+  std::string stack = "auto", protocol = "auto";
+  double transfer_overhead = 0;                 // s, every transfer
+  std::optional<double> reduce_bandwidth = {};  // B/s a chip reduces at; nullopt: free
+  RoutingParams routing;
+};
+// Their declarations (optional: a topology made without them reads the defaults above).
+const ParamTable<ModelParams>& model_table();
+// model_table().specs().
 std::vector<ParamSpec> model_params();
+// The model parameters in effect on a topology made with model_params().
+ModelParams model_of(const ParamSet& params);
 
 // The registered algorithms a job's algorithm word names: the one algorithm of the collective, or all of
 // them for "auto" (a "file:PATH" schedule is none of these: prepare() loads it). Throws InputError

@@ -5,6 +5,7 @@
 
 #include "collectives/chip.hpp"
 #include "collectives/group_transport.hpp"
+#include "workloads/collective_job.hpp"
 
 namespace ultrasim {
 
@@ -24,7 +25,7 @@ void CollectiveProgram::run(Transport& chip_transport) {
   Layout layout = make_layout(job_.collective->kind, job_.job.bytes, p, job_.algorithm->chunks(p),
                               transport.rank(), job_.traffic.get());
   Chip chip(transport, std::move(layout.slot_bytes), std::move(layout.initial),
-            job_.topology->params().optional_rate("reduce_bandwidth"));
+            model_of(job_.topology->params()).reduce_bandwidth);
   // The stack's launch latency: the library's fixed cost before the first byte moves (model_s adds it).
   const double launch = job_.protocol.launch_for(job_.entry->name);
   if (launch > 0) transport.compute(launch, "launch");

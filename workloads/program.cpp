@@ -9,7 +9,7 @@
 namespace ultrasim {
 
 double Machine::transfer_overhead() const {
-  return topology->params().number("transfer_overhead") + protocol.step_latency;
+  return model_of(topology->params()).transfer_overhead + protocol.step_latency;
 }
 
 bool Machine::protocol_changes_links() const {
@@ -19,9 +19,8 @@ bool Machine::protocol_changes_links() const {
 }
 
 CostInput Machine::cost_input_of(std::uint64_t bytes, const TrafficMatrix* traffic) const {
-  return CostInput{
-      *routes, p(), bytes, transfer_overhead(), topology->params().optional_rate("reduce_bandwidth"),
-      traffic};
+  return CostInput{*routes, p(), bytes, transfer_overhead(), model_of(topology->params()).reduce_bandwidth,
+                   traffic};
 }
 
 nlohmann::json stack_json(const Machine& machine, const std::string& algorithm) {
@@ -38,7 +37,7 @@ nlohmann::json stack_json(const Machine& machine, const std::string& algorithm) 
 }
 
 std::shared_ptr<const Stack> stack_of(const Topology& topology) {
-  const std::string& word = topology.params().text("stack");
+  const std::string word = model_of(topology.params()).stack;
   return std::make_shared<const Stack>(find_stack(word == "auto" ? topology.default_stack() : word));
 }
 
@@ -57,8 +56,8 @@ Machine build_machine(const std::string& spec,
   Machine machine;
   machine.topology = std::make_unique<Topology>(make_topology(spec, model_params(), overrides, other_names));
   machine.stack = stack ? std::move(stack) : stack_of(*machine.topology);
-  machine.protocol =
-      protocol_of(*machine.stack, protocol.empty() ? machine.topology->params().text("protocol") : protocol);
+  machine.protocol = protocol_of(*machine.stack,
+                                 protocol.empty() ? model_of(machine.topology->params()).protocol : protocol);
   // Scaling by 1 and adding 0 change nothing: both apply unconditionally (a topology without the
   // scale-out tier has no link to add to).
   machine.channels_open = channels_open > 0 ? channels_open : machine.protocol.channels;

@@ -8,6 +8,8 @@
 #include "collectives/group_transport.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/units.hpp"
+#include "workloads/chip_model.hpp"
+#include "workloads/collective_job.hpp"
 #include "workloads/groups.hpp"
 #include "workloads/workload_file.hpp"
 
@@ -112,8 +114,9 @@ TrainingConfig training_config_from_json(const nlohmann::json& w, const std::str
 }
 
 TrainingStep::TrainingStep(const TrainingConfig& config, const Topology& topology, const ParamSet& params)
-    : config_(config), chips_(topology.chip_count()), reduce_rate_(params.optional_rate("reduce_bandwidth")) {
-  const double rate = params.number("chip_flops") * params.number("compute_efficiency");
+    : config_(config), chips_(topology.chip_count()), reduce_rate_(model_of(params).reduce_bandwidth) {
+  const ChipParams chip = chip_of(params);
+  const double rate = chip.chip_flops * chip.compute_efficiency;
   // The layout must fit the chips whether or not a stage's groups name one of its axes (as run --layout).
   if (!config.layout.empty()) parse_layout(config.layout, chips_);
   stage_collectives_.resize(config.stages.size());

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "workloads/chip_model.hpp"
+
 namespace ultrasim {
 
 ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
@@ -13,13 +15,14 @@ ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
 }
 
 double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {
-  return p * params.number("chip_power") * seconds + switches * params.number("switch_power") * seconds +
-         params.number("link_energy") * 1e-12 * 8 * link_bytes;
+  const ChipParams c = chip_of(params);
+  return p * c.chip_power * seconds + switches * c.switch_power * seconds +
+         c.link_energy * 1e-12 * 8 * link_bytes;
 }
 
 double workload_cost_usd(const ParamSet& params, int p, double seconds) {
-  return params.number("ultraserver_price_per_hour") * (p / params.number("ultraserver_chips")) * seconds /
-         3600;
+  const ChipParams c = chip_of(params);
+  return c.ultraserver_price_per_hour * (p / static_cast<double>(c.ultraserver_chips)) * seconds / 3600;
 }
 
 double percentile(std::vector<double> values, double q) {

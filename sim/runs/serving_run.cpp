@@ -25,6 +25,7 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/progress.hpp"
 #include "topology/base/units.hpp"
+#include "workloads/chip_model.hpp"
 #include "workloads/collective_job.hpp"
 #include "workloads/collective_program.hpp"
 #include "workloads/moe_layer.hpp"
@@ -760,7 +761,8 @@ nlohmann::ordered_json serve_point(ServingSim& sim, std::uint64_t B, StepTime& t
       run_batches(sim, B, totals, trace, progress);
   const int chips = layout.chips, pp = layout.pp;
   const int switches = static_cast<int>(sim.full().topology->switches().size());
-  const double peak = params.number("chip_flops"), hbm = params.number("hbm_bandwidth");
+  const ChipParams chip = chip_of(params);
+  const double peak = chip.chip_flops, hbm = chip.hbm_bandwidth;
   nlohmann::ordered_json p;
   p["batch"] = B;
   auto stats = [&](const std::string& name, const std::vector<double>& v) {

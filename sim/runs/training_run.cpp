@@ -90,7 +90,7 @@ nlohmann::ordered_json training_json(const TrainingConfig& config, const std::st
   out["model_flops"] = m.model_flops;
   // A step without FLOPs (collectives and sends only) has no MFU: null, "n/a" in the table, not 0 %.
   out["mfu"] = m.step_time > 0 && m.model_flops > 0
-                   ? nlohmann::ordered_json(m.model_flops / (m.step_time * p * params.number("chip_flops")))
+                   ? nlohmann::ordered_json(m.model_flops / (m.step_time * p * chip_of(params).chip_flops))
                    : nlohmann::ordered_json();
   out["stages"] = training_stages_json(config, program, program.record(), p);
   out["link_bytes"] = m.carried / config.iterations;

@@ -9,6 +9,7 @@
 #include "sim/simgrid/fabric.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/units.hpp"
+#include "topology/registry.hpp"
 
 namespace sg = simgrid::s4u;
 
@@ -232,8 +233,7 @@ SimResult simulate_simgrid(const Machine& machine, Program& program, const RunOp
   FaultSchedule faults(topology, machine.faults, fault_routing, fabric);
   if (std::string failure = faults.apply_due(0); !failure.empty()) throw SimulationError(failure);
   faults.start(platform);
-  if (topology.params().has("switch_reduce_bandwidth"))
-    fabric.set_switch_reduce_bandwidth(topology.params().optional_rate("switch_reduce_bandwidth"));
+  fabric.set_switch_reduce_bandwidth(switch_reduce_of(topology.params()).rate);  // nullopt: free
 
   ChipOutcomes outcomes(p);
   start_simgrid_actors(machine, program, platform, fabric, outcomes);

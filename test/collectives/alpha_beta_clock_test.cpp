@@ -29,7 +29,7 @@ class Program : public Algorithm {
 };
 
 std::unique_ptr<Algorithm> ring(const std::string& collective, int pieces = 1) {
-  ParamSet params({ring_pipeline_param()});
+  ParamSet params(ring_pipeline_table().specs());
   params.apply({{"pipeline_chunks", std::to_string(pieces)}});
   return find_algorithm(collective, "ring").make(params);
 }

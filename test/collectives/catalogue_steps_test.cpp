@@ -100,7 +100,7 @@ TEST_CASE("binomial trees take ceil(log2 p) rounds and move the buffer once per 
 }
 
 TEST_CASE("pipelined chains stream pipeline_chunks chunks down the line") {
-  ParamSet params({pipeline_chunks_param()});
+  ParamSet params(pipeline_chunks_table().specs());
   params.apply({{"pipeline_chunks", "4"}});
   for (const char* collective : {"broadcast", "reduce"}) {
     INFO(collective);

@@ -11,7 +11,7 @@ using ultrasim::test::run_on_fake;
 namespace {
 
 std::unique_ptr<Algorithm> make(const std::string& collective, int pieces = 1) {
-  ParamSet params({ring_pipeline_param()});
+  ParamSet params(ring_pipeline_table().specs());
   params.apply({{"pipeline_chunks", std::to_string(pieces)}});
   return find_algorithm(collective, "ring").make(params);
 }

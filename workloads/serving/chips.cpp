@@ -201,11 +201,18 @@ ChipProfile chip_profile(const std::string& name, const std::string& topology) {
   return serving_chips().front();  // generators (switch:N, ...): Trainium3's chip, as chip_params()
 }
 
+const ParamTable<ServingChipParams>& serving_chip_table() {
+  static const ParamTable<ServingChipParams> table =
+      ParamTable<ServingChipParams>{}
+          .add({"hbm_capacity", "144GiB", Unit::kBytes, "a chip's HBM capacity",
+                "AWS Neuron docs: Trainium3 144 GiB (the chip profile sets it per system)"},
+               &ServingChipParams::hbm_capacity)
+          .nest(chip_table(), &ServingChipParams::chip);
+  return table;
+}
+
 std::vector<ParamSpec> serving_params() {
-  std::vector<ParamSpec> out{{"hbm_capacity", "144GiB", Unit::kBytes, "a chip's HBM capacity",
-                              "AWS Neuron docs: Trainium3 144 GiB (the chip profile sets it per system)"}};
-  for (auto& spec : chip_params()) out.push_back(spec);
-  return out;
+  return serving_chip_table().specs();
 }
 
 ChipProfile read_chip_profile(const std::string& path) {

@@ -367,7 +367,7 @@ MemoryUse memory_use(const ServingConfig& config, const ServingLayout& layout, c
   const double tp = layout.tp, wb = dtype_bytes(m.weight_dtype);
   const int per_stage = m.layers / layout.pp, S = layout.stage_chips();
   MemoryUse use;
-  use.capacity = params.number("hbm_capacity");
+  use.capacity = serving_chip_table().read(params).hbm_capacity;
   // Experts per chip: the placement's most, replicas included.
   int most_experts = 0;
   if (m.moe()) {

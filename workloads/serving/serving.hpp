@@ -43,6 +43,7 @@
 #include <nlohmann/json.hpp>
 
 #include "topology/base/params.hpp"
+#include "workloads/chip_model.hpp"
 #include "workloads/moe.hpp"
 #include "workloads/options.hpp"
 #include "workloads/serving/model.hpp"
@@ -110,7 +111,13 @@ ChipProfile chip_profile(const std::string& name, const std::string& topology);
 ChipProfile read_chip_profile(const std::string& path);
 // The profile as the file read_chip_profile reads.
 nlohmann::ordered_json chip_profile_json(const ChipProfile& profile);
-// hbm_capacity and what chip_params() declares.
+// A serving chip: its hbm_capacity and what chip_params() declares.
+struct ServingChipParams {
+  double hbm_capacity = 0;  // bytes
+  ChipParams chip;
+};
+const ParamTable<ServingChipParams>& serving_chip_table();
+// serving_chip_table().specs().
 std::vector<ParamSpec> serving_params();
 
 // The deployment on C chips.
