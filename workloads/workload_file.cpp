@@ -30,25 +30,4 @@ std::vector<std::pair<std::string, std::string>> set_overrides(const nlohmann::j
   return out;
 }
 
-void FieldReader::bytes(const char* key, std::uint64_t& out, bool required) const {
-  const auto* v = field(key);
-  if (v == nullptr) {
-    if (required)
-      throw InputError(where + ": missing field '" + key +
-                       "' (a size: bytes, or a string such as \"64MiB\")");
-    return;
-  }
-  if (v->is_number_unsigned() || v->is_string()) {
-    try {
-      // A JSON integer over 2^53 is refused as a string would be (parse_bytes reads it exactly).
-      out = v->is_string() ? parse_bytes(v->get<std::string>()) : checked_bytes(v->get<std::uint64_t>());
-    } catch (const InputError& e) {
-      throw InputError(where + ": field '" + key + "': " + e.what());
-    }
-  } else {
-    throw InputError(where + ": field '" + key +
-                     "' must be a whole number of bytes or a string such as \"64MiB\"");
-  }
-}
-
 }  // namespace ultrasim

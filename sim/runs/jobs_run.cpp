@@ -1,7 +1,6 @@
 #include "sim/runs/jobs_run.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -16,6 +15,7 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/moe.hpp"
+#include "workloads/options.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace ultrasim {
@@ -25,9 +25,10 @@ namespace {
 const char* const kWaiting = "waiting for its job's start";
 
 struct Job {
-  std::string name, chips_text, kind;
-  std::vector<int> chips;  // the fabric's ranks, ascending; the job's rank r is chips[r]
+  std::string name, chips_text, kind;  // name, chips: the file's fields; kind: its workload's
+  std::vector<int> chips;              // the fabric's ranks, ascending; the job's rank r is chips[r]
   double start_s = 0;
+  nlohmann::json workload;  // the file's field (a path already read): what `prepared` is made from
   std::unique_ptr<PreparedWorkload> prepared;
 };
 
@@ -118,11 +119,11 @@ SimResult job_view(const SimResult& run, const SharedFabric& shared, const Job& 
   return view;
 }
 
-// A job's workload: the object, or the file a string names.
+// A job's workload: the object, or the file a string names (`where`: the field).
 nlohmann::json job_workload(const nlohmann::json& field, const std::string& where) {
   if (field.is_object()) return field;
   if (!field.is_string())
-    throw InputError(where + ": field 'workload' must be a workload object or the path of a workload file");
+    throw InputError(where + " must be a workload object or the path of a workload file");
   const std::string path = field.get<std::string>();
   const std::string text =
       read_input_file(path, where + ": workload file '" + path + "'", "a JSON workload object");
@@ -135,32 +136,57 @@ nlohmann::json job_workload(const nlohmann::json& field, const std::string& wher
   }
 }
 
+// The fields of a job (jobs[i]), each declared once, read in two steps: its name (default "jobI"), then
+// the rest, whose errors name the job by it. Its description is free text.
+const OptionTable<Job>& job_name_options() {
+  static const OptionTable<Job> table{
+      text_option<Job>("name", &Job::name, {}, "the job's name in the results", "jobI, I its index")};
+  return table;
+}
+const OptionTable<Job>& job_options() {
+  static const OptionTable<Job> table = [] {
+    OptionTable<Job> t;
+    Option<Job> chips{"chips", "a chip list, e.g. \"0-71\"", "the fabric's chips the job runs on (its ranks)",
+                      "required"};
+    chips.required = true;
+    chips.set = [](Job& job, const nlohmann::json& v, const std::string& where) {
+      if (!v.is_string()) throw InputError(where + " must list its chips, e.g. \"0-71\"");
+      job.chips_text = v.get<std::string>();
+    };
+    chips.value = [](const Job& job) { return nlohmann::json(job.chips_text); };
+    t.push_back(chips);
+    t.push_back(time_field<Job>("start", &Job::start_s, "when the job starts", "0: with the others"));
+    Option<Job> workload{"workload", "a workload object, or the path of a workload file",
+                         "what the job runs (a workload that can run as a job)", "required"};
+    workload.required = true;
+    workload.set = [](Job& job, const nlohmann::json& v, const std::string& where) {
+      job.workload = job_workload(v, where);
+    };
+    workload.value = [](const Job& job) { return job.workload; };
+    t.push_back(workload);
+    return t;
+  }();
+  return table;
+}
+
+// The names of `table`'s fields, after `extra`.
+template <class Config>
+std::vector<std::string> field_names(const OptionTable<Config>& table, std::vector<std::string> extra) {
+  for (const auto& o : table) extra.push_back(o.name);
+  return extra;
+}
+
 // Reads job `index` of the file onto the fabric `topology` (p chips) with the file's `set`.
 Job read_job(const nlohmann::json& j, std::size_t index, const std::string& file, const std::string& topology,
              int p, const nlohmann::json& fabric_set, const std::string& command) {
   Job job;
   job.name = "job" + std::to_string(index);
   std::string where = "workload file '" + file + "': jobs[" + std::to_string(index) + "]";
-  check_known_fields(j, {"name", "chips", "start", "workload", "description"}, where);
-  const FieldReader fields{j, where};
-  fields.text("name", job.name);
+  read_options(job_name_options(), j, where, field_names(job_options(), {"description"}), job);
   where = "workload file '" + file + "': job '" + job.name + "'";
-  if (!j.contains("chips") || !j.at("chips").is_string())
-    throw InputError(where + ": field 'chips' must list its chips, e.g. \"0-71\"");
-  job.chips_text = j.at("chips").get<std::string>();
+  read_options(job_options(), j, where, field_names(job_name_options(), {"description"}), job);
   job.chips = parse_chip_list(job.chips_text, p, where + ": chips");
-  if (j.contains("start")) {
-    const nlohmann::json& s = j.at("start");
-    if (s.is_number() && std::isfinite(s.get<double>()) && s.get<double>() >= 0) {
-      job.start_s = s.get<double>();
-    } else if (s.is_string()) {
-      job.start_s = parse_time(s.get<std::string>());
-    } else {
-      throw InputError(where + ": field 'start' must be a time (seconds, or a string such as \"20us\")");
-    }
-  }
-  if (!j.contains("workload")) throw InputError(where + ": missing field 'workload'");
-  nlohmann::json w = job_workload(j.at("workload"), where);
+  nlohmann::json w = job.workload;
   const std::string label = file + " (job " + job.name + ")";  // the workload's "file" in its errors
   const WorkloadKind& kind = workload_kind_of(w, label);
   if (!kind.prepare) throw InputError(where + ": a " + kind.name + " workload cannot run as a job");
@@ -182,18 +208,16 @@ Job read_job(const nlohmann::json& j, std::size_t index, const std::string& file
 }
 
 // The file's jobs, on the fabric; throws InputError when two share a chip or one changes the fabric.
-std::vector<Job> read_jobs(const nlohmann::json& w, const std::string& file, const Machine& fabric,
+std::vector<Job> read_jobs(const nlohmann::json& list, const std::string& file, const Machine& fabric,
                            const std::string& topology, const nlohmann::json& set,
                            const std::string& command) {
   const std::string where = "workload file '" + file + "'";
-  if (!w.contains("jobs") || !w.at("jobs").is_array() || w.at("jobs").empty())
-    throw InputError(where + ": field 'jobs' must be a non-empty list of jobs");
   const int p = fabric.p();
   std::vector<Job> jobs;
   std::vector<int> owner(p, -1);
   const nlohmann::json fabric_params = fabric.topology->params().to_json();
-  for (std::size_t i = 0; i < w.at("jobs").size(); ++i) {
-    jobs.push_back(read_job(w.at("jobs")[i], i, file, topology, p, set, command));
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    jobs.push_back(read_job(list[i], i, file, topology, p, set, command));
     const Job& job = jobs.back();
     for (int c : job.chips) {
       if (owner[c] >= 0)
@@ -212,29 +236,59 @@ std::vector<Job> read_jobs(const nlohmann::json& w, const std::string& file, con
 struct JobsPlan {
   std::string topology;
   Engine engine = Engine::kAuto;
+  nlohmann::json job_list = nlohmann::json::array();  // the file's jobs, read once the fabric is built
   Machine fabric;
   std::vector<Job> jobs;
 };
 
+// A jobs file's fields, each declared once; besides them it may have workload, description and set (the
+// fabric's parameters, and every job's).
+const OptionTable<JobsPlan>& jobs_file_options() {
+  static const OptionTable<JobsPlan> table = [] {
+    OptionTable<JobsPlan> t;
+    Option<JobsPlan> topology{"topology", "a whole topology, the fabric the jobs share",
+                              "the fabric: each job runs on chips of it", "required"};
+    topology.required = true;
+    topology.set = [](JobsPlan& plan, const nlohmann::json& v, const std::string& where) {
+      plan.topology = option_text(v, where);
+      if (plan.topology.empty())
+        throw InputError(where + " must be a whole topology, the fabric the jobs share, not \"\"");
+      if (!split_chip_selection(plan.topology).second.empty())
+        throw InputError(where + ": the jobs' fabric is a whole topology, not " + plan.topology);
+    };
+    topology.value = [](const JobsPlan& plan) { return nlohmann::json(plan.topology); };
+    t.push_back(topology);
+    Option<JobsPlan> engine{"engine", "an engine (ultrasim list engines)", "the engine of every job", "auto"};
+    engine.set = [](JobsPlan& plan, const nlohmann::json& v, const std::string& where) {
+      plan.engine = parse_engine(option_text(v, where));
+    };
+    engine.value = [](const JobsPlan& plan) { return nlohmann::json(engine_name(plan.engine)); };
+    t.push_back(engine);
+    Option<JobsPlan> jobs{"jobs", "a non-empty list of jobs", "the jobs: name, chips, start, workload",
+                          "required"};
+    jobs.required = true;
+    jobs.set = [](JobsPlan& plan, const nlohmann::json& v, const std::string& where) {
+      if (!v.is_array() || v.empty()) throw InputError(where + " must be a non-empty list of jobs");
+      plan.job_list = v;
+    };
+    jobs.value = [](const JobsPlan& plan) { return plan.job_list; };
+    t.push_back(jobs);
+    return t;
+  }();
+  return table;
+}
+
 JobsPlan plan_jobs(const nlohmann::json& w, const std::string& file, const std::string& command) {
   const std::string where = "workload file '" + file + "'";
-  check_known_fields(w, {"workload", "description", "topology", "set", "engine", "jobs"}, where);
-  const FieldReader fields{w, where};
   JobsPlan plan;
-  std::string engine = "auto";
-  fields.text("topology", plan.topology);
-  if (plan.topology.empty())
-    throw InputError(where + ": missing field 'topology' (the fabric the jobs share)");
-  if (!split_chip_selection(plan.topology).second.empty())
-    throw InputError(where + ": the jobs' fabric is a whole topology, not " + plan.topology);
-  fields.text("engine", engine);
-  plan.engine = parse_engine(engine);
+  read_options(jobs_file_options(), w, where, {"workload", "description", "set"}, plan);
   const auto overrides = set_overrides(w, where);
-  const nlohmann::json set = w.contains("set") ? w.at("set") : nlohmann::json::object();
+  nlohmann::json set = nlohmann::json::object();  // as every job's workload reads it (set_overrides)
+  for (const auto& [name, value] : overrides) set[name] = value;
   // The fabric: the topology with the file's set (the chip's parameters belong to the jobs' workloads).
   ParamSet chip(chip_params());
   plan.fabric = build_machine(plan.topology, chip.apply_known(overrides), chip.names(), true);
-  plan.jobs = read_jobs(w, file, plan.fabric, plan.topology, set, command);
+  plan.jobs = read_jobs(plan.job_list, file, plan.fabric, plan.topology, set, command);
   return plan;
 }
 

@@ -12,10 +12,12 @@
 #include "sim/analysis/report.hpp"
 #include "sim/analysis/trace.hpp"
 #include "sim/runs/workloads.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
 #include "workloads/collective_job.hpp"
+#include "workloads/options.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace ultrasim {
@@ -28,24 +30,82 @@ struct PingPongConfig {
   std::string engine = "auto";
   std::vector<std::pair<std::string, std::string>> overrides;
 };
+using PingPongOption = Option<PingPongConfig>;
+
+// A chip index (src, dst): a JSON integer from 0 to 2^30; whether the fabric has it is checked once built.
+PingPongOption pingpong_chip_option(std::string name, int PingPongConfig::*chip, std::string meaning,
+                                    std::string source) {
+  PingPongOption o{std::move(name), "chip index >= 0", std::move(meaning), std::move(source)};
+  o.set = [chip](PingPongConfig& c, const nlohmann::json& v, const std::string& where) {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 1 << 30)
+      throw InputError(where + " must be a chip index >= 0");
+    c.*chip = v.get<int>();
+  };
+  o.value = [chip](const PingPongConfig& c) { return nlohmann::json(c.*chip); };
+  return o;
+}
+
+// The message size: a whole number of bytes, or a string with units ("64MiB"), at most 2^53 bytes.
+PingPongOption pingpong_size_option() {
+  PingPongOption o{"size", "a size: bytes, or a string such as \"64MiB\"", "bytes each way", "required"};
+  o.required = true;
+  o.set = [](PingPongConfig& c, const nlohmann::json& v, const std::string& where) {
+    if (!v.is_number_unsigned() && !v.is_string())
+      throw InputError(where + " must be a whole number of bytes or a string such as \"64MiB\"");
+    try {
+      // A JSON integer over 2^53 is refused as a string would be (parse_bytes reads it exactly).
+      c.bytes = v.is_string() ? parse_bytes(v.get<std::string>()) : checked_bytes(v.get<std::uint64_t>());
+    } catch (const InputError& e) {
+      throw InputError(where + ": " + e.what());
+    }
+  };
+  o.value = [](const PingPongConfig& c) { return nlohmann::json(c.bytes); };
+  return o;
+}
+
+// The topology the chips are on: a spec, not empty.
+PingPongOption pingpong_topology_option() {
+  PingPongOption o{"topology", "a topology spec", "the topology the chips are on", "required"};
+  o.required = true;
+  o.set = [](PingPongConfig& c, const nlohmann::json& v, const std::string& where) {
+    c.topology = option_text(v, where);
+    if (c.topology.empty()) throw InputError(where + " must be a topology spec, not \"\"");
+  };
+  o.value = [](const PingPongConfig& c) { return nlohmann::json(c.topology); };
+  return o;
+}
+
+// The engine: one of `ultrasim list engines`, checked as it is read (parse_engine's "unknown engine").
+PingPongOption pingpong_engine_option() {
+  PingPongOption o = text_option<PingPongConfig>("engine", &PingPongConfig::engine, {},
+                                                 "the engine (ultrasim list engines)", "auto");
+  o.set = [](PingPongConfig& c, const nlohmann::json& v, const std::string& where) {
+    c.engine = option_text(v, where);
+    parse_engine(c.engine);
+  };
+  return o;
+}
+
+// The ping-pong file's fields, each declared once; besides them a file may have workload, description
+// and set (the parameters, set_overrides).
+const OptionTable<PingPongConfig>& pingpong_options() {
+  static const OptionTable<PingPongConfig> table = [] {
+    OptionTable<PingPongConfig> t;
+    t.push_back(pingpong_topology_option());
+    t.push_back(pingpong_chip_option("src", &PingPongConfig::src, "the chip that sends first", "chip 0"));
+    t.push_back(pingpong_chip_option("dst", &PingPongConfig::dst, "the chip that answers (-1: the last)",
+                                     "the last chip"));
+    t.push_back(pingpong_size_option());
+    t.push_back(pingpong_engine_option());
+    return t;
+  }();
+  return table;
+}
 
 PingPongConfig pingpong_config_from_json(const nlohmann::json& w, const std::string& file) {
   const std::string where = "workload file '" + file + "'";
-  check_known_fields(w, {"workload", "description", "topology", "src", "dst", "size", "engine", "set"},
-                     where);
-  const FieldReader read{w, where};
   PingPongConfig c;
-  read.text("topology", c.topology);
-  if (c.topology.empty()) throw InputError(where + ": missing field 'topology' (a string)");
-  for (auto [key, chip] : {std::pair{"src", &c.src}, std::pair{"dst", &c.dst}})
-    if (const auto* v = read.field(key)) {
-      if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > 1 << 30)
-        throw InputError(where + ": field '" + key + "' must be a chip index >= 0");
-      *chip = v->get<int>();
-    }
-  read.bytes("size", c.bytes, true);
-  read.text("engine", c.engine);
-  parse_engine(c.engine);
+  read_options(pingpong_options(), w, where, {"workload", "description", "set"}, c);
   c.overrides = set_overrides(w, where);
   return c;
 }
