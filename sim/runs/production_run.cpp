@@ -11,6 +11,7 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/progress.hpp"
 #include "topology/base/units.hpp"
+#include "workloads/chip_model.hpp"
 #include "workloads/workload_file.hpp"
 #include "workloads/workload_metrics.hpp"
 
@@ -25,18 +26,7 @@ void ProductionConfig::share_requests() {
 void ProductionConfig::validate() const {
   serving.validate();
   if (requests_file.empty()) generator.validate();
-  scheduler_entry(scheduler);
-  if (options.max_batch < 1 || options.max_batch > (1u << 24))
-    throw InputError("--max-batch must be between 1 and 16777216");
-  if (options.token_budget < 1 || options.token_budget > (1u << 24))
-    throw InputError("--token-budget must be between 1 and 16777216");
-  if (!(kv_fraction > 0 && kv_fraction <= 1)) throw InputError("--kv-fraction must be in (0, 1]");
-  if (kv_blocks > (1ull << 40)) throw InputError("--kv-blocks must be at most 2^40");
-  if (!(slo_ttft >= 0 && slo_ttft <= kMaxTime) || !(slo_tpot >= 0 && slo_tpot <= kMaxTime))
-    throw InputError("--slo-ttft and --slo-tpot must be times in [0, 1e6] s");
-  if (grid_layers < 1 || grid_layers > 1024) throw InputError("--grid-layers must be between 1 and 1024");
   const bool two = scheduler_entry(scheduler).pools == 2;
-  if (!(prefill_share >= 0 && prefill_share < 1)) throw InputError("--prefill-share must be in [0, 1)");
   if (prefill_chips != 0 && prefill_share != 0)
     throw InputError("--prefill-chips and --prefill-share are exclusive: a count, or a share of the chips");
   if (two && prefill_chips < 1 && prefill_share == 0)
@@ -44,7 +34,6 @@ void ProductionConfig::validate() const {
         "--scheduler disaggregated needs --prefill-chips N or --prefill-share F (the first chips prefill)");
   if (!two && (prefill_chips != 0 || prefill_tp != 0 || prefill_share != 0))
     throw InputError("--prefill-chips, --prefill-share and --prefill-tp are for --scheduler disaggregated");
-  if (prefill_tp < 0 || prefill_tp > 4096) throw InputError("--prefill-tp must be between 1 and 4096");
   if (serving.pp != 1)
     throw InputError("--pp with request arrivals: iterations do not pipeline yet; use --pp 1");
   if (serving.micro_batches != 1)
@@ -310,7 +299,7 @@ nlohmann::ordered_json pools_json(const std::vector<PoolSim>& pools, const Servi
   for (const PoolSim& p : pools) {
     const ServingStepper& s = *p.stepper;
     const ServingLayout& l = s.layout();
-    const double peak = s.params().number("chip_flops");
+    const double peak = chip_of(s.params()).chip_flops;
     std::uint64_t iterations = 0, batch_sum = 0, kv_most = 0;
     for (const ServingIteration& it : schedule.iterations)
       if (&pools[static_cast<std::size_t>(it.pool)] == &p)

@@ -36,7 +36,8 @@ struct ProductionConfig {
   std::string per_request;  // a CSV of every request's times, or ""
   // The generator's lengths and seed from the serving config's (--input-len, --lengths, --seed).
   void share_requests();
-  // InputError naming the option.
+  // The checks that tie options together (each option's own range is its declaration's:
+  // production_options()); InputError naming the options.
   void validate() const;
 };
 
