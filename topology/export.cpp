@@ -362,4 +362,36 @@ std::string topology_simgrid_xml(const Topology& t, const Routes& routes) {
   return out.str();
 }
 
+double simgrid_xml_bytes(const Topology& t, const Routes& routes) {
+  const int p = t.chip_count();
+  const double switches = static_cast<double>(t.switches().size());
+  double link_name = 0, host_name = 0;
+  for (const Link& link : t.links()) link_name += static_cast<double>(link.name.size());
+  link_name /= std::max<double>(1, static_cast<double>(t.links().size()));
+  for (int r = 0; r < p; ++r) host_name += static_cast<double>(t.node(t.chip(r)).name.size());
+  host_name /= std::max(1, p);
+  // A sample of sources: their routes' hops and, under stripe or hash, their path sets (the export holds
+  // every path of a pair, make_platform_plan's kEvery).
+  const bool sets = routes.policy() != Multipath::kSingle;
+  const int sources = std::min(p, 8);
+  double hops = 0, paths = 0, pairs = 0;
+  for (int i = 0; i < sources; ++i) {
+    const int a = static_cast<int>(static_cast<long long>(i) * p / sources);
+    for (int b = 0; b < p; ++b) {
+      if (a == b) continue;
+      hops += static_cast<double>(routes.between(a, b).hops.size());
+      paths += sets ? static_cast<double>(routes.equal_paths(t.chip(a), t.chip(b)).size()) : 1.0;
+      pairs += 1;
+    }
+  }
+  if (pairs == 0) return 4096;
+  constexpr double kRouteBytes = 51, kHopBytes = 36;  // <route src="" dst="" symmetrical="NO"></route>
+  const double route = kRouteBytes + 2 * host_name + hops / pairs * (kHopBytes + link_name);
+  const double chip_routes = static_cast<double>(p) * (p - 1) * (paths / pairs);
+  const double switch_routes = 2.0 * p * switches;
+  const double hosts_and_links =
+      (p + switches) * 48 + static_cast<double>(t.links().size()) * (120 + link_name);
+  return 4096 + hosts_and_links + (chip_routes + switch_routes) * route;
+}
+
 }  // namespace ultrasim

@@ -39,5 +39,11 @@ nlohmann::json topology_graph_json(const Topology& topology);
 // server or rack all their chips share, links coloured by tier (labelled on small graphs).
 std::string topology_dot(const Topology& topology);
 std::string topology_simgrid_xml(const Topology& topology, const Routes& routes);
+// The estimated length of topology_simgrid_xml's text, before any of it is built: a route for every ordered
+// pair of chips and for every chip-switch pair in both directions (and, under a multi-path policy, one per
+// further path of a pair), each hop a link_ctn, at the mean route length, mean path-set size and mean name
+// lengths of up to 8 source chips spread over the ranks. Unreachable pairs throw SimulationError as the
+// export would.
+double simgrid_xml_bytes(const Topology& topology, const Routes& routes);
 
 }  // namespace ultrasim

@@ -68,6 +68,14 @@ MemoryEstimate topology_memory(const Topology& topology) {
   return e;
 }
 
+MemoryEstimate export_memory(const Topology& topology, double text_bytes, const std::string& format) {
+  constexpr double kTextCopies = 2.5;
+  MemoryEstimate e = topology_memory(topology);
+  e.bytes += kTextCopies * text_bytes;
+  e.basis += ", " + gib(text_bytes) + " of " + format + " text";
+  return e;
+}
+
 MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip, EngineFlowCost cost) {
   const double p = topology.chip_count();
   MemoryEstimate e = topology_memory(topology);

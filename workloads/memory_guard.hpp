@@ -22,6 +22,10 @@ struct MemoryEstimate {
 // `ultrasim topology`: the graph, a routing tree from every chip (diameter, bisection) and the per-pair
 // route index.
 MemoryEstimate topology_memory(const Topology& topology);
+// `ultrasim topology --format F` writing `text_bytes` of export (F: its name): topology_memory() and the
+// text, built whole before it is written and copied once, with the route plan beside it: 2.5 x its length
+// (measured: torus:16x16x8's 2.32 GB of SimGrid XML peaked at 5.44 GB).
+MemoryEstimate export_memory(const Topology& topology, double text_bytes, const std::string& format);
 
 // What one flow in flight costs the engine that carries it, measured as (peak of a direct all-to-all -
 // peak of a pairwise one) / (flows in flight) on switch:576 (331,200 flows; sim/DESIGN.md, "Memory"),

@@ -26,6 +26,10 @@ int describe(const TopologyArgs& args) {
   std::unique_ptr<OutputFile> out;  // before the export's work: an unwritable path fails fast
   if (!args.output.empty()) out = std::make_unique<OutputFile>(args.output, "output");
   Routes routes(topology);
+  // The one export that outgrows the graph: a route per pair of chips (p^2 of them), estimated first.
+  if (args.format == "simgrid-xml")
+    check_memory(export_memory(topology, simgrid_xml_bytes(topology, routes), "SimGrid XML"),
+                 "exporting " + args.spec + " as SimGrid XML");
   std::string text;
   if (args.format == "summary") text = printable_text(topology_summary(topology, routes), true);
   if (args.format == "json") text = json_text(topology_json(topology, routes), 2) + "\n";

@@ -137,3 +137,16 @@ TEST_CASE("DOT draws racks and servers as nested clusters with each switch where
   CHECK_THAT(small, Catch::Contains("label=\"link 100 GB/s\""));
   CHECK(small.find("cluster") == std::string::npos);
 }
+
+// The memory guard of `ultrasim topology --format simgrid-xml` (sim/commands/topology.cpp) rests on this
+// estimate: it must be near the text's real length on every kind of fabric, single- and multi-path.
+TEST_CASE("the SimGrid XML estimate is within 25 % of the exported text's length", "[export]") {
+  for (const std::string spec : {"switch:64", "ring:16", "torus:8x8", "trn3", "nvl72", "hgx-h100",
+                                 "clos:8x16", "fattree:4", "dragonfly", "tpu-v5p:4x4x4", "cluster:2:trn3"}) {
+    INFO(spec);
+    const Topology t = build(spec);
+    const Routes routes(t);
+    const double actual = static_cast<double>(topology_simgrid_xml(t, routes).size());
+    CHECK(simgrid_xml_bytes(t, routes) == Approx(actual).epsilon(0.25));
+  }
+}
