@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "topology/base/param_table.hpp"
 #include "topology/topology.hpp"
 
 namespace ultrasim {
@@ -27,6 +28,13 @@ struct TorusDimension {
 // for every dimension, ties fell to the first path found and concentrated traffic: a tpu-v5p:4x4x4
 // direct all-to-all took 45.3 ms instead of 8.95 ms.
 std::string dimension_tier(const std::string& prefix, std::size_t dimension);
+
+// One tier of links (a torus dimension's): raw bandwidth per direction, latency, payload efficiency.
+struct LinkTier {
+  double bandwidth = 0, latency = 0, efficiency = 1;
+};
+// Their declarations, in this order (each preset gives its own names, defaults and sources).
+ParamTable<LinkTier> link_tier_table(ParamSpec bandwidth, ParamSpec latency, ParamSpec efficiency);
 // The tiers of dims, in dimension order (what the Topology is declared with).
 std::vector<std::string> torus_tiers(const std::vector<TorusDimension>& dims);
 

@@ -48,6 +48,13 @@ std::string dimension_tier(const std::string& prefix, std::size_t dimension) {
   return prefix + (dimension < 3 ? kNames[dimension] : "dim" + std::to_string(dimension));
 }
 
+ParamTable<LinkTier> link_tier_table(ParamSpec bandwidth, ParamSpec latency, ParamSpec efficiency) {
+  return ParamTable<LinkTier>{}
+      .add(std::move(bandwidth), &LinkTier::bandwidth)
+      .add(std::move(latency), &LinkTier::latency)
+      .add(std::move(efficiency), &LinkTier::efficiency);
+}
+
 std::vector<std::string> torus_tiers(const std::vector<TorusDimension>& dims) {
   std::vector<std::string> tiers;
   for (const auto& d : dims) tiers.push_back(d.tier);

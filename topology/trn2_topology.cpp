@@ -17,31 +17,18 @@ constexpr long kTrn2Side = 4;  // 4x4 [AWS]
 
 namespace {
 
-// A trn2 instance's NeuronLink parameters, typed; trn2_instance_table() declares each with its default
-// and source.
-struct Trn2InstanceParams {
-  double bandwidth = 0;   // neuronlink_bandwidth: raw, per link, per direction
-  double latency = 0;     // neuronlink_latency
-  double efficiency = 1;  // neuronlink_efficiency
-};
-
-const ParamTable<Trn2InstanceParams>& trn2_instance_table() {
-  using P = Trn2InstanceParams;
-  static const ParamTable<P> table =
-      ParamTable<P>{}
-          .add({"neuronlink_bandwidth", "256GBps", Unit::kRate,
-                "raw bandwidth of each torus link between neighbours in an instance, per direction",
-                "hardware.md [AWS]: 1,024 GB/s per chip over 4 neighbours; per link [INF]"},
-               &P::bandwidth)
-          .add({"neuronlink_latency", "1us", Unit::kTime, "latency of a neighbour link (one hop)",
-                "hardware.md [AWS, Trn2]: NeuronLink ring hops cost ~1-2 us each"},
-               &P::latency)
-          .add(
-              {"neuronlink_efficiency", "0.9", Unit::kRatio, "payload fraction of the NeuronLink-v3 raw rate",
-               "assumption: NeuronLink-v3 framing is not published; 0.9 lies in hardware.md's 80-95% "
-               "delivered "
-               "range"},
-              &P::efficiency);
+// A trn2 instance's NeuronLink links, declared with their defaults and sources.
+const ParamTable<LinkTier>& trn2_instance_table() {
+  static const ParamTable<LinkTier> table = link_tier_table(
+      {"neuronlink_bandwidth", "256GBps", Unit::kRate,
+       "raw bandwidth of each torus link between neighbours in an instance, per direction",
+       "hardware.md [AWS]: 1,024 GB/s per chip over 4 neighbours; per link [INF]"},
+      {"neuronlink_latency", "1us", Unit::kTime, "latency of a neighbour link (one hop)",
+       "hardware.md [AWS, Trn2]: NeuronLink ring hops cost ~1-2 us each"},
+      {"neuronlink_efficiency", "0.9", Unit::kRatio, "payload fraction of the NeuronLink-v3 raw rate",
+       "assumption: NeuronLink-v3 framing is not published; 0.9 lies in hardware.md's 80-95% "
+       "delivered "
+       "range"});
   return table;
 }
 
@@ -52,7 +39,7 @@ std::vector<ParamSpec> trn2_instance_params() {
 }
 
 std::vector<TorusDimension> trn2_instance_dims(const ParamSet& params) {
-  const Trn2InstanceParams p = trn2_instance_table().read(params);
+  const LinkTier p = trn2_instance_table().read(params);
   TorusDimension x{kTrn2Side, dimension_tier("neuronlink_", 0), p.bandwidth, p.latency, p.efficiency, 1,
                    true};
   TorusDimension y = x;

@@ -15,34 +15,23 @@ constexpr long kTrn2Instances = 4;  // [AWS]
 
 namespace {
 
-// The inter-instance ring's parameters, typed (the instance's own are trn2's, trn2_instance_params);
-// z_ring_table() declares each with its default and source.
-struct ZRingParams {
-  double bandwidth = 0;   // z_ring_bandwidth: raw, per link, per direction
-  double latency = 0;     // z_ring_latency
-  double efficiency = 1;  // z_ring_efficiency
-};
-
-const ParamTable<ZRingParams>& z_ring_table() {
-  using P = ZRingParams;
-  static const ParamTable<P> table =
-      ParamTable<P>{}
-          .add({"z_ring_bandwidth", "128GBps", Unit::kRate,
-                "raw bandwidth of each inter-instance ring link, per direction",
-                "hardware.md [AWS]: 256 GB/s per chip between instances; per link (2 per chip) [INF]"},
-               &P::bandwidth)
-          .add({"z_ring_latency", "1us", Unit::kTime, "latency of an inter-instance ring link",
-                "assumption: as a NeuronLink hop (hardware.md [AWS, Trn2]: ~1-2 us)"},
-               &P::latency)
-          .add({"z_ring_efficiency", "0.9", Unit::kRatio, "payload fraction of the ring links' raw rate",
-                "assumption: as neuronlink_efficiency"},
-               &P::efficiency);
+// The inter-instance ring's links (the instance's own are trn2's, trn2_instance_params), declared with
+// their defaults and sources.
+const ParamTable<LinkTier>& z_ring_table() {
+  static const ParamTable<LinkTier> table = link_tier_table(
+      {"z_ring_bandwidth", "128GBps", Unit::kRate,
+       "raw bandwidth of each inter-instance ring link, per direction",
+       "hardware.md [AWS]: 256 GB/s per chip between instances; per link (2 per chip) [INF]"},
+      {"z_ring_latency", "1us", Unit::kTime, "latency of an inter-instance ring link",
+       "assumption: as a NeuronLink hop (hardware.md [AWS, Trn2]: ~1-2 us)"},
+      {"z_ring_efficiency", "0.9", Unit::kRatio, "payload fraction of the ring links' raw rate",
+       "assumption: as neuronlink_efficiency"});
   return table;
 }
 
 std::vector<TorusDimension> ultraserver_dims(const ParamSet& params) {
   std::vector<TorusDimension> dims = trn2_instance_dims(params);
-  const ZRingParams z = z_ring_table().read(params);
+  const LinkTier z = z_ring_table().read(params);
   dims.push_back({kTrn2Instances, "z_ring", z.bandwidth, z.latency, z.efficiency, 1, true});
   return dims;
 }
