@@ -20,10 +20,11 @@ namespace ultrasim {
 template <class Config>
 class DeclaredFlags {
  public:
-  // Declares `table`'s flags on `app` (those named in `only`, if any), their help showing `defaults`;
-  // `table` (a registry's static table) outlives the flags.
+  // Declares `table`'s flags on `app` (those named in `only`, if any), their help showing `defaults`,
+  // under the heading `group` of --help (empty: the command's own "Options"); `table` (a registry's static
+  // table) outlives the flags.
   void add(CLI::App& app, const OptionTable<Config>& table, const std::vector<std::string>& only = {},
-           const Config& defaults = Config{}) {
+           const Config& defaults = Config{}, const std::string& group = "") {
     table_ = &table;
     for (const auto& o : table) {
       if (!only.empty() && std::find(only.begin(), only.end(), o.name) == only.end()) continue;
@@ -34,6 +35,7 @@ class DeclaredFlags {
                           : o.repeated ? app.add_option(o.cli_name(), list_[o.name], help)
                                        : app.add_option(o.cli_name(), text_[o.name], help);
       if (o.required) flag->required();
+      if (!group.empty()) flag->group(group);
       options_[o.name] = flag;
     }
     for (const auto& o : table)

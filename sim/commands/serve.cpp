@@ -57,11 +57,14 @@ Command serve_command() {
                              "software stack: ideal | nccl | neuron | FILE.json (default: the topology's)");
             app.add_option("--trace", a.trace,
                            "write a Perfetto trace of batch 0's step at the first batch size");
-            a.arrivals.add(app, production_options());
-            app.add_option("--timeline", a.production.timeline,
-                           "with arrivals: write each iteration as a CSV row");
+            // What applies only with request arrivals, under a heading of its own in --help.
+            const std::string arrivals = "Request arrivals (with --rate or --requests; serving/README.md)";
+            a.arrivals.add(app, production_options(), {}, {}, arrivals);
+            app.add_option("--timeline", a.production.timeline, "write each iteration as a CSV row")
+                ->group(arrivals);
             app.add_option("--requests-out", a.production.per_request,
-                           "with arrivals: write each request's times and latencies as a CSV row");
+                           "write each request's times and latencies as a CSV row")
+                ->group(arrivals);
             app.add_option("--format", a.format, "table|json");
             return [args](const std::string& command_line) { return cmd_serve(*args, command_line); };
           }};

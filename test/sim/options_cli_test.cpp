@@ -121,6 +121,25 @@ TEST_CASE("help and `ultrasim list options` show every declared option with its 
 }
 
 TEST_CASE(
+    "serve's help lists the options for request arrivals under their own heading, after the static ones") {
+  const std::string help = run_cli({"serve", "--help"}).out;
+  const auto heading = help.find("\nRequest arrivals (with --rate or --requests");
+  REQUIRE(heading != std::string::npos);
+  for (const auto& o : ultrasim::serving_options()) {
+    INFO(o.name);
+    const auto at = help.find("  " + o.cli_name() + " ");
+    REQUIRE(at != std::string::npos);
+    CHECK(at < heading);
+  }
+  for (const auto& o : ultrasim::production_options()) {
+    INFO(o.name);
+    CHECK(help.find("  " + o.cli_name() + " ", heading) != std::string::npos);
+  }
+  CHECK(help.find("  --timeline ", heading) != std::string::npos);
+  CHECK(help.find("  --requests-out ", heading) != std::string::npos);
+}
+
+TEST_CASE(
     "the activation dtype option sets the model's activations: a tp all-reduce carries one byte an element") {
   const std::vector<std::string> serve{"serve",  "--topology", "switch:8", "--model", "llama3-70b",
                                        "--tp",   "8",          "--batch",  "8",       "--phase",
