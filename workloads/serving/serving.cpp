@@ -180,7 +180,6 @@ class StepPlanner {
         m_(config.model),
         layout_(layout),
         groups_(std::move(groups)),
-        decode_(decode),
         micro_batch_(micro_batch),
         H_(static_cast<double>(m_.hidden)),
         tp_(layout.tp),
@@ -275,7 +274,6 @@ class StepPlanner {
   const ModelShape& m_;
   const ServingLayout& layout_;
   std::vector<GroupWork> groups_;
-  bool decode_;
   int micro_batch_;
   double H_, tp_, wb_, ab_, kv_split_;
   std::vector<std::uint64_t> chip_tokens_;  // per stage rank: what it dispatches at the MoE layers
