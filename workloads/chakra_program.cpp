@@ -110,9 +110,7 @@ std::map<std::string, std::vector<int>> process_groups(const std::vector<ChakraR
 
 ChakraStep::ChakraStep(std::vector<ChakraRank> trace, const Machine& machine, const ParamSet& params,
                        const ChakraOptions& options)
-    : trace_(std::move(trace)),
-      options_(options),
-      reduce_rate_(model_of(params).reduce_bandwidth) {
+    : trace_(std::move(trace)), options_(options), reduce_rate_(model_of(params).reduce_bandwidth) {
   const ChipParams chip = chip_of(params);
   flops_ = chip.chip_flops * chip.compute_efficiency;
   hbm_ = chip.hbm_bandwidth;
