@@ -8,60 +8,70 @@
 
 namespace ultrasim {
 
-// The chip, energy and price parameters, declared once each with the member they fill.
+namespace {
+
+// The chip model's peaks per dtype and efficiencies.
+ParamTable<ChipParams> chip_model_table() {
+  using C = ChipParams;
+  return ParamTable<C>{}
+      .add({"chip_flops",
+            "2.517e15",
+            Unit::kRatio,
+            "a chip's dense peak at 8 bits (FP8 / MXFP8), FLOP/s",
+            "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4",
+            {},
+            Range{0, 1e18, true}},
+           &C::chip_flops)
+      .add({"bf16_flops_ratio",
+            "0.2666",
+            Unit::kRatio,
+            "the 16-bit (BF16) dense peak as a fraction of chip_flops",
+            "hardware.md [AWS]: Trainium3 671 TFLOP/s BF16 / 2,517 MXFP8",
+            {},
+            Range{0, 4, true}},
+           &C::bf16_flops_ratio)
+      .add({"fp4_flops_ratio",
+            "1",
+            Unit::kRatio,
+            "the 4-bit (FP4 / MXFP4) dense peak as a fraction of chip_flops; 0: the chip has no 4-bit "
+            "units",
+            "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4",
+            {},
+            Range{0, 8, false}},
+           &C::fp4_flops_ratio)
+      .add({"compute_efficiency", "0.6", Unit::kRatio, "fraction of the dtype's peak a large GEMM reaches",
+            "assumption (large GEMMs reach 50-70 % of peak)"},
+           &C::compute_efficiency)
+      .add({"gemm_half_rows",
+            "0",
+            Unit::kRatio,
+            "GEMM rows (tokens) at which a GEMM reaches half of compute_efficiency; 0: every shape "
+            "reaches it",
+            "assumption: the plain roofline (chip profiles set it)",
+            {},
+            Range{0, 1e6, false}},
+           &C::gemm_half_rows)
+      .add(
+          {"prefill_attention_efficiency", "0.6", Unit::kRatio,
+           "fraction of the peak prefill attention's score FLOPs reach", "assumption, as compute_efficiency"},
+          &C::prefill_attention_efficiency)
+      .add({"decode_attention_efficiency", "0.6", Unit::kRatio,
+            "fraction of the peak decode attention's score FLOPs reach (MLA absorbed: compute-heavy)",
+            "assumption, as compute_efficiency"},
+           &C::decode_attention_efficiency)
+      .add({"hbm_efficiency", "1", Unit::kRatio, "fraction of hbm_bandwidth that streaming kernels reach",
+            "assumption: the plain roofline (chip profiles set it)"},
+           &C::hbm_efficiency);
+}
+
+}  // namespace
+
+// The chip, energy and price parameters, declared once each with the member they fill: the chip model's
+// peaks and efficiencies, its fixed costs and overlap share, then HBM, energy and price.
 const ParamTable<ChipParams>& chip_table() {
   using C = ChipParams;
   static const ParamTable<C> table =
-      ParamTable<C>{}
-          .add({"chip_flops",
-                "2.517e15",
-                Unit::kRatio,
-                "a chip's dense peak at 8 bits (FP8 / MXFP8), FLOP/s",
-                "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4",
-                {},
-                Range{0, 1e18, true}},
-               &C::chip_flops)
-          .add({"bf16_flops_ratio",
-                "0.2666",
-                Unit::kRatio,
-                "the 16-bit (BF16) dense peak as a fraction of chip_flops",
-                "hardware.md [AWS]: Trainium3 671 TFLOP/s BF16 / 2,517 MXFP8",
-                {},
-                Range{0, 4, true}},
-               &C::bf16_flops_ratio)
-          .add({"fp4_flops_ratio",
-                "1",
-                Unit::kRatio,
-                "the 4-bit (FP4 / MXFP4) dense peak as a fraction of chip_flops; 0: the chip has no 4-bit "
-                "units",
-                "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4",
-                {},
-                Range{0, 8, false}},
-               &C::fp4_flops_ratio)
-          .add(
-              {"compute_efficiency", "0.6", Unit::kRatio, "fraction of the dtype's peak a large GEMM reaches",
-               "assumption (large GEMMs reach 50-70 % of peak)"},
-              &C::compute_efficiency)
-          .add({"gemm_half_rows",
-                "0",
-                Unit::kRatio,
-                "GEMM rows (tokens) at which a GEMM reaches half of compute_efficiency; 0: every shape "
-                "reaches it",
-                "assumption: the plain roofline (chip profiles set it)",
-                {},
-                Range{0, 1e6, false}},
-               &C::gemm_half_rows)
-          .add({"prefill_attention_efficiency", "0.6", Unit::kRatio,
-                "fraction of the peak prefill attention's score FLOPs reach",
-                "assumption, as compute_efficiency"},
-               &C::prefill_attention_efficiency)
-          .add({"decode_attention_efficiency", "0.6", Unit::kRatio,
-                "fraction of the peak decode attention's score FLOPs reach (MLA absorbed: compute-heavy)",
-                "assumption, as compute_efficiency"},
-               &C::decode_attention_efficiency)
-          .add({"hbm_efficiency", "1", Unit::kRatio, "fraction of hbm_bandwidth that streaming kernels reach",
-                "assumption: the plain roofline (chip profiles set it)"},
-               &C::hbm_efficiency)
+      chip_model_table()
           .add({"kernel_overhead",
                 "0s",
                 Unit::kTime,
