@@ -56,8 +56,8 @@ class Algorithm {
   // recording fake). Algorithms that follow the topology's structure (hierarchical groups) read it here;
   // throws InputError when the topology lacks what the algorithm's parameters ask for.
   virtual void place(const Topology& topology) {}
-  // Whether it can run on a group of chips (a communicator: workloads/groups.hpp). Algorithms placed on
-  // the whole topology's structure (hierarchical levels, the switch every chip hangs off) cannot.
+  // Whether it can run on a group of chips (a communicator: workloads/collective/groups.hpp). Algorithms
+  // placed on the whole topology's structure (hierarchical levels, the switch every chip hangs off) cannot.
   virtual bool runs_on_groups() const { return true; }
   // The per-chip program: runs on every chip's actor with that chip's view.
   virtual void run(Chip& me) const = 0;
@@ -73,7 +73,7 @@ struct AlgorithmEntry {
   std::function<std::unique_ptr<Algorithm>(const ParamSet& params)> make;
   std::vector<ParamSpec> params = {};  // its own parameters, settable with --set (e.g. pipeline depth)
   // Whether a chip may have a message to every other in flight at once (direct exchanges, one-shot,
-  // schedules): the memory guard (workloads/memory_guard.hpp) then counts p - 1 flows per chip.
+  // schedules): the memory guard (sim/machine/memory_guard.hpp) then counts p - 1 flows per chip.
   bool posts_to_all = false;
   // Whether it reduces in the switches (Transport::switch_reduce): only the SimGrid engine models that,
   // so an engine named for it is refused before anything is built.

@@ -128,7 +128,7 @@ def serving_reference(listing):
 
 
 def options_reference(listing):
-    """Each command's options as its table declares them (workloads/options.hpp): flag, file field, default."""
+    """Each command's options as its table declares them (topology/base/options.hpp): flag, file field, default."""
     out = ""
     for command in dict.fromkeys(o["command"] for o in listing["options"]):
         out += (f"\n## `ultrasim {command}` options\n\nEach is a flag and, under the name in the second "

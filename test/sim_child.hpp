@@ -13,7 +13,7 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "sim/simgrid/platform.hpp"
+#include "sim/engines/simgrid/platform.hpp"
 
 namespace ultrasim::test {
 

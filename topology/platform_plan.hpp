@@ -65,7 +65,7 @@ PlatformPlan make_platform_plan(const Topology& topology, const Routes& routes,
 void add_path(PlatformPlan& plan, const Topology& topology, int a, int b, const Path& path, int k);
 std::string endpoint_name(const Topology& topology, int rank, int path_index);
 
-// The paths of a routing epoch (links failed, workloads/faults.hpp): for every ordered pair of chips
+// The paths of a routing epoch (links failed, sim/machine/faults.hpp): for every ordered pair of chips
 // that `routes` connects, path j of its message_paths as the route chip<a> -> chip<b>#(first + j), with
 // endpoints chip<r>#k for every chip r and k in [first, first + width). Returns width, the largest
 // path set. Pairs `routes` cannot connect get no route: the caller must not send between them.

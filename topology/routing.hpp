@@ -50,7 +50,7 @@ constexpr int kDefaultMaxPaths = 64;
 
 // The routing parameters a run declares (a bare topology does not: then multipath is auto and max_paths
 // kDefaultMaxPaths). routing_table() declares both; a job's parameters include them
-// (workloads/collective_job.hpp).
+// (workloads/collective/collective_job.hpp).
 struct RoutingParams {
   std::string multipath = "auto";
   int max_paths = kDefaultMaxPaths;
@@ -76,7 +76,7 @@ class Routes {
  public:
   // The policy and the cap on a path set come from the topology's parameters (`multipath`,
   // `max_paths`) where declared. Links marked in `down` (indexed like Topology::links(); empty: none)
-  // are avoided as if absent: the routes around failed elements (workloads/faults.hpp).
+  // are avoided as if absent: the routes around failed elements (sim/machine/faults.hpp).
   explicit Routes(const Topology& topology, std::vector<char> down = {});
 
   // The route between two vertices; nullopt when `to` cannot be reached from `from`.

@@ -1,4 +1,5 @@
-// What every workload file reader (workloads/moe.hpp, workloads/training.hpp) checks the same way.
+// What every workload file reader (workloads/moe/moe.hpp, workloads/training/training.hpp) checks the same
+// way.
 #pragma once
 
 #include <string>

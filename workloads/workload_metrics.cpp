@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "workloads/chip_model.hpp"
+#include "sim/machine/chip_model.hpp"
 
 namespace ultrasim {
 

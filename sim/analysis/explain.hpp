@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/analysis/link_stats.hpp"
-#include "sim/engine/records.hpp"
+#include "sim/engines/records.hpp"
 
 namespace ultrasim {
 

@@ -20,9 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/engine/records.hpp"
+#include "sim/engines/records.hpp"
+#include "sim/machine/faults.hpp"
 #include "topology/routing.hpp"
-#include "workloads/faults.hpp"
 
 namespace ultrasim {
 

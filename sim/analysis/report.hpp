@@ -1,5 +1,6 @@
-// Results of `ultrasim run` in the three formats: an nccl-tests-style table, JSON (architecture.md's
-// fields), CSV. Outputs carry no wall-clock values, so equal inputs give byte-identical outputs.
+// What every workload's result opens and closes with (the versions, the command, the verdict, the engine,
+// the parameters), and --check-engine's result. Outputs carry no wall-clock values, so equal inputs give
+// byte-identical outputs.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 
 #include "sim/analysis/explain.hpp"
 #include "sim/analysis/link_stats.hpp"
-#include "sim/engine/runner.hpp"
+#include "sim/engines/runner.hpp"
 
 namespace ultrasim {
 
@@ -28,19 +29,5 @@ nlohmann::ordered_json engine_check_json(const EngineCheck& check);
 
 void close_workload_result(nlohmann::ordered_json& out, std::uint64_t wrong, const std::string& first_error,
                            const SimResult& result, const ParamSet& params);
-
-struct RunReport {
-  const PreparedJob& job;
-  const SimResult& result;
-  const Metrics& metrics;
-  std::string command;                                     // the command line that produced it
-  std::optional<double> fault_free_time_s = std::nullopt;  // with faults: the same run without them
-  const LinkStats* links = nullptr;  // the JSON's "links" object (with the records of the run)
-  const Explanation* why = nullptr;  // --explain: the JSON's "explain" object and the table's "why" lines
-};
-
-nlohmann::json run_json(const RunReport& report);
-std::string run_table(const RunReport& report);
-std::string run_csv(const RunReport& report);
 
 }  // namespace ultrasim

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/analysis/link_stats.hpp"
-#include "sim/engine/runner.hpp"
+#include "sim/engines/runner.hpp"
 #include "topology/base/output_file.hpp"
 
 namespace ultrasim {

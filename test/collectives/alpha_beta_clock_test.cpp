@@ -141,7 +141,7 @@ TEST_CASE("α-β clock: on rounds of one send and one receive per chip it is rou
   }
 }
 
-TEST_CASE("α-β clock: the last chip's clock; one chip; failures are reported") {
+TEST_CASE("α-β clock: the last chip's clock, one chip, failures are reported") {
   Fabric f("switch:4");
   CostInput in{f.routes, 4, 1024, 0.0, std::nullopt};
   Program idle([](Chip& me) { me.compute(1e-6 * me.rank(), "work"); });

@@ -6,7 +6,7 @@
 #include "collectives/schedule.hpp"
 #include "recording_transport.hpp"
 #include "topology/base/errors.hpp"
-#include "workloads/collective_job.hpp"
+#include "workloads/collective/collective_job.hpp"
 
 using namespace ultrasim;
 using ultrasim::test::run_on_fake;
@@ -92,7 +92,7 @@ TEST_CASE("transfers of one step between the same two chips travel as one messag
   CHECK(records(data) == records(builtin));
 }
 
-TEST_CASE("an all-to-all schedule lands parts in slot p+src with dst_chunk; the own part is copied locally") {
+TEST_CASE("an all-to-all schedule lands parts in slot p+src with dst_chunk, the own part is copied locally") {
   Schedule s = load_schedule(kExamples + "pairwise_alltoall_8.json");
   CHECK(s.chunks == 8);
   CHECK(s.steps[0][0].dst_chunk == 8 + 0);  // chip 0's part for chip 1 lands in chip 1's slot 8

@@ -1,13 +1,13 @@
-// Chakra execution traces (`ultrasim workload chakra:PREFIX`, workloads/chakra_trace.hpp): one rank's file,
-// read and then run through the program's checks as both ranks of a 2-chip trace (dependencies ordered,
+// Chakra execution traces (`ultrasim workload chakra:PREFIX`, workloads/chakra/chakra_trace.hpp): one rank's
+// file, read and then run through the program's checks as both ranks of a 2-chip trace (dependencies ordered,
 // peers and process groups checked, collectives matched and their algorithms chosen on switch:2).
 #include <vector>
 
 #include "fuzz_common.hpp"
-#include "workloads/chakra_program.hpp"
-#include "workloads/chakra_trace.hpp"
-#include "workloads/chip_model.hpp"
-#include "workloads/collective_job.hpp"
+#include "sim/machine/chip_model.hpp"
+#include "workloads/chakra/chakra_program.hpp"
+#include "workloads/chakra/chakra_trace.hpp"
+#include "workloads/collective/collective_job.hpp"
 #include "workloads/workload_metrics.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,10 +1,10 @@
-// --fault specs (workloads/faults.hpp) against a small torus and trn3: every spec is a plan or an
+// --fault specs (sim/machine/faults.hpp) against a small torus and trn3: every spec is a plan or an
 // InputError, and a plan's epochs and bandwidth changes are in time order with fractions in (0, 1].
 #include <cstdlib>
 
 #include "fuzz_common.hpp"
+#include "sim/machine/faults.hpp"
 #include "topology/registry.hpp"
-#include "workloads/faults.hpp"
 
 using namespace ultrasim;
 using ultrasim::fuzz::check;

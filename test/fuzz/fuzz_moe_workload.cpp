@@ -1,10 +1,10 @@
-// MoE workload files (`ultrasim workload FILE`, workloads/moe.hpp): what the parser accepts must route
+// MoE workload files (`ultrasim workload FILE`, workloads/moe/moe.hpp): what the parser accepts must route
 // (on 8 chips, when small enough to route quickly) into copies that add up: every routed copy kept or
 // dropped, no chip sending more tokens than it has.
 #include <nlohmann/json.hpp>
 
 #include "fuzz_common.hpp"
-#include "workloads/moe.hpp"
+#include "workloads/moe/moe.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ultrasim;

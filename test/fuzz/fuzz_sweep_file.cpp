@@ -4,8 +4,8 @@
 // by the MoE and training readers), a --sizes text or a --seeds text.
 #include "fuzz_common.hpp"
 #include "workloads/experiments/sweep.hpp"
-#include "workloads/moe.hpp"
-#include "workloads/training.hpp"
+#include "workloads/moe/moe.hpp"
+#include "workloads/training/training.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
-// Traffic-matrix files (`run --traffic-matrix FILE`, workloads/traffic_matrix_file.hpp), JSON or CSV as
-// the content says. What is accepted must answer the per-chip sums that prepare() and the report use, and
-// every entry is at most 2^53 bytes (JSON integers as CSV text).
+// Traffic-matrix files (`run --traffic-matrix FILE`, workloads/collective/traffic_matrix_file.hpp), JSON or
+// CSV as the content says. What is accepted must answer the per-chip sums that prepare() and the report use,
+// and every entry is at most 2^53 bytes (JSON integers as CSV text).
 #include "collectives/traffic_matrix.hpp"
 #include "fuzz_common.hpp"
-#include "workloads/traffic_matrix_file.hpp"
+#include "workloads/collective/traffic_matrix_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ultrasim;

@@ -1,17 +1,17 @@
-// Training workload files (`ultrasim workload FILE`, workloads/training.hpp), read through the input layer
-// (topology/base/input_files.hpp: nesting and repeated keys) as the command reads them: what the reader
+// Training workload files (`ultrasim workload FILE`, workloads/training/training.hpp), read through the input
+// layer (topology/base/input_files.hpp: nesting and repeated keys) as the command reads them: what the reader
 // accepts must resolve into a step on switch:8 whose layout's axes multiply to the chips, whose
 // collectives' groups hold each chip at most once and stay within the topology (along a layout axis: the
 // axis' size each), and whose every stage's compute is finite and non-negative.
 #include <cmath>
 
 #include "fuzz_common.hpp"
+#include "sim/machine/chip_model.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/registry.hpp"
-#include "workloads/chip_model.hpp"
-#include "workloads/collective_job.hpp"
-#include "workloads/groups.hpp"
-#include "workloads/training.hpp"
+#include "workloads/collective/collective_job.hpp"
+#include "workloads/collective/groups.hpp"
+#include "workloads/training/training.hpp"
 #include "workloads/workload_metrics.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -27,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const TrainingConfig config = training_config_from_json(workload, "fuzz.json");
     if (config.stages.size() > 16) return;
     const Topology topology = make_topology("switch:8", model_params(), {});
-    // As the command declares them (sim/runs/training_run.cpp): the chip's parameters and those of every
-    // algorithm the stages name, with the file's "set" applied where declared.
+    // As the command declares them (workloads/training/training_run.cpp): the chip's parameters and those of
+    // every algorithm the stages name, with the file's "set" applied where declared.
     std::vector<const AlgorithmEntry*> algorithms;
     for (const TrainingStage& stage : config.stages)
       for (const StageCollective& c : stage.collectives)

@@ -98,7 +98,7 @@ TEST_CASE("for random uneven matrices model_s is a lower bound, and direct stays
   }
 }
 
-TEST_CASE("the skewed MoE examples run verified; direct reaches the busiest link on them") {
+TEST_CASE("the skewed MoE examples run verified, direct reaches the busiest link on them") {
   const std::string dir = std::string(ULTRASIM_SOURCE_DIR) + "/workloads/examples/";
   for (const auto& [topology, file] : std::vector<std::pair<std::string, std::string>>{
            {"switch:16", "moe_hot_experts_16.json"}, {"switch:8", "moe_hot_experts_8.csv"}}) {

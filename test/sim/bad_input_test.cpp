@@ -329,7 +329,7 @@ TEST_CASE("bad platforms and SimGrid settings are refused before SimGrid aborts 
       {run({"--size", "1", "--platform", temp_path("")}), "is a directory"},  // flex's bare message before
       {run({"--size", "1", "--platform", "/nonexistent/p.xml"}), "cannot read platform '/nonexistent/p.xml'"},
       {run({"--size", "1", "--platform", xml}), "cannot load platform"},
-      // Only settings that change how SimGrid computes, not what, pass (sim/simgrid/platform.hpp).
+      // Only settings that change how SimGrid computes, not what, pass (sim/engines/simgrid/platform.hpp).
       {run({"--size", "1", "--simgrid-cfg", "network/model:bogus"}),
        "network/model: not a setting"},  // aborted
       {run({"--size", "1", "--simgrid-cfg", "network/model:LV08"}),
@@ -365,7 +365,7 @@ TEST_CASE("the memory guard refuses a configuration that would not fit, saying h
   expect_input_error({"run", "--topology", "switch:64", "--collective", "allreduce", "--algorithm", "ring",
                       "--size", "1MiB"},
                      "256 flows in flight");
-  // Per flow in flight, SimGrid needs 2048 B and the flow engine 768 B (workloads/memory_guard.hpp): a
+  // Per flow in flight, SimGrid needs 2048 B and the flow engine 768 B (sim/machine/memory_guard.hpp): a
   // limit between the two estimates lets auto run a contended all-to-all (on the flow engine) and refuses
   // it in SimGrid, before SimGrid starts.
   setenv("ULTRASIM_MEMORY_LIMIT", "200MiB", 1);

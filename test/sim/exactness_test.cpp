@@ -37,7 +37,7 @@ TEST_CASE("pipelined rings (pipeline_chunks = 4) stay exact on switch:8 and ring
         }
 }
 
-TEST_CASE("ring pieces hide the reduction and a, at the price of a fill; the p-1 hop latency stays") {
+TEST_CASE("ring pieces hide the reduction and a, at the price of a fill, the p-1 hop latency stays") {
   const double a = 1e-6, B = 100e9, R = 50e9;  // switch:8: two 500 ns links per route
   auto time_of = [](const char* collective, const char* size, int chunks) {
     auto j = run_exact("switch:8", collective, "ring", size,

@@ -44,7 +44,7 @@ TEST_CASE("ultrasim logs through one logger: nothing by default, the engines' ch
 }
 
 TEST_CASE(
-    "the log level comes from ULTRASIM_LOG_LEVEL where --log-level is not given; a bad one is refused") {
+    "the log level comes from ULTRASIM_LOG_LEVEL where --log-level is not given, and a bad one is refused") {
   setenv("ULTRASIM_LOG_LEVEL", "info", 1);
   const CliResult info = run_cli(kRun);
   const CliResult flag = run_cli(with(kRun, {"--log-level", "warn"}));  // the flag wins

@@ -53,7 +53,7 @@ TEST_CASE("striped: the closed form equals the simulated time on switch planes",
   }
 }
 
-TEST_CASE("hash: each message takes its pair's hashed plane; stripe: one sub-flow per plane, bytes once",
+TEST_CASE("hash: each message takes its pair's hashed plane, stripe: one sub-flow per plane, bytes once",
           "[multipath]") {
   std::string trace = temp_path("multipath-hash.json");
   auto hashed = run_json(planes_run("alltoall", "direct", "8000", {"multipath=hash", "link_latency=0"}));

@@ -1,13 +1,13 @@
-// sim/commands/declared_options.hpp: the flags of moe and serve and the fields of their workload files are
-// one declaration, so a run from flags and a run from the file with the same fields give the same result;
+// sim/app/commands/declared_options.hpp: the flags of moe and serve and the fields of their workload files
+// are one declaration, so a run from flags and a run from the file with the same fields give the same result;
 // `--help`, `ultrasim list options` and the reference show every option.
 #include <catch2/catch.hpp>
 
 #include <map>
 
 #include "cli_runner.hpp"
-#include "sim/runs/production_run.hpp"
-#include "workloads/moe_options.hpp"
+#include "workloads/moe/moe_options.hpp"
+#include "workloads/serving/production_run.hpp"
 
 using namespace ultrasim::test;
 

@@ -35,7 +35,7 @@ std::vector<std::string> run_args(const std::vector<std::string>& extra) {
   return args;
 }
 
-std::vector<std::string> sweep_args(const std::string& sizes, const std::vector<std::string>& extra) {
+std::vector<std::string> sized_sweep_args(const std::string& sizes, const std::vector<std::string>& extra) {
   std::vector<std::string> args{"sweep",       "--topology", "switch:4", "--collective", "allreduce",
                                 "--algorithm", "ring",       "--sizes",  sizes};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -101,8 +101,9 @@ TEST_CASE("output: a symbolic link, FIFO, directory or device is refused as an o
   for (const auto& args :
        {run_args({"--trace", link}), run_args({"--flows", link}), run_args({"--link-stats", link}),
         std::vector<std::string>{"topology", "switch:4", "-o", link},
-        std::vector<std::string>{"tune", "--from", kRows, "-o", link}, sweep_args("1KiB", {"--out", link}),
-        sweep_args("1KiB", {"--out", link, "--resume"}), sweep_args("1KiB", {"--timing", link})}) {
+        std::vector<std::string>{"tune", "--from", kRows, "-o", link},
+        sized_sweep_args("1KiB", {"--out", link}), sized_sweep_args("1KiB", {"--out", link, "--resume"}),
+        sized_sweep_args("1KiB", {"--timing", link})}) {
     expect_input_error(args, "'" + link + "' is a symbolic link; an output must be a regular file");
     expect_link_intact();
   }
@@ -111,8 +112,8 @@ TEST_CASE("output: a symbolic link, FIFO, directory or device is refused as an o
   REQUIRE(mkfifo(fifo.c_str(), 0644) == 0);
   // Refused unopened: opening a FIFO to write would block until a reader came.
   expect_input_error(run_args({"--trace", fifo}), "'" + fifo + "' is a FIFO");
-  expect_input_error(sweep_args("1KiB", {"--out", fifo}), "'" + fifo + "' is a FIFO");
-  expect_input_error(sweep_args("1KiB", {"--timing", fifo}), "'" + fifo + "' is a FIFO");
+  expect_input_error(sized_sweep_args("1KiB", {"--out", fifo}), "'" + fifo + "' is a FIFO");
+  expect_input_error(sized_sweep_args("1KiB", {"--timing", fifo}), "'" + fifo + "' is a FIFO");
   struct stat info {};
   REQUIRE(lstat(fifo.c_str(), &info) == 0);
   CHECK(S_ISFIFO(info.st_mode));
@@ -139,9 +140,9 @@ TEST_CASE("output: /dev/null discards an output, but cannot be a sweep's --out")
   REQUIRE(lstat("/dev/null", &info) == 0);
   CHECK(S_ISCHR(info.st_mode));
   // --out is read back (--resume) and sorted in place: it must be a file.
-  expect_input_error(sweep_args("1KiB", {"--out", "/dev/null"}), "--out file '/dev/null' is a device");
+  expect_input_error(sized_sweep_args("1KiB", {"--out", "/dev/null"}), "--out file '/dev/null' is a device");
   const std::string out = temp_path("null_timing.jsonl");
-  r = run_cli(sweep_args("1KiB,2KiB", {"--out", out, "--timing", "/dev/null"}));
+  r = run_cli(sized_sweep_args("1KiB,2KiB", {"--out", out, "--timing", "/dev/null"}));
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(read_json_lines(out).size() == 2);
@@ -207,7 +208,8 @@ TEST_CASE("output: two outputs of one run on one path are refused, the file left
            {run_args({"--trace", x, "--flows", x}), "flow records '" + x + "' is also the path of the trace"},
            {run_args({"--flows", x, "--link-stats", same_x}),
             "link statistics '" + same_x + "' is also the path of the flow records ('" + x + "')"},
-           {sweep_args("1KiB", {"--out", x, "--timing", x}), "--timing file '" + x + "' is also the path of"},
+           {sized_sweep_args("1KiB", {"--out", x, "--timing", x}),
+            "--timing file '" + x + "' is also the path of"},
            {{"moe", "--topology", "switch:4", "--experts", "8", "--top-k", "2", "--tokens-per-chip", "64",
              "--hidden", "256", "--trace", x, "--traffic-out", x},
             "traffic matrix '" + x + "' is also the path of the trace"}}) {
@@ -231,14 +233,15 @@ TEST_CASE("output: a sweep's --out held by another writer is refused, its rows u
     REQUIRE(flock(fd, LOCK_EX | LOCK_NB) == 0);
     for (const auto& extra :
          {std::vector<std::string>{"--out", out}, std::vector<std::string>{"--out", out, "--resume"}}) {
-      expect_input_error(sweep_args("1KiB", extra), "--out file '" + out + "' is being written by another");
+      expect_input_error(sized_sweep_args("1KiB", extra),
+                         "--out file '" + out + "' is being written by another");
       CHECK(read_file(out) == rows);
     }
     // Every other output on that path is refused too, before it runs: none replaces the rows under it.
     for (const auto& [args, fragment] : std::vector<std::pair<std::vector<std::string>, std::string>>{
              {run_args({"--trace", out}), "trace '" + out + "' is being written by another ultrasim process"},
              {run_args({"--flows", out}), "flow records '" + out + "' is being written by another"},
-             {sweep_args("1KiB", {"--timing", out}),
+             {sized_sweep_args("1KiB", {"--timing", out}),
               "--timing file '" + out + "' is being written by another"}}) {
       expect_input_error(args, fragment);
       CHECK(read_file(out) == rows);
@@ -249,7 +252,7 @@ TEST_CASE("output: a sweep's --out held by another writer is refused, its rows u
   // A running sweep holds it: a second sweep on the same --out is refused while the first completes.
   const std::string sizes = "1KiB:512KiB:x2";  // 10 points, one at a time
   std::vector<std::string> args{ULTRASIM_BINARY};
-  for (const auto& a : sweep_args(sizes, {"--out", out, "--jobs", "1"})) args.push_back(a);
+  for (const auto& a : sized_sweep_args(sizes, {"--out", out, "--jobs", "1"})) args.push_back(a);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -270,7 +273,7 @@ TEST_CASE("output: a sweep's --out held by another writer is refused, its rows u
     if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   REQUIRE(held);
-  CliResult second = run_cli(sweep_args("1KiB", {"--out", out}));
+  CliResult second = run_cli(sized_sweep_args("1KiB", {"--out", out}));
   CHECK(second.status == 2);
   CHECK_THAT(second.err, Catch::Contains("is being written by another ultrasim process"));
   REQUIRE(waitpid(first, &status, 0) == first);
@@ -291,7 +294,7 @@ TEST_CASE("output: a failed write, to the standard output or to an output file, 
        {run_args({"--format", "json"}), run_args({}),
         std::vector<std::string>{"topology", "switch:4", "--format", "json"},
         std::vector<std::string>{"tune", "--from", kRows}, std::vector<std::string>{"list", "topologies"},
-        sweep_args("1KiB,2KiB", {}), std::vector<std::string>{"run", "--help"},
+        sized_sweep_args("1KiB,2KiB", {}), std::vector<std::string>{"run", "--help"},
         std::vector<std::string>{"--version"}}) {
     INFO(nlohmann::json(args).dump());
     CliResult r = run_cli_to(args, "/dev/full");
@@ -345,7 +348,7 @@ TEST_CASE("output: a run replaces its outputs whole, keeps their permissions and
   // A sweep's --out: resumed, sorted at the end; nothing else left in its directory.
   const std::string sweep_dir = directory("output_sweep");
   const std::string out = sweep_dir + "/rows.jsonl";
-  r = run_cli(sweep_args("1KiB,2KiB,4KiB", {"--out", out, "--jobs", "2"}));
+  r = run_cli(sized_sweep_args("1KiB,2KiB,4KiB", {"--out", out, "--jobs", "2"}));
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(names_in(sweep_dir) == std::set<std::string>{"rows.jsonl"});
@@ -359,7 +362,7 @@ TEST_CASE("output: a sweep whose --out fills up stops with one error line, and -
   // standard output, to a file the sweep reads) still fits.
   const std::string sizes = "1KiB:32KiB:x2";  // 6 points
   const std::string reference = temp_path("full_reference.jsonl");
-  CliResult r = run_cli(sweep_args(sizes, {"--out", reference}));
+  CliResult r = run_cli(sized_sweep_args(sizes, {"--out", reference}));
   REQUIRE(r.status == 0);
   std::size_t row = 0;
   for (const auto& line : read_json_lines(reference)) row = std::max(row, line.dump().size() + 1);
@@ -373,12 +376,12 @@ TEST_CASE("output: a sweep whose --out fills up stops with one error line, and -
   const long limit = static_cast<long>((low + high) / 2);
 
   const std::string out = temp_path("full.jsonl");
-  r = run_cli_to(sweep_args(sizes, {"--out", out, "--jobs", "1"}), "/dev/null", limit);
+  r = run_cli_to(sized_sweep_args(sizes, {"--out", out, "--jobs", "1"}), "/dev/null", limit);
   CHECK(r.status == 2);
   expect_one_error_line(r, "cannot write --out file '" + out + "': File too large");
   CHECK(read_file(out).size() <= static_cast<std::size_t>(limit));
 
-  r = run_cli(sweep_args(sizes, {"--out", out, "--resume"}));
+  r = run_cli(sized_sweep_args(sizes, {"--out", out, "--resume"}));
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(read_file(out) == read_file(reference));  // every point once, as if never stopped

@@ -17,13 +17,13 @@ constexpr double kMiB = 1 << 20;
 
 }  // namespace
 
-TEST_CASE("trn3-gen1: ring all-reduce is exact; the bound uses 540 + 120 GB/s per chip", "[presets]") {
+TEST_CASE("trn3-gen1: ring all-reduce is exact, the bound uses 540 + 120 GB/s per chip", "[presets]") {
   auto j = run_exact("trn3-gen1", "allreduce", "ring", "64MiB");
   CHECK(j["chips"] == 64);
   CHECK(double(j["bound_s"]) == Approx(0.5e-6 + 2.0 * 63 / 64 * 64 * kMiB / 660e9).epsilon(1e-9));
 }
 
-TEST_CASE("trn2: direct all-to-all on the 4x4 torus is exact; injection 4 x 230.4 GB/s", "[presets]") {
+TEST_CASE("trn2: direct all-to-all on the 4x4 torus is exact, injection 4 x 230.4 GB/s", "[presets]") {
   auto j = run_exact("trn2", "alltoall", "direct", "64MiB");
   CHECK(double(j["bound_s"]) == Approx(1e-6 + 15.0 / 16 * 64 * kMiB / 921.6e9).epsilon(1e-9));
   // Dimension-ordered routes keep the rank-order ring free of contention (its row-to-row steps take
@@ -31,34 +31,37 @@ TEST_CASE("trn2: direct all-to-all on the 4x4 torus is exact; injection 4 x 230.
   run_exact("trn2", "allreduce", "ring", "64MiB");
 }
 
-TEST_CASE("trn2-ultraserver: ring all-reduce is exact; injection 921.6 + 230.4 GB/s", "[presets]") {
+TEST_CASE("trn2-ultraserver: ring all-reduce is exact, injection 921.6 + 230.4 GB/s", "[presets]") {
   auto j = run_exact("trn2-ultraserver", "allreduce", "ring", "64MiB");
   CHECK(double(j["bound_s"]) == Approx(1e-6 + 2.0 * 63 / 64 * 64 * kMiB / 1152e9).epsilon(1e-9));
 }
 
-TEST_CASE("tpu-v5p:4x4x4: direct all-to-all is exact; injection 6 x 90 GB/s", "[presets]") {
+TEST_CASE("tpu-v5p:4x4x4: direct all-to-all is exact, injection 6 x 90 GB/s", "[presets]") {
   auto j = run_exact("tpu-v5p:4x4x4", "alltoall", "direct", "64MiB");
   CHECK(double(j["bound_s"]) == Approx(1e-6 + 63.0 / 64 * 64 * kMiB / 540e9).epsilon(1e-9));
   run_exact("tpu-v5p:4x4x4", "allreduce", "ring", "64MiB");
 }
 
 // nvl72 and hgx-h100 stripe over their switch planes by default (multipath=auto): each ring step sends
-// n/p over every plane at once, so it costs alpha + (n/p) / (the GPU's whole delivered bandwidth).
-TEST_CASE("nvl72: ring all-reduce is exact; striped, a step moves at 18 x 41.1 = 740 GB/s per GPU",
+// n/p over every plane at once, so it costs alpha + (n/p) / (the GPU's whole delivered bandwidth), alpha
+// being a route's NVLink, NVSwitch and NVLink latencies (182 + 364 + 182 ns). Under the fabric alone
+// (stack=ideal: their default stack, nccl, adds its launch and step latencies). Their switches reduce
+// (NVLS), so the bound is a GPU's buffer sent once and the sum received once: n at the delivered rate.
+TEST_CASE("nvl72: ring all-reduce is exact, striped, a step moves at 18 x 41.1 = 740 GB/s per GPU",
           "[presets]") {
-  auto j = run_exact("nvl72", "allreduce", "ring", "72MiB");
-  const double n = 72 * kMiB, alpha = 250e-9 + 500e-9 + 250e-9;
+  auto j = run_exact("nvl72", "allreduce", "ring", "72MiB", {"stack=ideal"});
+  const double n = 72 * kMiB, alpha = 182e-9 + 364e-9 + 182e-9;
   CHECK(j["parameters"]["multipath"] == "auto");
-  CHECK(double(j["bound_s"]) == Approx(alpha + 2.0 * 71 / 72 * n / 740e9).epsilon(1e-9));
+  CHECK(double(j["bound_s"]) == Approx(alpha + n / 740e9).epsilon(1e-9));
   // A step's 1 MiB is cut into whole bytes, 58255 on the busiest of the 18 links (1048576 / 18 = 58254.2).
   CHECK(double(j["time_s"]) == Approx(2 * 71 * (alpha + 58255 / (50e9 * 370 / 450))).epsilon(1e-9));
 }
 
-TEST_CASE("hgx-h100: ring all-reduce is exact; striped, a step moves at 450 x 370/450 = 370 GB/s per GPU",
+TEST_CASE("hgx-h100: ring all-reduce is exact, striped, a step moves at 450 x 370/450 = 370 GB/s per GPU",
           "[presets]") {
-  auto j = run_exact("hgx-h100", "allreduce", "ring", "64MiB");
-  const double n = 64 * kMiB, alpha = 1e-6;
-  CHECK(double(j["bound_s"]) == Approx(alpha + 2.0 * 7 / 8 * n / 370e9).epsilon(1e-9));
+  auto j = run_exact("hgx-h100", "allreduce", "ring", "64MiB", {"stack=ideal"});
+  const double n = 64 * kMiB, alpha = 182e-9 + 364e-9 + 182e-9;
+  CHECK(double(j["bound_s"]) == Approx(alpha + n / 370e9).epsilon(1e-9));
   // Within the rounding of a step's 8 MiB into whole bytes per bundle (5:4:4:5 of 8388608 is not whole).
   CHECK(double(j["time_s"]) == Approx(2 * 7 * (alpha + n / 8 / 370e9)).epsilon(1e-6));
 }

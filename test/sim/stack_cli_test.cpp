@@ -28,7 +28,7 @@ TEST_CASE("simulation equals model on contention-free runs under every stack and
   run_exact("cluster:2:switch:4", "allgather", "ring", "1MiB", {"stack=nccl", "protocol=LL128"});
 }
 
-TEST_CASE("the results name the stack and protocol; the table says what they add", "[stacks]") {
+TEST_CASE("the results name the stack and protocol, the table says what they add", "[stacks]") {
   auto j =
       run_json({"--topology", "hgx-h100", "--collective", "allreduce", "--algorithm", "auto", "--size", "8"});
   auto stack = j["stack"];
@@ -56,7 +56,7 @@ TEST_CASE("the results name the stack and protocol; the table says what they add
                   "4GiB", "--set", "stack=ideal"})["time_s"]);
 }
 
-TEST_CASE("a stack file runs like a built-in; bad stacks are one-line errors", "[stacks]") {
+TEST_CASE("a stack file runs like a built-in, bad stacks are one-line errors", "[stacks]") {
   const std::string file = temp_path("two_us.json");
   std::ofstream(file) << R"({"name": "two-us", "description": "2 us per transfer",
     "protocols": [{"name": "p", "launch_latency": "0us", "step_latency": "2us",
@@ -104,7 +104,7 @@ TEST_CASE("list stacks shows each stack's protocols and terms", "[stacks]") {
 }
 
 TEST_CASE(
-    "tune on hgx-h100 under nccl puts the ring/NVLS crossover where model_s puts it; auto where NCCL does",
+    "tune on hgx-h100 under nccl puts the ring/NVLS crossover where model_s puts it, and auto where NCCL does",
     "[stacks]") {
   // Simulated sweep of nccl's all-reduce algorithms, each at its best protocol, 8 B to 8 GiB x8.
   const std::string rows = temp_path("h100.jsonl");

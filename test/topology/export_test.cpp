@@ -138,7 +138,7 @@ TEST_CASE("DOT draws racks and servers as nested clusters with each switch where
   CHECK(small.find("cluster") == std::string::npos);
 }
 
-// The memory guard of `ultrasim topology --format simgrid-xml` (sim/commands/topology.cpp) rests on this
+// The memory guard of `ultrasim topology --format simgrid-xml` (sim/app/commands/topology.cpp) rests on this
 // estimate: it must be near the text's real length on every kind of fabric, single- and multi-path.
 TEST_CASE("the SimGrid XML estimate is within 25 % of the exported text's length", "[export]") {
   for (const std::string spec : {"switch:64", "ring:16", "torus:8x8", "trn3", "nvl72", "hgx-h100",

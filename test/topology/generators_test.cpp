@@ -30,7 +30,7 @@ TEST_CASE("ring:N has N links, except ring:2 (one) and ring:1 (none)") {
   CHECK(t.chip_forwarding());
 }
 
-TEST_CASE("torus wraps around in every dimension; a dimension of 2 has one link") {
+TEST_CASE("torus wraps around in every dimension, a dimension of 2 has one link") {
   Topology cube = build("torus:4x4x4");
   CHECK(cube.chip_count() == 64);
   CHECK(cube.link_count() == 192);

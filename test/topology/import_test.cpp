@@ -107,7 +107,7 @@ TEST_CASE("a round trip keeps rates that are not whole GB/s, flags, lanes and se
   CHECK(imported.tiers() == std::vector<std::string>{"fast", "slow"});
 }
 
-TEST_CASE("an imported export keeps the switch parameters it records; --set still overrides them",
+TEST_CASE("an imported export keeps the switch parameters it records, --set still overrides them",
           "[import]") {
   Topology reducing = make_topology("switch:4", {}, {{"switch_reduction", "true"}});
   std::string path = write_temp("reducing.json", exported(reducing));

@@ -10,7 +10,7 @@
 #include "topology/registry.hpp"
 #include "topology/routing.hpp"
 #include "topology_helpers.hpp"
-#include "workloads/collective_job.hpp"
+#include "workloads/collective/collective_job.hpp"
 
 using namespace ultrasim;
 using namespace ultrasim::test;
@@ -81,7 +81,7 @@ TEST_CASE("hash puts each ordered pair on one fixed path of its set, independent
   CHECK(hashed_path(0, 1, 1u << 30) == 0x910a2dec89025cc1ULL % (1u << 30));
 }
 
-TEST_CASE("torus:4x4: routes are dimension-ordered; equal paths differ only in the way round a ring",
+TEST_CASE("torus:4x4: routes are dimension-ordered, equal paths differ only in the way round a ring",
           "[multipath]") {
   Topology t = make_topology("torus:4x4", model_params(), {{"multipath", "stripe"}});
   Routes routes(t);

@@ -157,6 +157,12 @@ long parse_count(std::string_view text) {
   return value;
 }
 
+std::uint64_t parse_seed(const std::string& text) {
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InputError("invalid seed '" + text + "'; expected a whole number from 0 to 9999999999999999999");
+  return std::stoull(text);
+}
+
 bool parse_bool(std::string_view text) {
   if (text == "true" || text == "on" || text == "1" || text == "yes") return true;
   if (text == "false" || text == "off" || text == "0" || text == "no") return false;

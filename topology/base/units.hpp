@@ -41,6 +41,8 @@ double parse_time(std::string_view text);
 double parse_ratio(std::string_view text);
 // A positive integer.
 long parse_count(std::string_view text);
+// A seed: a whole number from 0 to 9999999999999999999 (--seed, --seeds).
+std::uint64_t parse_seed(const std::string& text);
 // true/false/on/off/1/0/yes/no.
 bool parse_bool(std::string_view text);
 

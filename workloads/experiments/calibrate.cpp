@@ -13,7 +13,7 @@
 #include "topology/base/log.hpp"
 #include "topology/base/progress.hpp"
 #include "topology/base/units.hpp"
-#include "workloads/collective_job.hpp"
+#include "workloads/collective/collective_job.hpp"
 
 namespace ultrasim {
 

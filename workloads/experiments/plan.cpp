@@ -6,6 +6,7 @@
 
 #include "topology/base/errors.hpp"
 #include "topology/base/units.hpp"
+#include "workloads/serving/schedulers/scheduler.hpp"
 
 namespace ultrasim {
 
@@ -13,15 +14,14 @@ void PlanSpec::validate() const {
   if (topologies.empty() || tps.empty() || schedulers.empty())
     throw InputError("plan: --topology, --tp and --scheduler each need at least one value");
   for (const auto& s : schedulers)
-    if (s != "static" && s != "continuous" && s != "chunked" && s != "disaggregated")
-      throw InputError("plan: --scheduler '" + s +
-                       "': expected static, continuous, chunked or disaggregated");
+    with_context("plan: --scheduler", [&] { return scheduler_entry(s).pools; });
   for (const int tp : tps)
     if (tp < 1 || tp > 4096) throw InputError("plan: --tp values must be between 1 and 4096");
   for (const double f : prefill_shares)
     if (!(f > 0 && f < 1)) throw InputError("plan: --prefill-share values must be in (0, 1)");
-  if (prefill_shares.empty() && std::count(schedulers.begin(), schedulers.end(), "disaggregated"))
-    throw InputError("plan: the disaggregated scheduler needs at least one --prefill-share");
+  for (const auto& s : schedulers)
+    if (prefill_shares.empty() && scheduler_entry(s).pools == 2)
+      throw InputError("plan: the " + s + " scheduler needs at least one --prefill-share");
   if (!(attainment > 0 && attainment <= 1)) throw InputError("plan: --attainment must be in (0, 1]");
   if (!base.contains("slo_ttft") || !base.contains("slo_tpot"))
     throw InputError("plan: give both SLOs, --slo-ttft and --slo-tpot");
@@ -37,7 +37,7 @@ SweepSpec plan_sweep(const PlanSpec& spec) {
     for (const int tp : spec.tps)
       for (const auto& scheduler : spec.schedulers) {
         nlohmann::ordered_json c{{"topology", topology}, {"tp", tp}, {"scheduler", scheduler}};
-        if (scheduler != "disaggregated") {
+        if (scheduler_entry(scheduler).pools == 1) {  // one pool: no prefill share to search
           sweep.cases.push_back(c);
           continue;
         }

@@ -53,13 +53,11 @@ struct SweepPoint {
 // otherwise make a billion points).
 constexpr std::size_t kMaxSweepValues = 100000;
 
-// Checks a workload object without running it (sim/runs/workloads.hpp: the kind's check); throws InputError.
+// Checks a workload object without running it (workloads/registry.hpp: the kind's check); throws InputError.
 using WorkloadCheck = std::function<void(const nlohmann::json& workload, const std::string& file)>;
 
 // "1KiB:4GiB:x2" (geometric), "0:1MiB:+64KiB" (arithmetic) or "1KiB,1MiB" (a list); throws InputError.
 std::vector<std::uint64_t> parse_sizes(const std::string& text);
-// One seed: a whole number of at most 19 digits (--seed, and each of --seeds); throws InputError.
-std::uint64_t parse_seed(const std::string& text);
 // "0,1,2" or "0:3" (0, 1, 2); throws InputError.
 std::vector<std::uint64_t> parse_seeds(const std::string& text);
 // The spec of a JSON sweep file ({"topologies": [...], "collectives": [...], "algorithms": [...],

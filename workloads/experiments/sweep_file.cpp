@@ -8,6 +8,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "collectives/schedule.hpp"
+#include "sim/machine/faults.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
@@ -15,9 +16,8 @@
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "topology/registry.hpp"
-#include "workloads/collective_job.hpp"
+#include "workloads/collective/collective_job.hpp"
 #include "workloads/experiments/tune.hpp"
-#include "workloads/faults.hpp"
 
 namespace ultrasim {
 namespace {
@@ -85,12 +85,6 @@ SweepSpec read_workload_sweep(const nlohmann::ordered_json& j, const std::string
 std::vector<std::uint64_t> parse_sizes(const std::string& text) {
   return parse_series(
       text, "--sizes", "sizes", [](const std::string& item) { return parse_bytes(item); }, kMaxSweepValues);
-}
-
-std::uint64_t parse_seed(const std::string& text) {
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw InputError("invalid seed '" + text + "'; expected a whole number from 0 to 9999999999999999999");
-  return std::stoull(text);
 }
 
 std::vector<std::uint64_t> parse_seeds(const std::string& text) {

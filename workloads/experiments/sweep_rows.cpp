@@ -8,6 +8,7 @@
 
 #include "collectives/algorithm.hpp"
 #include "collectives/schedule.hpp"
+#include "sim/machine/faults.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/output_file.hpp"
@@ -15,9 +16,8 @@
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 #include "topology/registry.hpp"
-#include "workloads/collective_job.hpp"
+#include "workloads/collective/collective_job.hpp"
 #include "workloads/experiments/tune.hpp"
-#include "workloads/faults.hpp"
 
 namespace ultrasim {
 namespace {

@@ -106,6 +106,17 @@ std::string json_cell(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
+// The dtype of a Kineto operator's input `a` ("Input type": "c10::Float8_e4m3fn", "float", "c10::Half",
+// ...); bfloat16 when it says none.
+std::string kineto_dtype(const nlohmann::json& types, std::size_t a) {
+  if (!types.is_array() || types.size() <= a || !types[a].is_string()) return "bfloat16";
+  const std::string t = types[a].get<std::string>();
+  return t.find("Float8") != std::string::npos ? "float8"
+         : t == "float"                        ? "float32"
+         : t.find("Half") != std::string::npos ? "float16"
+                                               : "bfloat16";
+}
+
 // Kineto: GEMM operators with their shapes and the GPU time of the kernels they launched; memcpy/memset.
 std::vector<KernelPoint> kineto_points(const nlohmann::json& trace, const std::string& where, int& skipped) {
   const nlohmann::json& events = trace["traceEvents"];
@@ -146,15 +157,7 @@ std::vector<KernelPoint> kineto_points(const nlohmann::json& trace, const std::s
       ++skipped;
       continue;
     }
-    std::string dtype = "bfloat16";
-    const nlohmann::json types = args.value("Input type", nlohmann::json::array());
-    if (types.is_array() && types.size() > a && types[a].is_string()) {
-      const std::string t = types[a].get<std::string>();
-      dtype = t.find("Float8") != std::string::npos ? "float8"
-              : t == "float"                        ? "float32"
-              : t.find("Half") != std::string::npos ? "float16"
-                                                    : "bfloat16";
-    }
+    const std::string dtype = kineto_dtype(args.value("Input type", nlohmann::json::array()), a);
     const std::size_t o = rank - 2;
     std::map<std::string, std::string> f{{"operation", rank == 3 ? "grouped_gemm" : "gemm"},
                                          {"seconds", json_cell(kernel_us[id] * 1e-6)},

@@ -1,5 +1,5 @@
 // Fitting a chip profile to measured kernel times (`ultrasim calibrate-chip`): the efficiencies and fixed
-// costs of the chip model (workloads/chip_model.hpp) that the measurements inform, the peaks and
+// costs of the chip model (sim/machine/chip_model.hpp) that the measurements inform, the peaks and
 // everything else kept from a base profile. Free of SimGrid.
 //
 // Measurements: a CSV (a header naming the columns) or a JSON array of objects with the same fields, or
@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/chip_model.hpp"
+#include "sim/machine/chip_model.hpp"
 #include "workloads/serving/serving.hpp"
 
 namespace ultrasim {

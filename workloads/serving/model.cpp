@@ -2,11 +2,11 @@
 
 #include <cmath>
 
+#include "sim/machine/chip_model.hpp"  // dtype_bytes
+#include "sim/machine/dtypes.hpp"
 #include "topology/base/errors.hpp"
+#include "topology/base/options.hpp"
 #include "topology/base/suggest.hpp"
-#include "workloads/chip_model.hpp"      // dtype_bytes
-#include "workloads/collective_job.hpp"  // dtype_size
-#include "workloads/options.hpp"
 
 namespace ultrasim {
 

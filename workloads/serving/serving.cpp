@@ -4,13 +4,15 @@
 #include <cmath>
 #include <sstream>
 
+#include "collectives/collective.hpp"  // even_chunks
+#include "sim/machine/dtypes.hpp"
+#include "sim/machine/program.hpp"  // check_engine_count
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/mix.hpp"
+#include "topology/base/options.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
-#include "workloads/collective_job.hpp"  // dtype_size
-#include "workloads/options.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace ultrasim {

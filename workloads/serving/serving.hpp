@@ -1,12 +1,13 @@
 // Serving a model on the fabric (`ultrasim serve`, "workload": "serving"): a batch of requests on a
 // deployment, its prefill (TTFT) and its decode steps (TPOT), layer by layer. Free of SimGrid: this file
 // turns the model, the deployment and the requests into a step's plan, a list of segments in the order a
-// step runs them; sim/runs/serving_run.cpp simulates the communicating ones on the fabric and adds them up.
+// step runs them (or, for request arrivals, an iteration's mix of prefill chunks and decode tokens:
+// plan_iteration); segment_pricer.hpp prices each segment on the fabric and step_accounting.hpp adds them up.
 //
 // Deployment (chips C = the topology's): pp pipeline stages of C / pp chips (stage s: ranks
 // [s C / pp, (s + 1) C / pp)); within a stage the attention runs tp-way tensor parallel in dp = C / (tp pp)
 // data-parallel groups (group d: ranks d tp .. d tp + tp - 1), and the experts are spread over every chip
-// of the stage (ep = C / pp) as `placement` puts them (workloads/moe.hpp). Request i of a batch goes to
+// of the stage (ep = C / pp) as `placement` puts them (workloads/moe/moe.hpp). Request i of a batch goes to
 // data-parallel group i mod dp; a group's tokens are split evenly over its tp chips at the MoE layer (each
 // dispatches its share), and gathered back by the next tensor-parallel all-reduce.
 //
@@ -29,9 +30,8 @@
 // computing while the other communicates: a layer costs max(compute of both, communication of both),
 // each half's communication simulated alone (they never overlap each other).
 //
-// Later work, for which the interface leaves room (the README says how): arrivals with continuous
-// batching (a request mix per step instead of one batch), prefill and decode on separate chip sets (two
-// deployments, a KV transfer between them), expert data parallelism (ep < C / pp).
+// Later work, for which the interface leaves room (the README says how): expert data parallelism
+// (ep < C / pp), pipeline stages and micro-batch overlap under request arrivals.
 #pragma once
 
 #include <cstdint>
@@ -42,10 +42,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/machine/chip_model.hpp"
+#include "topology/base/options.hpp"
 #include "topology/base/params.hpp"
-#include "workloads/chip_model.hpp"
-#include "workloads/moe.hpp"
-#include "workloads/options.hpp"
+#include "workloads/moe/moe.hpp"
 #include "workloads/serving/model.hpp"
 
 namespace ultrasim {
@@ -69,7 +69,7 @@ struct ServingConfig {
   std::optional<double> capacity_factor;
   std::string dispatch_dtype = "float8", combine_dtype = "bfloat16";
   std::string weight_dtype, kv_dtype;  // the deployment's, over the model's (empty: the model's)
-  int max_nodes = 0, node_chips = 0;   // node-limited routing (workloads/moe.hpp); 0: any node
+  int max_nodes = 0, node_chips = 0;   // node-limited routing (workloads/moe/moe.hpp); 0: any node
   // Multi-token prediction / speculative decoding: each decode step verifies draft_tokens drafted tokens
   // per request (1 + K tokens through the model), the draft runs K passes of draft_layers layers shaped
   // like the model's last one (DeepSeek-V3's MTP module: 1) and the LM head, and a step yields

@@ -1,8 +1,9 @@
-// serve's options, declared once (workloads/options.hpp): the flags of `ultrasim serve`, the fields of a
+// serve's options, declared once (topology/base/options.hpp): the flags of `ultrasim serve`, the fields of a
 // "serving" workload file, `ultrasim list --format json` and the reference read this table.
+#include "sim/engines/records.hpp"  // engine_option
+#include "sim/machine/dtypes.hpp"
 #include "topology/base/input_files.hpp"
-#include "workloads/collective_job.hpp"  // dtype_size
-#include "workloads/moe_options.hpp"
+#include "workloads/moe/moe_options.hpp"
 #include "workloads/serving/serving.hpp"
 
 namespace ultrasim {
@@ -98,10 +99,9 @@ void add_run_options(OptionTable<C>& t) {
                           "(calibrate-chip -o)",
                           "workloads/serving/chips.cpp, per value"));
   t.push_back(
-      text_option("engine", &C::engine, {},
-                  "the flow engine (ultrasim list engines) but simgrid; auto: contention-free where it "
-                  "proves exact, else fast",
-                  "assumption"));
+      engine_option<C>(&C::engine,
+                       "contention-free where it proves exact, else fast (not simgrid: serve runs many "
+                       "simulations in one process)"));
   t.push_back(
       integer_option("check_engine", &C::check_engine, 0, 1 << 20,
                      "N: also run the exchanges of the first N layers of the first step on the fast and "

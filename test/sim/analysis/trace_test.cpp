@@ -146,7 +146,7 @@ TEST_CASE("a tier's utilisation counter integrates to the bytes its links carrie
     CHECK(series.count("link " + hot["direction"].get<std::string>()) == 1);
 }
 
-TEST_CASE("flow records name each flow's links; their bytes x hops are the run's link bytes") {
+TEST_CASE("flow records name each flow's links, their bytes x hops are the run's link bytes") {
   const std::string flows = temp_path("flows.jsonl");
   auto run = run_json({"--topology", "trn3", "--collective", "alltoall", "--algorithm", "direct", "--size",
                        "1MiB", "--flows", flows});

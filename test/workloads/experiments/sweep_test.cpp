@@ -162,7 +162,7 @@ TEST_CASE("bad workload sweeps name the key, and a point's check names the point
 }
 
 TEST_CASE(
-    "a schedule file is a sweep's algorithm like a built-in; a missing one fails before anything runs") {
+    "a schedule file is a sweep's algorithm like a built-in, and a missing one fails before anything runs") {
   const std::string schedule =
       std::string("file:") + ULTRASIM_SOURCE_DIR + "/collectives/schedules/ring_allreduce_8.json";
   SweepSpec spec;

@@ -86,7 +86,7 @@ TEST_CASE("a tie goes to the earlier point, whatever order the rows were written
   CHECK(*tables[0].ranges[0].margin == 1.0);
 }
 
-TEST_CASE("failed and unverified rows never win; a size with no usable row is skipped") {
+TEST_CASE("failed and unverified rows never win, a size with no usable row is skipped") {
   json unverified = row(1, "one-shot", 1024, 1e-9);
   unverified["verified"] = false;
   unverified["wrong"] = 3;
@@ -116,7 +116,7 @@ TEST_CASE("failed and unverified rows never win; a size with no usable row is sk
   CHECK(ranges[1].from_bytes == 65536);
 }
 
-TEST_CASE("machine sets keep tables apart; algorithm parameters in sets compete inside one table") {
+TEST_CASE("machine sets keep tables apart, algorithm parameters in sets compete inside one table") {
   json slow{{"link_bandwidth", "50GBps"}, {"pipeline_chunks", "4"}};
   json fast{{"link_bandwidth", "100GBps"}, {"pipeline_chunks", "4"}};
   auto tables =
@@ -133,7 +133,7 @@ TEST_CASE("machine sets keep tables apart; algorithm parameters in sets compete 
   CHECK(tables[1].ranges[0].parameters == json{{"pipeline_chunks", 4}});
 }
 
-TEST_CASE("a change of the algorithm's own parameters starts a new range; other parameters are not listed") {
+TEST_CASE("a change of the algorithm's own parameters starts a new range, other parameters are not listed") {
   auto tables = tables_of({row(0, "ring", 1024, 2e-6, json::object(), {{"pipeline_chunks", 1}}),
                            row(1, "ring", 4096, 3e-6, json::object(), {{"pipeline_chunks", 1}}),
                            row(2, "ring", 16384, 4e-6, json::object(), {{"pipeline_chunks", 8}}),
@@ -174,7 +174,7 @@ TEST_CASE("tables are JSON a library loads and text a person reads") {
         "  [1 MiB, 1 MiB]           ring pipeline_chunks=1                52.43  -\n");
 }
 
-TEST_CASE("bad rows are input errors naming the line; no usable row is an error too") {
+TEST_CASE("bad rows are input errors naming the line, no usable row is an error too") {
   check_input_error(row(0, "ring", 1024, 1e-6).dump() + "\n\n{\"point\": 1, \"status\": \"ok\",\n",
                     "rows.jsonl:3: not JSON");
   check_input_error("[1, 2]\n", "rows.jsonl:1: not a JSON object");

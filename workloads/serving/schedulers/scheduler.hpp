@@ -1,8 +1,8 @@
 // Serving schedulers: which requests run in each iteration of a deployment's chip pool, as arrivals come
 // (`ultrasim serve --scheduler NAME`). Free of SimGrid and of the fabric: a pool is its data-parallel
-// groups, their KV caches in blocks, and a function that prices an iteration (sim/runs/production_run.cpp
-// gives the fabric's; the tests give closed forms). One registry, one file per scheduler; the rules are
-// in workloads/serving/README.md ("ServingRequest arrivals").
+// groups, their KV caches in blocks, and a function that prices an iteration
+// (workloads/serving/production_run.cpp gives the fabric's; the tests give closed forms). One registry, one
+// file per scheduler; the rules are in workloads/serving/README.md ("ServingRequest arrivals").
 //
 // Time is simulated seconds from the first arrival. A request's tokens: the first comes when its prefill
 // ends (TTFT = that iteration's end - arrival), each later one at the end of a decode iteration that ran

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
 
 #include "topology/base/errors.hpp"
 #include "workloads/serving/requests.hpp"
@@ -177,4 +178,23 @@ TEST_CASE("requests that can never fit are refused before anything runs") {
   CHECK_THROWS_WITH(schedule_continuous(requests, pools, o), Catch::Contains("over the token budget of 512"));
   CHECK(rec.steps.empty());
   CHECK_THROWS_WITH(scheduler_entry("continous"), Catch::Contains("did you mean 'continuous'"));
+}
+
+TEST_CASE("the scheduler table: one row per scheduler, found by name, an unknown one refused with a hint") {
+  const auto& table = serving_schedulers();
+  REQUIRE(table.size() == 4);
+  std::set<std::string> names;
+  for (const SchedulerEntry& e : table) {
+    INFO(e.name);
+    CHECK(!e.rule.empty());
+    CHECK((e.pools == 1 || e.pools == 2));
+    CHECK(e.run != nullptr);
+    CHECK(&scheduler_entry(e.name) == &e);
+    names.insert(e.name);
+  }
+  CHECK(names == std::set<std::string>{"static", "continuous", "chunked", "disaggregated"});
+  CHECK(scheduler_entry("disaggregated").pools == 2);
+  CHECK(scheduler_entry("chunked").pools == 1);
+  CHECK_THROWS_WITH(scheduler_entry("continous"), Catch::Contains("did you mean 'continuous'"));
+  CHECK_THROWS_AS(scheduler_entry(""), InputError);
 }

@@ -1,0 +1,199 @@
+// `ultrasim plan`: the cheapest deployment that meets a pair of serving SLOs
+// (workloads/experiments/plan.hpp), its search run as a workload sweep of `serve` points with arrivals.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "sim/app/commands/command.hpp"
+#include "sim/app/commands/declared_options.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/input_files.hpp"
+#include "topology/base/output_file.hpp"
+#include "topology/base/suggest.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/experiments/plan.hpp"
+#include "workloads/registry.hpp"
+#include "workloads/serving/production_run.hpp"
+
+namespace ultrasim {
+namespace {
+
+struct PlanArgs {
+  DeclaredFlags<ProductionConfig> arrivals;  // kArrivalOptions
+  DeclaredFlags<ServingConfig> serving;      // kPlanServing
+  std::string topologies = "trn3", tps = "1", schedulers = "continuous,chunked,disaggregated",
+              shares = "0.25,0.5", attainment = "0.9";
+  std::string jobs, shard, out, emit, format = "table", grid_cache;
+  std::vector<std::string> from;
+  bool resume = false;
+};
+
+// The serving options plan takes (each deployment's are searched); the arrival ones are kArrivalOptions.
+const std::vector<std::string> kPlanServing{"model", "input_len", "output_len", "seed"};
+
+// Plan's defaults: more requests than serve's, for a steadier tail.
+ProductionConfig plan_defaults() {
+  ProductionConfig p;
+  p.generator.count = 2000;
+  return p;
+}
+
+// The value of each option in `names` that `config` holds (a given one, or its default), in table order.
+template <class Config>
+void put_values(nlohmann::ordered_json& out, const OptionTable<Config>& table, const Config& config,
+                const std::vector<std::string>& names) {
+  for (const auto& o : table)
+    if (std::find(names.begin(), names.end(), o.name) != names.end() && !o.value(config).is_null())
+      out[o.name] = o.value(config);
+}
+
+// The serving workload every deployment runs: the model, the requests and the SLOs.
+nlohmann::ordered_json plan_base(const PlanArgs& a) {
+  ServingConfig serving;
+  a.serving.apply(serving);
+  ProductionConfig p = plan_defaults();
+  a.arrivals.apply(p);
+  if (p.requests_file.empty() && p.generator.rate == 0)
+    throw InputError("plan: give the requests, --requests FILE or --rate QPS");
+  if (!p.requests_file.empty())
+    check_input_file(p.requests_file, "request trace '" + p.requests_file + "'", "a CSV or JSON Lines file");
+  if (p.slo_ttft == 0 || p.slo_tpot == 0) throw InputError("plan: give both SLOs, --slo-ttft and --slo-tpot");
+  nlohmann::ordered_json base;
+  put_values(base, serving_options(), serving, kPlanServing);
+  const std::vector<std::string> generated{"rate", "num_requests", "burstiness", "length_dist"};
+  std::vector<std::string> arrivals;
+  for (const auto& name : kArrivalOptions)
+    if (p.requests_file.empty() || std::find(generated.begin(), generated.end(), name) == generated.end())
+      arrivals.push_back(name);
+  put_values(base, production_options(), p, arrivals);
+  return base;
+}
+
+PlanSpec plan_spec(const PlanArgs& a) {
+  PlanSpec spec;
+  spec.base = plan_base(a);
+  spec.topologies = split_items(a.topologies, ',');
+  spec.tps.clear();
+  for (const auto& t : split_items(a.tps, ','))
+    spec.tps.push_back(static_cast<int>(with_context("--tp", [&] { return parse_count(t); })));
+  spec.schedulers = split_items(a.schedulers, ',');
+  spec.prefill_shares.clear();
+  for (const auto& f : split_items(a.shares, ','))
+    spec.prefill_shares.push_back(with_context("--prefill-share", [&] { return parse_ratio(f); }));
+  spec.attainment = with_context("--attainment", [&] { return parse_ratio(a.attainment); });
+  spec.validate();
+  return spec;
+}
+
+// Rows written by the sweeps of a plan (their --out files, shards in any order): the last row per point.
+std::vector<nlohmann::ordered_json> read_rows(const std::vector<std::string>& files) {
+  std::map<std::int64_t, nlohmann::ordered_json> rows;
+  for (const auto& path : files) {
+    const std::string text = read_input_file(path, "rows file '" + path + "'", "JSON Lines of sweep rows");
+    std::size_t start = 0, line_no = 0;
+    while (start < text.size()) {
+      auto end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string line = text.substr(start, end - start);
+      start = end + 1, ++line_no;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const auto row =
+          parse_ordered_json_input(line, "rows file '" + path + "' line " + std::to_string(line_no));
+      if (!row.is_object() || !row.contains("point") || !row["point"].is_number_integer())
+        throw InputError("rows file '" + path + "' line " + std::to_string(line_no) + ": not a sweep row");
+      rows[row["point"].get<std::int64_t>()] = row;
+    }
+  }
+  std::vector<nlohmann::ordered_json> out;
+  for (auto& [id, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
+int plan(const PlanArgs& a) {
+  check_choice("format", a.format, {"table", "json"});
+  std::vector<nlohmann::ordered_json> rows;
+  double attainment = with_context("--attainment", [&] { return parse_ratio(a.attainment); });
+  if (!a.from.empty()) {
+    rows = read_rows(a.from);
+  } else {
+    PlanSpec spec = plan_spec(a);
+    if (!a.grid_cache.empty()) spec.base["grid_cache"] = a.grid_cache;
+    if (!a.emit.empty()) {
+      OutputFile file(a.emit, "sweep file");
+      file << json_text(plan_sweep_file(spec), 2) << "\n";
+      file.close();
+      std::cout << "wrote " << a.emit << ": run it with ultrasim sweep --file " << a.emit
+                << " [--shard K/N] --out ROWS, then ultrasim plan --from ROWS...\n";
+      return 0;
+    }
+    const WorkloadKind& kind = find_by_name(workload_kinds(), "serving", "workload");
+    // The deployments of one fabric and model share the step-time model's points (a temporary directory
+    // unless --grid-cache names one): the answer is the same, found sooner.
+    PlanSpec shared = spec;
+    std::string temp;
+    if (a.grid_cache.empty()) {
+      char dir[] = "/tmp/ultrasim-plan-XXXXXX";
+      if (::mkdtemp(dir) == nullptr) throw InputError("plan: cannot make a temporary directory in /tmp");
+      temp = dir;
+    }
+    shared.base["grid_cache"] = a.grid_cache.empty() ? temp : a.grid_cache;
+    struct Remove {
+      std::string dir;
+      ~Remove() {
+        if (!dir.empty()) std::filesystem::remove_all(dir);
+      }
+    } remove{temp};
+    const std::vector<SweepPoint> grid = expand_workloads(plan_sweep(shared), kind.check);
+    SweepOptions options;
+    options.jobs = parse_jobs(a.jobs);
+    options.out = a.out, options.resume = a.resume, options.binary = "/proc/self/exe";
+    options.columns = {"cost_per_mtok_usd", "good_fraction", "p99_ttft_s", "p99_tpot_s"};
+    if (!a.shard.empty()) options.shard = parse_shard(a.shard);
+    rows = run_sweep(grid, options);
+    if (options.shard) {
+      std::cout << rows.size() << " deployments of shard " << a.shard << (a.out.empty() ? "" : " in " + a.out)
+                << "; rank every shard's rows with ultrasim plan --from ROWS...\n";
+      return 0;
+    }
+  }
+  const nlohmann::ordered_json answer = rank_plan(rows, attainment);
+  std::cout << (a.format == "json" ? json_text(answer, 2) + "\n" : printable_text(plan_table(answer), true));
+  return 0;
+}
+
+}  // namespace
+
+Command plan_command() {
+  return {
+      "plan", "the cheapest deployment that meets serving SLOs: a search over deployments, run as a sweep",
+      [](CLI::App& app) {
+        auto args = std::make_shared<PlanArgs>();
+        PlanArgs& a = *args;
+        a.arrivals.add(app, production_options(), kArrivalOptions, plan_defaults());
+        a.serving.add(app, serving_options(), kPlanServing);
+        app.add_option("--attainment", a.attainment,
+                       "the share of requests that must meet both SLOs (default 0.9)");
+        app.add_option("--topology", a.topologies, "systems to search, comma-separated (default trn3)");
+        app.add_option("--tp", a.tps, "tensor-parallel sizes to search, comma-separated (default 1)");
+        app.add_option("--scheduler", a.schedulers,
+                       "schedulers to search, comma-separated (default continuous,chunked,disaggregated)");
+        app.add_option("--prefill-share", a.shares,
+                       "disaggregated: prefill shares of the chips to search (default 0.25,0.5)");
+        app.add_option("--jobs", a.jobs, "deployments run at once (default: one per core)");
+        app.add_option("--shard", a.shard, "K/N: run only deployments with point mod N == K");
+        app.add_option("--out", a.out, "write the deployments' rows to FILE as they finish");
+        app.add_flag("--resume", a.resume, "continue the sweep in --out FILE");
+        app.add_option("--emit-sweep", a.emit, "write the search as a sweep file and stop (for a cluster)");
+        app.add_option("--grid-cache", a.grid_cache,
+                       "a directory where the deployments share the step-time model's points (default: a "
+                       "temporary one)");
+        app.add_option("--from", a.from, "rank the rows of earlier runs (--out files of plan or sweep)");
+        app.add_option("--format", a.format, "table|json");
+        return [args](const std::string&) { return plan(*args); };
+      }};
+}
+
+}  // namespace ultrasim

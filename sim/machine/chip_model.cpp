@@ -1,0 +1,211 @@
+#include "sim/machine/chip_model.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "topology/base/errors.hpp"
+#include "topology/base/suggest.hpp"
+
+namespace ultrasim {
+
+namespace {
+
+// The chip model's peaks per dtype and efficiencies.
+ParamTable<ChipParams> chip_model_table() {
+  using C = ChipParams;
+  return ParamTable<C>{}
+      .add({"chip_flops",
+            "2.517e15",
+            Unit::kRatio,
+            "a chip's dense peak at 8 bits (FP8 / MXFP8), FLOP/s",
+            "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4",
+            {},
+            Range{0, 1e18, true}},
+           &C::chip_flops)
+      .add({"bf16_flops_ratio",
+            "0.2666",
+            Unit::kRatio,
+            "the 16-bit (BF16) dense peak as a fraction of chip_flops",
+            "hardware.md [AWS]: Trainium3 671 TFLOP/s BF16 / 2,517 MXFP8",
+            {},
+            Range{0, 4, true}},
+           &C::bf16_flops_ratio)
+      .add({"fp4_flops_ratio",
+            "1",
+            Unit::kRatio,
+            "the 4-bit (FP4 / MXFP4) dense peak as a fraction of chip_flops; 0: the chip has no 4-bit "
+            "units",
+            "hardware.md [AWS]: Trainium3 2,517 TFLOP/s MXFP8/MXFP4",
+            {},
+            Range{0, 8, false}},
+           &C::fp4_flops_ratio)
+      .add({"compute_efficiency", "0.6", Unit::kRatio, "fraction of the dtype's peak a large GEMM reaches",
+            "assumption (large GEMMs reach 50-70 % of peak)"},
+           &C::compute_efficiency)
+      .add({"gemm_half_rows",
+            "0",
+            Unit::kRatio,
+            "GEMM rows (tokens) at which a GEMM reaches half of compute_efficiency; 0: every shape "
+            "reaches it",
+            "assumption: the plain roofline (chip profiles set it)",
+            {},
+            Range{0, 1e6, false}},
+           &C::gemm_half_rows)
+      .add(
+          {"prefill_attention_efficiency", "0.6", Unit::kRatio,
+           "fraction of the peak prefill attention's score FLOPs reach", "assumption, as compute_efficiency"},
+          &C::prefill_attention_efficiency)
+      .add({"decode_attention_efficiency", "0.6", Unit::kRatio,
+            "fraction of the peak decode attention's score FLOPs reach (MLA absorbed: compute-heavy)",
+            "assumption, as compute_efficiency"},
+           &C::decode_attention_efficiency)
+      .add({"hbm_efficiency", "1", Unit::kRatio, "fraction of hbm_bandwidth that streaming kernels reach",
+            "assumption: the plain roofline (chip profiles set it)"},
+           &C::hbm_efficiency);
+}
+
+}  // namespace
+
+// The chip, energy and price parameters, declared once each with the member they fill: the chip model's
+// peaks and efficiencies, its fixed costs and overlap share, then HBM, energy and price.
+const ParamTable<ChipParams>& chip_table() {
+  using C = ChipParams;
+  static const ParamTable<C> table =
+      chip_model_table()
+          .add({"kernel_overhead",
+                "0s",
+                Unit::kTime,
+                "a kernel launch's fixed cost on the chip",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::kernel_overhead)
+          .add({"layer_overhead",
+                "0s",
+                Unit::kTime,
+                "fixed cost per transformer layer beyond its kernels",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::layer_overhead)
+          .add({"step_overhead",
+                "0s",
+                Unit::kTime,
+                "host and framework time per serving step (scheduling, sampling)",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 10, false}},
+               &C::step_overhead)
+          .add({"comm_share",
+                "0",
+                Unit::kRatio,
+                "fraction of the chip's compute a communication kernel occupies while micro-batches overlap",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::comm_share)
+          .add({"hbm_bandwidth", "4.9TBps", Unit::kRate, "a chip's HBM bandwidth",
+                "hardware.md [AWS]: Trainium3 HBM3e 4.9 TB/s"},
+               &C::hbm_bandwidth)
+          .add({"chip_power", "1000", Unit::kRatio, "a chip's power while the layer runs, W",
+                "hardware.md [3P]: ~1 kW reported for Trainium3, no AWS figure"},
+               &C::chip_power)
+          .add({"switch_power", "100", Unit::kRatio, "a switch's power, W",
+                "assumption: no public NeuronSwitch-v1 figure"},
+               &C::switch_power)
+          .add({"link_energy", "5", Unit::kRatio, "energy per bit per link crossed, pJ/bit",
+                "assumption: PCIe Gen6-class SerDes, about 5 pJ/bit"},
+               &C::link_energy)
+          .add({"ultraserver_price_per_hour", "360", Unit::kRatio, "price of one UltraServer per hour, USD",
+                "assumption: no public Trn3 UltraServer price (2.50 USD per chip-hour)"},
+               &C::ultraserver_price_per_hour)
+          .add({"ultraserver_chips", "144", Unit::kCount,
+                "chips the price buys (cost scales with the topology's chips)",
+                "hardware.md [AWS]: a Trn3 Gen2 UltraServer has 144 chips"},
+               &C::ultraserver_chips);
+  return table;
+}
+
+std::vector<ParamSpec> chip_params() {
+  return chip_table().specs();
+}
+
+ChipParams chip_of(const ParamSet& params) {
+  return chip_table().read(params);
+}
+
+namespace {
+
+struct DtypeInfo {
+  const char* name;
+  int bits;
+  double bytes;
+};
+// mxfp4: 32 elements share an 8-bit scale (OCP MX spec); nvfp4: 16 share an FP8 scale (NVIDIA).
+constexpr DtypeInfo kDtypes[] = {{"float32", 32, 4},    {"float16", 16, 2},  {"bfloat16", 16, 2},
+                                 {"float8", 8, 1},      {"int8", 8, 1},      {"float4", 4, 0.5},
+                                 {"mxfp4", 4, 0.53125}, {"nvfp4", 4, 0.5625}};
+
+const DtypeInfo& dtype_info(const std::string& dtype) {
+  std::vector<std::string> known;
+  for (const auto& d : kDtypes) {
+    if (dtype == d.name) return d;
+    known.push_back(d.name);
+  }
+  throw InputError(unknown_name_message("dtype", dtype, known));
+}
+
+}  // namespace
+
+int dtype_bits(const std::string& dtype) {
+  return dtype_info(dtype).bits;
+}
+double dtype_bytes(const std::string& dtype) {
+  return dtype_info(dtype).bytes;
+}
+
+ChipModel::ChipModel(const ParamSet& params) : c_(chip_of(params)) {}
+
+double ChipModel::peak(const std::string& dtype) const {
+  switch (dtype_bits(dtype)) {
+    case 4:
+      if (c_.fp4_flops_ratio <= 0)
+        throw InputError("dtype " + dtype + ": this chip has no 4-bit units (fp4_flops_ratio 0)");
+      return c_.chip_flops * c_.fp4_flops_ratio;
+    case 8:
+      return c_.chip_flops;
+    case 16:
+      return c_.chip_flops * c_.bf16_flops_ratio;
+    default:
+      return c_.chip_flops * c_.bf16_flops_ratio /
+             2;  // 32 bits: half the 16-bit rate (assumption, as TF32 on NVIDIA)
+  }
+}
+
+void ChipModel::check_dtype(const std::string& dtype, const std::string& what) const {
+  with_context(what, [&] { return peak(dtype); });
+}
+
+ChipTime ChipModel::time(const ChipWork& w) const {
+  ChipTime t;
+  if (w.gemm_flops > 0) {
+    const double rows = std::max(w.rows, 1.0);
+    const double shape = c_.gemm_half_rows > 0 ? rows / (rows + c_.gemm_half_rows) : 1.0;
+    t.compute_s += w.gemm_flops / (peak(w.gemm_dtype) * c_.compute_efficiency * shape);
+  }
+  if (w.attention_flops > 0)
+    t.compute_s +=
+        w.attention_flops / (peak(w.attention_dtype) *
+                             (w.decode ? c_.decode_attention_efficiency : c_.prefill_attention_efficiency));
+  if (w.prefill_attention_flops > 0)
+    t.compute_s += w.prefill_attention_flops / (peak(w.attention_dtype) * c_.prefill_attention_efficiency);
+  t.memory_s = w.bytes / (c_.hbm_bandwidth * c_.hbm_efficiency);
+  t.fixed_s = w.kernels * c_.kernel_overhead;
+  return t;
+}
+
+double ChipModel::overlapped_seconds(double compute_s, double comm_s) const {
+  return std::max(comm_s, compute_s + c_.comm_share * comm_s);
+}
+
+}  // namespace ultrasim

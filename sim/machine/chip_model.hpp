@@ -1,0 +1,108 @@
+// A chip's compute, priced: what a kernel of each operation class reaches of the chip's peaks, and the
+// fixed costs around the kernels. Free of SimGrid. The serving step (workloads/serving/) and the MoE
+// layer's experts (workloads/moe/moe.hpp) describe each chip's work in a segment as a ChipWork; the ChipModel
+// built from the run's parameters (chip_params(), a chip profile sets them) turns it into seconds.
+//
+// A segment's kernels on one chip (they run back to back; their compute and HBM traffic overlap as one
+// roofline, the model's granularity):
+//   compute_s = gemm_flops / (peak(gemm_dtype) x compute_efficiency x rows / (rows + gemm_half_rows))
+//             + attention_flops / (peak(attention_dtype) x {prefill,decode}_attention_efficiency)
+//             + prefill_attention_flops / (peak(attention_dtype) x prefill_attention_efficiency)
+//   memory_s  = bytes / (hbm_bandwidth x hbm_efficiency)
+//   seconds   = max(compute_s, memory_s) + kernels x kernel_overhead
+// peak(dtype): chip_flops at 8 bits (float8), x bf16_flops_ratio at 16 bits, x fp4_flops_ratio at 4 bits
+// (float4, mxfp4, nvfp4; a chip without 4-bit units has the ratio 0 and refuses them).
+// rows: the GEMMs' M (the tokens through them; an expert's tokens for the MoE experts). gemm_half_rows 0
+// prices every shape at compute_efficiency. Around the segments: layer_overhead per layer and
+// step_overhead per step (host and framework), on the step's critical path.
+// Micro-batch overlap: a communication kernel takes comm_share of the chip's compute units while it
+// runs, so compute C beside communication M takes max(M, C + comm_share x M) instead of max(C, M)
+// (overlapped_seconds).
+// With the efficiencies 1, gemm_half_rows 0, bf16_flops_ratio 1 and no fixed costs this is the plain
+// roofline max(flops / chip_flops, bytes / hbm_bandwidth) (tested to 1e-12).
+#pragma once
+
+#include <string>
+
+#include "topology/base/param_table.hpp"
+#include "topology/base/params.hpp"
+
+namespace ultrasim {
+
+// The chip, energy and price parameters (settable with --set; defaults with their sources; a serving
+// chip profile sets them per chip).
+struct ChipParams {
+  // The chip model's own: peaks per dtype, efficiencies, fixed costs, the overlap share.
+  double chip_flops = 0;        // dense peak at 8 bits, FLOP/s
+  double bf16_flops_ratio = 0;  // the 16-bit peak / chip_flops
+  double fp4_flops_ratio = 0;   // the 4-bit peak / chip_flops; 0: no 4-bit units
+  double compute_efficiency = 0, gemm_half_rows = 0;
+  double prefill_attention_efficiency = 0, decode_attention_efficiency = 0;
+  double hbm_efficiency = 0;
+  double kernel_overhead = 0, layer_overhead = 0, step_overhead = 0;  // s
+  double comm_share = 0;
+  // HBM, energy and price.
+  double hbm_bandwidth = 0;                 // B/s
+  double chip_power = 0, switch_power = 0;  // W
+  double link_energy = 0;                   // pJ/bit per link crossed
+  double ultraserver_price_per_hour = 0;    // USD
+  int ultraserver_chips = 0;                // chips the price buys
+};
+const ParamTable<ChipParams>& chip_table();
+// chip_table().specs().
+std::vector<ParamSpec> chip_params();
+// The chip parameters in effect in `params` (which declares chip_params()).
+ChipParams chip_of(const ParamSet& params);
+
+// One chip's work in one segment, by operation class.
+struct ChipWork {
+  double gemm_flops = 0;  // dense and grouped GEMMs (weights x activations)
+  double rows = 0;        // the GEMMs' M: tokens through them (0 with no GEMM)
+  std::string gemm_dtype = "float8";
+  double attention_flops = 0;  // the scores (QK^T, PV) over the context
+  bool decode = true;          // attention_flops are decode attention (one query token over the cache)
+  double prefill_attention_flops = 0;  // prefill attention's scores beside them (a mixed step's chunks)
+  std::string attention_dtype = "bfloat16";
+  double bytes = 0;  // HBM traffic: weights, the KV cache, activations in and out
+  int kernels = 0;   // kernel launches
+
+  double flops() const { return gemm_flops + attention_flops + prefill_attention_flops; }
+  bool empty() const {
+    return gemm_flops == 0 && attention_flops == 0 && prefill_attention_flops == 0 && bytes == 0 &&
+           kernels == 0;
+  }
+};
+
+// A ChipWork priced.
+struct ChipTime {
+  double compute_s = 0, memory_s = 0, fixed_s = 0;
+  double seconds() const { return (compute_s > memory_s ? compute_s : memory_s) + fixed_s; }
+  bool memory_bound() const { return memory_s > compute_s; }
+};
+
+class ChipModel {
+ public:
+  // The chip_params() values of `params`.
+  explicit ChipModel(const ParamSet& params);
+  ChipTime time(const ChipWork& work) const;
+  // The dense peak at `dtype`; InputError when the chip has no units of that width or the dtype is unknown.
+  double peak(const std::string& dtype) const;
+  // Throws InputError naming the chip parameter when `dtype` cannot run on this chip.
+  void check_dtype(const std::string& dtype, const std::string& what) const;
+  double layer_overhead() const { return c_.layer_overhead; }
+  double step_overhead() const { return c_.step_overhead; }
+  double comm_share() const { return c_.comm_share; }
+  // Compute `compute_s` beside communication `comm_s` that occupies comm_share of the chip.
+  double overlapped_seconds(double compute_s, double comm_s) const;
+
+ private:
+  ChipParams c_;
+};
+
+// The width of a dtype's multiplier, in bits (4, 8, 16, 32); InputError for an unknown one.
+int dtype_bits(const std::string& dtype);
+// Bytes per element in HBM, with the block scales of the 4-bit formats (mxfp4: one byte per 32 elements,
+// nvfp4: one byte per 16) and the 8/16/32-bit formats' sizes.
+double dtype_bytes(const std::string& dtype);
+
+}  // namespace ultrasim

@@ -1,0 +1,485 @@
+// `ultrasim serve` and "workload": "serving": a model served on the fabric. Decode at batch 1 is its fixed
+// costs plus the bytes it reads at the achievable HBM rate plus its communication (and, with the chip model
+// reduced to the roofline, exactly what it was before the chip model), large-batch prefill is its FLOPs at
+// the chip's rate, its MoE layers are `ultrasim moe`'s and its all-reduces `ultrasim run`'s, skew and
+// placement move the tail the way they must, and what does not fit is refused.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "cli_runner.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/moe/moe.hpp"
+
+using namespace ultrasim::test;
+using nlohmann::json;
+
+namespace {
+
+json serve_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "serve");
+  args.insert(args.end(), {"--format", "json"});
+  CliResult r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  json out = json::parse(r.out);
+  CHECK(out["verified"] == true);
+  return out;
+}
+
+constexpr double kHbm = 4.9e12;  // Trainium3's HBM bandwidth, B/s
+// Compute and HBM as good as free: what is left of a step is its communication, simulated alone.
+const std::vector<std::string> kFreeChip{"--set", "chip_flops=1e18", "--set", "hbm_bandwidth=1e18"};
+
+// The chip model reduced to the plain roofline (sim/machine/chip_model.hpp): every FLOP at 60 % of the 8-bit
+// peak, HBM at its full rate, no fixed costs, free overlap: the serving model before the chip model.
+const std::vector<std::string> kRoofline{"--set", "compute_efficiency=0.6",
+                                         "--set", "prefill_attention_efficiency=0.6",
+                                         "--set", "decode_attention_efficiency=0.6",
+                                         "--set", "gemm_half_rows=0",
+                                         "--set", "hbm_efficiency=1",
+                                         "--set", "bf16_flops_ratio=1",
+                                         "--set", "kernel_overhead=0s",
+                                         "--set", "layer_overhead=0s",
+                                         "--set", "step_overhead=0s",
+                                         "--set", "comm_share=0"};
+const std::vector<std::string> kNoFixedCosts{"--set", "kernel_overhead=0s", "--set", "layer_overhead=0s",
+                                             "--set", "step_overhead=0s"};
+
+std::vector<std::string> plus(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// What decode at batch 1 of DeepSeek-V3 reads from HBM on `p` chips (one request, on chip 0): per layer
+// its attention weights (float8) and the KV latent of 1024 + 128 tokens (bfloat16); its dense FFN (layers
+// 0-2) or its shared expert and router; and per MoE layer the experts the token runs on the busiest chip,
+// drawn as ultrasim moe --seed l x 2^20 draws them; then the LM head.
+double moe_decode_bytes(int p) {
+  const double attention = 187105280.0 + 1152.0 * 1152, dense = 3.0 * 7168 * 18432;
+  const double expert = 3.0 * 7168 * 2048, shared = expert + 7168.0 * 256;
+  double bytes = 0;
+  for (int layer = 0; layer < 61; ++layer) {
+    bytes += attention;
+    if (layer < 3) {
+      bytes += dense;
+      continue;
+    }
+    ultrasim::MoeConfig moe;
+    moe.experts = 256, moe.top_k = 8, moe.hidden = 7168, moe.ffn = 2048, moe.router = "random";
+    moe.tokens_per_chip = 1, moe.chip_tokens.assign(p, 0), moe.chip_tokens[0] = 1;
+    moe.seed = static_cast<std::uint64_t>(layer) << 20;
+    const ultrasim::MoeRouting routing = ultrasim::route_tokens(moe, p, 0);
+    std::vector<int> running(p, 0);
+    for (std::size_t i = 0; i < routing.instance_chip.size(); ++i)
+      if (routing.instance_load[i] > 0) ++running[routing.instance_chip[i]];
+    bytes += shared + *std::max_element(running.begin(), running.end()) * expert;
+  }
+  return bytes + 129280.0 * 7168;
+}
+
+// What decode at batch 1 of Llama-3-70B reads per chip at tp 4 or 8: a tp-th of every layer's weights
+// (float8) and of its KV cache (1152 tokens, 8 KV heads), and of the LM head.
+double dense_decode_bytes(int tp) {
+  const double layer = 150994944.0 + 704643072.0 + 1152.0 * 4096;
+  return (80 * layer + 128256.0 * 8192) / tp;
+}
+
+}  // namespace
+
+TEST_CASE("decode at batch 1 of the MoE model reads its weights, experts and KV cache from HBM") {
+  const std::vector<std::string> run =
+      plus({"--model", "deepseek-v3", "--batch", "1", "--phase", "decode"}, kRoofline);
+  const json step = serve_json(run);
+  const json comm = serve_json(plus(run, kFreeChip));
+  CHECK(step["bound"] == "hbm");
+  const double expected = moe_decode_bytes(144) / kHbm + comm["tpot_s"].get<double>();
+  // Within 2 %: the formula leaves out the activations, and a layer's combine starts on each chip when
+  // its own experts are done, not when the slowest chip's are.
+  CHECK(step["tpot_s"].get<double>() == Approx(expected).epsilon(0.02));
+}
+
+TEST_CASE("decode at batch 1 of the dense model reads a quarter of every layer per tp chip") {
+  const std::vector<std::string> run =
+      plus({"--model", "llama3-70b", "--tp", "4", "--batch", "1", "--phase", "decode"}, kRoofline);
+  const json step = serve_json(run);
+  const json comm = serve_json(plus(run, kFreeChip));
+  CHECK(step["bound"] == "hbm");
+  const double expected = dense_decode_bytes(4) / kHbm + comm["tpot_s"].get<double>();
+  CHECK(step["tpot_s"].get<double>() == Approx(expected).epsilon(0.02));
+  // Its communication: 160 tp all-reduces of one token, each as ultrasim run simulates it alone.
+  REQUIRE(step["tp_allreduce"]["count"] == 160);
+  CHECK(step["tp_allreduce"]["bytes"] == 8192 * 2);
+}
+
+TEST_CASE("decode at batch 1 on every chip profile: fixed costs + bytes at the achievable HBM rate + comm") {
+  struct Case {
+    std::vector<std::string> run;
+    double bytes;
+    int layers, kernels;  // on the busiest chip's path: 8 or 6 attention, 4 FFN, 5 shared, 3 experts, 3 head
+  };
+  const std::vector<Case> cases{
+      // DeepSeek-V3 on eight chips of each fabric (the formula is the same on 144; the run 20x cheaper).
+      {{"--model", "deepseek-v3", "--topology", "trn3@0-7"},
+       moe_decode_bytes(8),
+       61,
+       61 * 8 + 3 * 4 + 58 * (5 + 3) + 3},
+      {{"--model", "deepseek-v3", "--topology", "nvl72@0-7"},
+       moe_decode_bytes(8),
+       61,
+       61 * 8 + 3 * 4 + 58 * 8 + 3},
+      {{"--model", "llama3-70b", "--tp", "4"}, dense_decode_bytes(4), 80, 80 * (6 + 4) + 3},
+      {{"--model", "llama3-70b", "--tp", "8", "--topology", "hgx-h100"},
+       dense_decode_bytes(8),
+       80,
+       80 * 10 + 3},
+      {{"--model", "llama3-70b", "--tp", "4", "--topology", "trn2-ultraserver"},
+       dense_decode_bytes(4),
+       80,
+       80 * 10 + 3},
+      {{"--model", "llama3-70b", "--tp", "8", "--topology", "hgx-h100", "--chip", "h200"},
+       dense_decode_bytes(8),
+       80,
+       80 * 10 + 3},
+      {{"--model", "llama3-70b", "--tp", "8", "--topology", "hgx-h100", "--chip", "h800"},
+       dense_decode_bytes(8),
+       80,
+       80 * 10 + 3},
+      {{"--model", "deepseek-v3", "--topology", "nvl72@0-7", "--chip", "b200"},
+       moe_decode_bytes(8),
+       61,
+       61 * 8 + 3 * 4 + 58 * 8 + 3}};
+  for (const Case& c : cases) {
+    const std::vector<std::string> run = plus(c.run, {"--batch", "1", "--phase", "decode"});
+    std::string what;
+    for (const auto& w : c.run) what += w + " ";
+    INFO(what);
+    const json step = serve_json(run);
+    const json comm = serve_json(plus(plus(run, kFreeChip), kNoFixedCosts));
+    // The profile's own numbers, as `ultrasim list chips` gives them.
+    CliResult list = run_cli({"list", "chips", "--format", "json"});
+    REQUIRE(list.status == 0);
+    std::map<std::string, std::string> v;
+    const json chips = json::parse(list.out)["chips"];
+    for (const auto& chip : chips)
+      if (chip["name"] == step["chip"])
+        for (const auto& x : chip["values"]) v[x["name"].get<std::string>()] = x["value"].get<std::string>();
+    using ultrasim::parse_rate, ultrasim::parse_time;
+    const double hbm = parse_rate(v["hbm_bandwidth"]) * std::stod(v["hbm_efficiency"]);
+    const double fixed = c.kernels * parse_time(v["kernel_overhead"]) +
+                         c.layers * parse_time(v["layer_overhead"]) + parse_time(v["step_overhead"]);
+    const double expected = fixed + c.bytes / hbm + comm["tpot_s"].get<double>();
+    CHECK(step["tpot_s"].get<double>() == Approx(expected).epsilon(0.02));
+    // The fixed costs are the step's "overhead", but for the experts' kernels inside the MoE layers.
+    const double experts = c.run[1] == "deepseek-v3" ? 58 * 3 * parse_time(v["kernel_overhead"]) : 0;
+    CHECK(step["bound_s"]["overhead"].get<double>() == Approx(fixed - experts).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("large-batch prefill is compute-bound: its compute is its FLOPs at peak x efficiency") {
+  // 72 requests of 2048 tokens on tp 4 x dp 36: 4096 tokens per group.
+  const json r = serve_json(plus(
+      {"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--input-len", "2048", "--phase", "prefill"},
+      kRoofline));
+  CHECK(r["prefill_bound"] == "compute");
+  const double tokens = 4096, positions = 2048.0 * 2049 / 2;  // a request's tokens attend 1..2048
+  const double per_layer =
+      (2 * 150994944.0 * tokens + 4.0 * 64 * 128 * positions * 2 + 2 * 704643072.0 * tokens) / 4;
+  const double flops = 80 * per_layer + 2.0 * 128256 * 8192 / 4 * 2;  // + logits of each request's last token
+  const double compute = flops / (2.517e15 * 0.6);
+  const json& parts = r["prefill_parts_s"];
+  const double simulated =
+      parts["attention"].get<double>() + parts["ffn"].get<double>() + parts["lm head"].get<double>();
+  CHECK(simulated == Approx(compute).epsilon(0.02));
+  CHECK(r["prefill_mfu"].get<double>() < 0.6);  // compute_efficiency, less the all-reduces' share
+}
+
+TEST_CASE("a serving step's MoE layers are ultrasim moe's, and its all-reduces ultrasim run's") {
+  // Under auto a contended layer runs on the fast engine (sim/README.md, engines): ultrasim moe's on it.
+  const json r = serve_json({"--model", "deepseek-v3", "--batch", "144", "--phase", "decode", "--seed", "5"});
+  REQUIRE(r["moe_layer_s"].size() == 58);
+  CHECK(r["engine"] == "fast");
+  // ultrasim moe with trn3's chip profile (its defaults are the roofline's).
+  CliResult list = run_cli({"list", "chips", "--format", "json"});
+  REQUIRE(list.status == 0);
+  std::vector<std::string> trn3;
+  const json chips = json::parse(list.out)["chips"];
+  for (const auto& v : chips[0]["values"])
+    if (v["name"] != "hbm_capacity")  // serving's memory check, not a parameter of the layer
+      trn3.insert(trn3.end(), {"--set", v["name"].get<std::string>() + "=" + v["value"].get<std::string>()});
+  REQUIRE(chips[0]["name"] == "trn3");
+  for (const auto& [index, layer] : {std::pair{0, 3}, std::pair{57, 60}}) {
+    CliResult moe = run_cli(plus({"moe",
+                                  "--topology",
+                                  "trn3",
+                                  "--experts",
+                                  "256",
+                                  "--top-k",
+                                  "8",
+                                  "--tokens-per-chip",
+                                  "1",
+                                  "--hidden",
+                                  "7168",
+                                  "--ffn",
+                                  "2048",
+                                  "--router",
+                                  "random",
+                                  "--seed",
+                                  std::to_string(5 + (static_cast<long>(layer) << 20)),
+                                  "--engine",
+                                  "fast",
+                                  "--format",
+                                  "json"},
+                                 trn3));
+    INFO(moe.err);
+    REQUIRE(moe.status == 0);
+    CHECK(r["moe_layer_s"][index].get<double>() ==
+          Approx(json::parse(moe.out)["layer_time_s"].get<double>()).epsilon(1e-9));
+  }
+  // Nothing overlaps: the step is the sum of its parts, each simulated alone, and the fixed costs around
+  // them: Trainium3's 165 us per layer and 437 us per step.
+  double sum = 0;
+  for (const auto& [what, s] : r["parts_s"].items()) sum += s.get<double>();
+  CHECK(r["tpot_s"].get<double>() == Approx(sum + 61 * 165e-6 + 437e-6).epsilon(1e-12));
+
+  const json d = serve_json({"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--phase", "decode"});
+  const json& tp = d["tp_allreduce"];
+  REQUIRE(tp["bytes"] == 2 * 8192 * 2);  // each group's two tokens
+  const json alone = run_json({"--topology", "trn3", "--collective", "allreduce", "--algorithm", "auto",
+                               "--size", "32768", "--groups", "tp", "--layout", "tp=4,dp=36"});
+  CHECK(tp["time_s"].get<double>() == Approx(alone["time_s"].get<double>()).epsilon(1e-12));
+  CHECK(d["parts_s"]["tp"].get<double>() == Approx(160 * alone["time_s"].get<double>()).epsilon(1e-12));
+}
+
+TEST_CASE("serve runs contended layers on the fast engine within 0.5 % of the exact one, and checks it") {
+  // Four MoE layers of 16 experts (top-2) on eight chips, 256 tokens per chip: contended all-to-alls.
+  const std::string model =
+      temp_file("fast-model.json", R"({"layers": 4, "hidden": 1024, "vocab": 1000, "heads": 8,
+      "experts": 16, "top_k": 2, "expert_ffn": 4096})");
+  const std::vector<std::string> base{"--topology", "switch:8", "--model-file", model,
+                                      "--batch",    "2048",     "--phase",      "decode"};
+  const json fast = serve_json(plus(base, {"--check-engine", "3"}));
+  const json exact = serve_json(plus(base, {"--engine", "flow"}));
+  CHECK(fast["engine"] == "fast");
+  CHECK(fast["engine_error"].get<std::string>().find("p99") != std::string::npos);
+  CHECK(exact["engine"] == "flow");
+  CHECK(std::abs(fast["tpot_s"].get<double>() / exact["tpot_s"].get<double>() - 1) < 0.005);
+  const json& check = fast["engine_check"];
+  CHECK(check["exchanges"] == 3);  // the first three layers' MoE all-to-alls
+  CHECK(check["worst"].get<std::string>().find("moe of layer") == 0);
+  CHECK(check["max_rel_diff"].get<double>() < 0.005);
+  // The check's exact time of its worst layer is one of the exact run's layers.
+  bool found = false;
+  for (const auto& s : exact["moe_layer_s"])
+    found = found || std::abs(s.get<double>() / check["worst_exact_s"].get<double>() - 1) < 1e-9;
+  CHECK(found);
+}
+
+TEST_CASE("with skewed experts the balancing placement lowers the tail of TPOT") {
+  // Four MoE layers of 16 experts (top-2) on eight chips, 256 tokens per chip, Zipf 1.2.
+  const std::string model =
+      temp_file("skew-model.json", R"({"layers": 4, "hidden": 1024, "vocab": 1000, "heads": 8,
+      "experts": 16, "top_k": 2, "expert_ffn": 4096})");
+  const std::vector<std::string> base{"--topology", "switch:8", "--model-file", model,       "--batch",
+                                      "2048",       "--phase",  "decode",       "--batches", "8"};
+  const std::vector<std::string> run = plus(base, {"--zipf", "1.2"});
+  const json contiguous = serve_json(run);
+  // Same inputs and seed, the same bytes (its MoE layers simulated in child processes, in any order).
+  std::vector<std::string> words = plus(run, {"--format", "json"});
+  words.insert(words.begin(), "serve");
+  CliResult again = run_cli(words);
+  REQUIRE(again.status == 0);
+  CHECK(json::parse(again.out) == contiguous);
+  const json balanced = serve_json(plus(run, {"--placement", "balanced"}));
+  const json spread = serve_json(plus(run, {"--placement", "round-robin"}));
+  CHECK(balanced["tpot_p99_s"].get<double>() < contiguous["tpot_p99_s"].get<double>());
+  CHECK(balanced["tpot_p99_s"].get<double>() <= spread["tpot_p99_s"].get<double>());
+  CHECK(balanced["tpot_p50_s"].get<double>() < contiguous["tpot_p50_s"].get<double>());
+  // Unskewed, the tail is shorter still.
+  const json flat = serve_json(plus(base, {"--zipf", "0"}));
+  CHECK(flat["tpot_p99_s"].get<double>() < contiguous["tpot_p99_s"].get<double>());
+}
+
+TEST_CASE("two micro-batches hide communication behind compute, never below either stream") {
+  // Prefill, where the tp all-reduces of 4096 tokens take a third of the step.
+  const std::vector<std::string> run{"--model", "llama3-70b",  "--tp", "4",       "--batch",
+                                     "72",      "--input-len", "2048", "--phase", "prefill"};
+  const json plain = serve_json(run);
+  const json overlap = serve_json(plus(run, {"--micro-batches", "2"}));
+  const json& parts = overlap["prefill_parts_s"];  // each half's segments, each alone
+  const double compute =
+      parts["attention"].get<double>() + parts["ffn"].get<double>() + parts["lm head"].get<double>();
+  const double comm = parts["tp"].get<double>();
+  CHECK(overlap["ttft_s"].get<double>() < plain["ttft_s"].get<double>());
+  CHECK(overlap["ttft_s"].get<double>() >= std::max(compute, comm) * (1 - 1e-12));
+  CHECK(overlap["ttft_s"].get<double>() < compute + comm);
+  // Overlap that costs something: with comm_share 0.3 the compute beside each all-reduce runs at 70 %.
+  // Every layer is compute-bound here (C + 0.3 M > M), so each costs C + 0.3 M: the step is the compute
+  // plus 0.3 x the communication, longer than max(compute, communication) of any layer.
+  const json shared = serve_json(plus(plus(run, {"--micro-batches", "2"}), {"--set", "comm_share=0.3"}));
+  const json& p = shared["prefill_parts_s"];
+  const double c = p["attention"].get<double>() + p["ffn"].get<double>() + p["lm head"].get<double>();
+  const double m = p["tp"].get<double>();
+  CHECK(shared["ttft_s"].get<double>() ==
+        Approx(c + 0.3 * m + 80 * 2 * 165e-6 + 437e-6).epsilon(1e-9));  // + 2 passes' layer costs, the step's
+  CHECK(shared["ttft_s"].get<double>() > overlap["ttft_s"].get<double>());
+  // Decode is HBM-bound: each half reads every weight again, and the overlap is slower.
+  const std::vector<std::string> decode{"--model", "llama3-70b", "--tp",    "4",
+                                        "--batch", "1152",       "--phase", "decode"};
+  CHECK(serve_json(plus(decode, {"--micro-batches", "2"}))["tpot_s"].get<double>() >
+        serve_json(decode)["tpot_s"].get<double>());
+}
+
+TEST_CASE("a batch frontier answers the best batch size under a p99 TPOT target") {
+  const json r = serve_json({"--model", "llama3-70b", "--tp", "4", "--batch", "36:576:x2", "--phase",
+                             "decode", "--tpot-target", "30ms", "--tpot-target", "1us"});
+  REQUIRE(r["points"].size() == 5);
+  double best = 0;
+  std::uint64_t batch = 0;
+  double last = 0;
+  for (const auto& p : r["points"]) {
+    CHECK(p["tokens_per_s_per_chip"].get<double>() > last);  // more requests, more tokens per step
+    last = p["tokens_per_s_per_chip"].get<double>();
+    if (p["tpot_p99_s"].get<double>() <= 0.030 && p["tokens_per_s_per_chip"].get<double>() > best)
+      best = p["tokens_per_s_per_chip"].get<double>(), batch = p["batch"].get<std::uint64_t>();
+  }
+  REQUIRE(batch > 0);
+  CHECK(r["frontier"][0]["batch"] == batch);
+  CHECK(r["frontier"][1]["batch"].is_null());  // no step takes a microsecond
+}
+
+TEST_CASE("a serving trace shows one step: every chip's segments and every transfer, on the whole fabric") {
+  const std::string trace = temp_path("serve.trace.json");
+  const json r = serve_json({"--topology", "switch:8", "--model", "llama3-70b", "--tp", "4", "--batch", "2",
+                             "--phase", "decode", "--trace", trace});
+  const json events = json::parse(read_file(trace))["traceEvents"];
+  double last_end = 0;
+  int attention = 0, transfers = 0;
+  for (const auto& e : events) {
+    if (e["ph"] != "X") continue;
+    last_end = std::max(last_end, e["ts"].get<double>() + e["dur"].get<double>());
+    attention += e["name"] == "attention";
+    transfers += e.contains("args") && e["args"].contains("bytes");  // on its sender's and receiver's lanes
+  }
+  CHECK(attention == 80 * 8);  // each layer's attention on every chip (one request per tp group)
+  CHECK(transfers == 2 * static_cast<int>(r["transfers"].get<std::uint64_t>()));
+  CHECK(last_end == Approx(r["tpot_s"].get<double>() * 1e6).epsilon(1e-9));  // the step, in microseconds
+}
+
+TEST_CASE("a serving workload file runs as ultrasim serve does") {
+  const json file = workload_json(R"({"workload": "serving", "model": "llama3-70b", "tp": 4, "batch": 72,
+                                      "phase": "decode", "input_len": 512, "output_len": 64})",
+                                  "serving.json");
+  const json cli = serve_json({"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--phase", "decode",
+                               "--input-len", "512", "--output-len", "64"});
+  CHECK(file["tpot_s"] == cli["tpot_s"]);
+  CHECK(file["workload"] == "serving");
+}
+
+TEST_CASE("serving refuses what cannot be deployed, saying by how much") {
+  expect_input_error({"serve", "--tp", "5"}, "--tp 5 x --pp 1 does not divide the topology's 144 chips");
+  expect_input_error({"serve", "--topology", "switch:4"}, "the model does not fit in HBM: chip 0 holds");
+  expect_input_error(
+      {"serve", "--model", "llama3-70b", "--topology", "switch:8", "--tp", "8", "--batch", "4096"},
+      "the KV cache of batch 4096 does not fit");
+  expect_input_error({"serve", "--model", "deepseek-v4"}, "unknown model 'deepseek-v4'; did you mean");
+  expect_input_error({"serve", "--batch", "0"}, "--batch must be an integer between 1 and 16777216, not '0'");
+  expect_input_error({"serve", "--micro-batches", "3"},
+                     "--micro-batches must be an integer between 1 and 2, not '3'");
+  expect_input_error({"serve", "--phase", "train"},
+                     "--phase: unknown value 'train'; known: prefill, decode, both");
+  expect_input_error({"serve", "--engine", "simgrid"}, "--engine simgrid: serve runs many simulations");
+  expect_input_error({"serve", "--tpot-target", "0"}, "--tpot-target must be a time in (0, 1e6] s");
+  expect_input_error({"serve", "--micro-batches", "2", "--batch", "8", "--trace", temp_path("t.json")},
+                     "--trace shows one step's segments in order");
+  const std::string load = temp_file("load.csv", "1,2,3\n");
+  expect_input_error({"serve", "--expert-load", load}, "has 3 values; the model has 256 experts");
+  const std::string lengths = temp_file("lengths.csv", "128,16\n64\n");
+  expect_input_error({"serve", "--lengths", lengths}, "line 2: expected 'input,output'");
+}
+
+TEST_CASE("a drafted token per step: tokens per step 1 + a + ..., the step verifying them and the draft") {
+  // Llama-3-70B, tp 4, batch 1, the roofline: the step verifies 1 + 2 tokens (the weights read once), and
+  // the draft runs two passes of one layer shaped like the last (a quarter of its weights) and the LM head.
+  const std::vector<std::string> run =
+      plus({"--model", "llama3-70b", "--tp", "4", "--batch", "1", "--phase", "decode"}, kRoofline);
+  const std::vector<std::string> mtp = plus(run, {"--draft-tokens", "2", "--acceptance", "0.5"});
+  const json plain = serve_json(run), drafted = serve_json(mtp);
+  CHECK(drafted["tokens_per_step"].get<double>() == 1.75);  // 1 + 0.5 + 0.25
+  CHECK(drafted["draft_tokens"] == 2);
+  const json comm = serve_json(plus(mtp, kFreeChip));
+  const double layer = (150994944.0 + 704643072.0 + 1152.0 * 4096) / 4, head = 128256.0 * 8192 / 4;
+  const double step =
+      (dense_decode_bytes(4) + 2 * (layer + head)) / kHbm + comm["tpot_s"].get<double>() * 1.75;
+  CHECK(drafted["tpot_s"].get<double>() * 1.75 == Approx(step).epsilon(0.02));
+  CHECK(drafted["tpot_s"].get<double>() < plain["tpot_s"].get<double>());
+  // Cost and energy per token count the tokens a step yields.
+  CHECK(drafted["tokens_per_s"].get<double>() == Approx(1 / drafted["tpot_s"].get<double>()).epsilon(1e-12));
+  // Acceptance 0: the draft is paid for and nothing gained.
+  const json wasted = serve_json(plus(run, {"--draft-tokens", "2", "--acceptance", "0"}));
+  CHECK(wasted["tpot_s"].get<double>() > plain["tpot_s"].get<double>());
+}
+
+TEST_CASE("4-bit weights read a quarter of 16-bit's bytes plus their scales, on chips that have them") {
+  const std::vector<std::string> run{"--model",   "llama3-70b", "--tp", "4",       "--topology",
+                                     "nvl72@0-3", "--batch",    "1",    "--phase", "decode"};
+  const json fp4 = serve_json(plus(run, {"--weight-dtype", "nvfp4"}));
+  CHECK(fp4["chip"] == "gb200");
+  CHECK(fp4["model"]["weight_dtype"] == "nvfp4");
+  const json bf16 = serve_json(plus(run, {"--weight-dtype", "bfloat16"}));
+  CHECK(fp4["weights_bytes_per_chip"].get<double>() ==
+        Approx(bf16["weights_bytes_per_chip"].get<double>() * 0.5625 / 2).epsilon(1e-12));
+  // The HBM part of the step: the weights dominate it (the KV cache stays bfloat16).
+  CHECK(fp4["bound_s"]["hbm"].get<double>() < 0.3 * bf16["bound_s"]["hbm"].get<double>());
+  expect_input_error({"serve", "--model", "llama3-70b", "--topology", "hgx-h100", "--weight-dtype", "mxfp4"},
+                     "the model's weight_dtype on h100: dtype mxfp4: this chip has no 4-bit units");
+}
+
+TEST_CASE("serve reads a chip profile file, and refuses a bad one naming the field") {
+  CliResult list = run_cli({"list", "chips", "--format", "json"});
+  REQUIRE(list.status == 0);
+  json profile;
+  const json chips = json::parse(list.out)["chips"];
+  for (const auto& chip : chips)
+    if (chip["name"] == "trn3") {
+      profile["name"] = "my-trn3";
+      for (const auto& v : chip["values"]) profile["values"][v["name"].get<std::string>()] = v["value"];
+    }
+  for (const char* rest : {"switch_power", "link_energy"})  // what the built-in leaves at the defaults
+    profile["values"][rest] = std::string(rest) == "switch_power" ? "100" : "5";
+  const std::string file = temp_file("my-trn3.json", profile.dump());
+  const std::vector<std::string> run{"--model", "llama3-70b", "--tp",    "4",
+                                     "--batch", "8",          "--phase", "decode"};
+  const json mine = serve_json(plus(run, {"--chip", file}));
+  CHECK(mine["chip"] == "my-trn3");
+  CHECK(mine["chip_file"] == file);
+  CHECK(mine["tpot_s"] == serve_json(run)["tpot_s"]);
+  json bad = profile;
+  bad["values"]["hbm_efficiency"] = 1.5;
+  expect_input_error({"serve", "--chip", temp_file("bad-chip.json", bad.dump())},
+                     "field 'values.hbm_efficiency': parameter hbm_efficiency: '1.5' is out of range");
+  bad = profile;
+  bad["values"].erase("comm_share");
+  expect_input_error({"serve", "--chip", temp_file("missing-chip.json", bad.dump())},
+                     "missing field 'values.comm_share'");
+  expect_input_error({"serve", "--acceptance", "1.5", "--draft-tokens", "1"},
+                     "--acceptance must be a number between 0 and 1");
+  expect_input_error({"serve", "--acceptance", "-0.2"}, "--acceptance");
+  expect_input_error({"serve", "--draft-tokens", "17"}, "--draft-tokens must be an integer between 0 and 16");
+  expect_input_error({"serve", "--max-nodes-per-token", "4"}, "--max-nodes-per-token needs --node-chips");
+  expect_input_error({"serve", "--weight-dtype", "float5"}, "--weight-dtype: unknown dtype 'float5'");
+}
+
+TEST_CASE("node-limited routing keeps a token's experts on few nodes: less traffic off the node") {
+  // DeepSeek-V3 on two HGX nodes (16 H100), 1024 requests: at most one node per token keeps the
+  // dispatch inside the node, off the NICs.
+  const std::vector<std::string> run{"--model", "deepseek-v3", "--topology", "cluster:2:hgx-h100",
+                                     "--batch", "1024",        "--phase",    "decode"};
+  const json any = serve_json(run);
+  const json one = serve_json(plus(run, {"--max-nodes-per-token", "1", "--node-chips", "8"}));
+  CHECK(one["max_nodes_per_token"] == 1);
+  CHECK(any["chip"] == "h100");  // the scale-up preset's chip inside a cluster spec
+  CHECK(one["tpot_s"].get<double>() < any["tpot_s"].get<double>());
+}

@@ -1,0 +1,472 @@
+#include "workloads/serving/production_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include "sim/analysis/report.hpp"
+#include "sim/machine/chip_model.hpp"
+#include "topology/base/errors.hpp"
+#include "topology/base/output_file.hpp"
+#include "topology/base/progress.hpp"
+#include "topology/base/units.hpp"
+#include "workloads/serving/serving_run.hpp"
+#include "workloads/workload_file.hpp"
+#include "workloads/workload_metrics.hpp"
+
+namespace ultrasim {
+
+void ProductionConfig::share_requests() {
+  RequestGenerator& g = generator;
+  g.input_len = serving.input_len, g.output_len = serving.output_len, g.lengths = serving.lengths;
+  g.seed = serving.seed;
+}
+
+void ProductionConfig::validate() const {
+  serving.validate();
+  if (requests_file.empty()) generator.validate();
+  const bool two = scheduler_entry(scheduler).pools == 2;
+  if (prefill_chips != 0 && prefill_share != 0)
+    throw InputError("--prefill-chips and --prefill-share are exclusive: a count, or a share of the chips");
+  if (two && prefill_chips < 1 && prefill_share == 0)
+    throw InputError(
+        "--scheduler disaggregated needs --prefill-chips N or --prefill-share F (the first chips prefill)");
+  if (!two && (prefill_chips != 0 || prefill_tp != 0 || prefill_share != 0))
+    throw InputError("--prefill-chips, --prefill-share and --prefill-tp are for --scheduler disaggregated");
+  if (serving.pp != 1)
+    throw InputError("--pp with request arrivals: iterations do not pipeline yet; use --pp 1");
+  if (serving.micro_batches != 1)
+    throw InputError("--micro-batches 2 with request arrivals is not modelled yet");
+  if (serving.draft_tokens != 0) throw InputError("--draft-tokens with request arrivals is not modelled yet");
+  if (serving.batch_sizes != std::vector<std::uint64_t>{1})
+    throw InputError("--batch is for static batches without arrivals; with arrivals, --max-batch");
+}
+
+namespace {
+
+// A pool: its stepper and what it spent.
+struct PoolSim {
+  std::string name;
+  std::unique_ptr<ServingStepper> stepper;
+  int first_chip = 0;
+  std::uint64_t kv_blocks = 0;
+  double busy_s = 0, flops = 0, link_bytes = 0;
+  std::uint64_t wrong = 0;
+  std::string first_error;
+};
+
+// Blocks of 16 tokens a group's chips hold beside the heaviest chip's weights, within kv_fraction of HBM.
+std::uint64_t kv_blocks_of(const ProductionConfig& config, const ServingStepper& s, const std::string& pool) {
+  if (config.kv_blocks > 0) return config.kv_blocks;
+  const ServingConfig& c = s.config();
+  const MemoryUse use = memory_use(c, s.layout(), s.params(), 1);
+  const double free = use.capacity * config.kv_fraction - use.weights;
+  const double kv_split = c.model.kv_split(s.layout().tp);
+  const double per_block = 16 * c.model.kv_bytes_per_token() * c.model.layers / kv_split;
+  auto gib = [](double b) { return fixed_text(b / (1024.0 * 1024 * 1024), 1) + " GiB"; };
+  if (free < per_block)
+    throw InputError("the " + pool + " pool's layout does not fit: " + gib(use.weights) +
+                     " of weights per chip, " + fixed_text(config.kv_fraction * 100, 0) + " % of HBM is " +
+                     gib(use.capacity * config.kv_fraction) +
+                     " (more chips, --tp, or a smaller --weight-dtype)");
+  return static_cast<std::uint64_t>(std::floor(free / per_block));
+}
+
+std::string pool_topology(const std::string& topology, int first, int last) {
+  return topology + "@" + std::to_string(first) + "-" + std::to_string(last);
+}
+
+// The pools of the run: one, or prefill and decode, each a part of `fabric` (the whole topology's
+// machine, for the split).
+std::vector<PoolSim> make_pools(const ProductionConfig& config, const Machine* fabric) {
+  std::vector<PoolSim> pools;
+  auto add = [&](const std::string& name, ServingConfig c, int first, int last) {
+    PoolSim& p = pools.emplace_back();
+    p.name = name, p.first_chip = first;
+    std::unique_ptr<Machine> part;
+    if (fabric) {
+      std::vector<int> ranks;
+      for (int r = first; r <= last; ++r) ranks.push_back(r);
+      part = std::make_unique<Machine>(select_chips(*fabric, ranks, true));
+    }
+    p.stepper = std::make_unique<ServingStepper>(c, config.exact_steps, config.grid_layers, config.grid_cache,
+                                                 std::move(part));
+    p.kv_blocks = kv_blocks_of(config, *p.stepper, name);
+  };
+  if (scheduler_entry(config.scheduler).pools == 1) {
+    add("pool", config.serving, 0, -1);
+    return pools;
+  }
+  const int chips = fabric->p();
+  const int P = config.prefill_chips > 0
+                    ? config.prefill_chips
+                    : std::max(1, static_cast<int>(std::lround(config.prefill_share * chips)));
+  if (P >= chips)
+    throw InputError("the prefill pool's " + std::to_string(P) +
+                     " chips leave no decode chips of the topology's " + std::to_string(chips));
+  if (config.serving.topology.find('@') != std::string::npos)
+    throw InputError("--scheduler disaggregated splits the topology's chips: give a topology without @CHIPS");
+  ServingConfig prefill = config.serving, decode = config.serving;
+  prefill.topology = pool_topology(config.serving.topology, 0, P - 1);
+  prefill.tp = config.prefill_tp > 0 ? config.prefill_tp : config.serving.tp;
+  decode.topology = pool_topology(config.serving.topology, P, chips - 1);
+  with_context("the prefill pool", [&] {
+    add("prefill", prefill, 0, P - 1);
+    return 0;
+  });
+  with_context("the decode pool", [&] {
+    add("decode", decode, P, chips - 1);
+    return 0;
+  });
+  return pools;
+}
+
+void stats_json(nlohmann::ordered_json& out, const std::string& name, std::vector<double> v) {
+  using json = nlohmann::ordered_json;
+  if (v.empty()) {
+    for (const char* k : {"mean_", "median_", "p90_", "p99_"}) out[k + name + "_s"] = json();
+    return;
+  }
+  double sum = 0;
+  for (const double x : v) sum += x;
+  out["mean_" + name + "_s"] = sum / static_cast<double>(v.size());
+  std::sort(v.begin(), v.end());
+  auto rank = [&](double q) { return percentile_of_sorted(v, q); };
+  out["median_" + name + "_s"] = rank(0.5);
+  out["p90_" + name + "_s"] = rank(0.9);
+  out["p99_" + name + "_s"] = rank(0.99);
+}
+
+// The latencies, throughput and goodput of a schedule (vLLM's serving benchmark's names, in seconds).
+void metrics_json(nlohmann::ordered_json& out, const ProductionConfig& config,
+                  const std::vector<ServingRequest>& requests, const ServingSchedule& s) {
+  std::vector<double> ttft, tpot, e2el;
+  double input = 0, output = 0, end = 0;
+  std::uint64_t good = 0, preemptions = 0;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const RequestTimes& t = s.requests[i];
+    const double first = t.first_token_s - t.arrival_s, life = t.finish_s - t.arrival_s;
+    ttft.push_back(first), e2el.push_back(life);
+    const double per_token =
+        requests[i].output > 1 ? (t.finish_s - t.first_token_s) / static_cast<double>(requests[i].output - 1)
+                               : 0;
+    if (requests[i].output > 1) tpot.push_back(per_token);
+    if ((config.slo_ttft == 0 || first <= config.slo_ttft) &&
+        (config.slo_tpot == 0 || per_token <= config.slo_tpot))
+      ++good;
+    input += static_cast<double>(requests[i].prompt), output += static_cast<double>(requests[i].output);
+    end = std::max(end, t.finish_s), preemptions += t.preemptions;
+  }
+  const double duration = end - requests.front().arrival_s;
+  auto per_s = [&](double x) { return duration > 0 ? x / duration : 0.0; };
+  out["completed"] = requests.size();
+  out["duration_s"] = duration;
+  out["total_input_tokens"] = input;
+  out["total_output_tokens"] = output;
+  out["request_throughput"] = per_s(static_cast<double>(requests.size()));
+  out["output_throughput"] = per_s(output);
+  out["total_token_throughput"] = per_s(input + output);
+  const bool slo = config.slo_ttft > 0 || config.slo_tpot > 0;
+  out["slo_ttft_s"] =
+      config.slo_ttft > 0 ? nlohmann::ordered_json(config.slo_ttft) : nlohmann::ordered_json();
+  out["slo_tpot_s"] =
+      config.slo_tpot > 0 ? nlohmann::ordered_json(config.slo_tpot) : nlohmann::ordered_json();
+  out["request_goodput"] =
+      slo ? nlohmann::ordered_json(per_s(static_cast<double>(good))) : nlohmann::ordered_json();
+  out["good_fraction"] =
+      slo ? nlohmann::ordered_json(static_cast<double>(good) / static_cast<double>(requests.size()))
+          : nlohmann::ordered_json();
+  stats_json(out, "ttft", ttft);
+  stats_json(out, "tpot", tpot);
+  stats_json(out, "itl", s.itl_s);
+  stats_json(out, "e2el", e2el);
+  out["preemptions"] = preemptions;
+}
+
+void write_timeline(const std::string& path, const std::vector<PoolSim>& pools, const ServingSchedule& s) {
+  OutputFile file(path, "timeline");
+  file << "pool,start_s,end_s,requests,prefill_tokens,decode_tokens,kv_blocks,kv_use,preempted\n";
+  for (const ServingIteration& it : s.iterations) {
+    const PoolSim& p = pools[static_cast<std::size_t>(it.pool)];
+    const double total = static_cast<double>(p.kv_blocks) * p.stepper->layout().dp;
+    file << p.name << "," << shortest_number(it.start_s) << "," << shortest_number(it.end_s) << ","
+         << std::to_string(it.requests) << "," << std::to_string(it.prefill_tokens) << ","
+         << std::to_string(it.decode_tokens) << "," << std::to_string(it.kv_blocks) << ","
+         << shortest_number(static_cast<double>(it.kv_blocks) / total) << "," << std::to_string(it.preempted)
+         << "\n";
+  }
+  file.close();
+}
+
+// Every request: its lengths, times and latencies (what latency CDFs are drawn from).
+void write_requests(const std::string& path, const std::vector<ServingRequest>& requests,
+                    const ServingSchedule& s) {
+  OutputFile file(path, "request times");
+  file << "request,arrival_s,prompt_tokens,output_tokens,first_token_s,finish_s,ttft_s,tpot_s,e2el_s,"
+          "preemptions,group\n";
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const RequestTimes& t = s.requests[i];
+    const ServingRequest& r = requests[i];
+    const std::string tpot =
+        r.output > 1 ? shortest_number((t.finish_s - t.first_token_s) / static_cast<double>(r.output - 1))
+                     : "";
+    file << std::to_string(i) << "," << shortest_number(t.arrival_s) << "," << std::to_string(r.prompt) << ","
+         << std::to_string(r.output) << "," << shortest_number(t.first_token_s) << ","
+         << shortest_number(t.finish_s) << "," << shortest_number(t.first_token_s - t.arrival_s) << ","
+         << tpot << "," << shortest_number(t.finish_s - t.arrival_s) << "," << std::to_string(t.preemptions)
+         << "," << std::to_string(t.group) << "\n";
+  }
+  file.close();
+}
+
+// Perfetto: a track per request (waiting for its first token, then decoding) and per pool (its iterations,
+// with counters of the batch and the KV blocks held).
+void write_production_trace(const std::string& path, const std::vector<PoolSim>& pools,
+                            const ServingSchedule& s) {
+  OutputFile file(path, "trace");
+  auto us = [](double t) { return shortest_number(t * 1e6); };
+  file << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  file << R"({"ph":"M","pid":0,"name":"process_name","args":{"name":"requests"}})";
+  for (std::size_t p = 0; p < pools.size(); ++p)
+    file << ",\n{\"ph\":\"M\",\"pid\":" << std::to_string(p + 1)
+         << R"(,"name":"process_name","args":{"name":")" << pools[p].name << " pool\"}}";
+  for (std::size_t i = 0; i < s.requests.size(); ++i) {
+    const RequestTimes& t = s.requests[i];
+    const std::string tid = std::to_string(i);
+    file << ",\n{\"ph\":\"X\",\"pid\":0,\"tid\":" << tid
+         << ",\"name\":\"until first token\",\"ts\":" << us(t.arrival_s)
+         << ",\"dur\":" << us(t.first_token_s - t.arrival_s) << "}";
+    file << ",\n{\"ph\":\"X\",\"pid\":0,\"tid\":" << tid
+         << ",\"name\":\"decode\",\"ts\":" << us(t.first_token_s)
+         << ",\"dur\":" << us(t.finish_s - t.first_token_s)
+         << ",\"args\":{\"preemptions\":" << std::to_string(t.preemptions) << "}}";
+  }
+  for (const ServingIteration& it : s.iterations) {
+    const std::string pid = std::to_string(it.pool + 1);
+    file << ",\n{\"ph\":\"X\",\"pid\":" << pid
+         << ",\"tid\":0,\"name\":\"iteration\",\"ts\":" << us(it.start_s)
+         << ",\"dur\":" << us(it.end_s - it.start_s)
+         << ",\"args\":{\"requests\":" << std::to_string(it.requests)
+         << ",\"prefill_tokens\":" << std::to_string(it.prefill_tokens)
+         << ",\"decode_tokens\":" << std::to_string(it.decode_tokens) << "}}";
+    file << ",\n{\"ph\":\"C\",\"pid\":" << pid << ",\"name\":\"batch\",\"ts\":" << us(it.start_s)
+         << ",\"args\":{\"requests\":" << std::to_string(it.requests)
+         << ",\"kv_blocks\":" << std::to_string(it.kv_blocks) << "}}";
+  }
+  file << "\n]}\n";
+  file.close();
+}
+
+// The pools as the schedulers see them: each iteration priced by its stepper, and what it spent kept.
+std::vector<ServingPool> pool_views(std::vector<PoolSim>& pools) {
+  std::vector<ServingPool> views;
+  for (PoolSim& p : pools) {
+    ServingPool& v = views.emplace_back();
+    v.name = p.name, v.groups = p.stepper->layout().dp, v.kv_blocks = p.kv_blocks;
+    v.step = [&p](const std::vector<StepItem>& items) {
+      const ServingStepper::Step s = p.stepper->step(items);
+      p.busy_s += s.seconds, p.flops += s.flops, p.link_bytes += s.link_bytes;
+      if (s.wrong > 0 && p.wrong == 0) p.first_error = s.first_error;
+      p.wrong += s.wrong;
+      return s.seconds;
+    };
+  }
+  return views;
+}
+
+// A prefill iteration's KV moves as one exchange on the whole fabric, alone: decode chip t of the target
+// group gets its shard (the whole latent with MLA) from chip t mod tp of the source group.
+std::function<double(const std::vector<KvMove>&)> kv_transfer(std::vector<PoolSim>& pools,
+                                                              ServingStepper& fabric, double& bytes_moved) {
+  return [&pools, &fabric, &bytes_moved](const std::vector<KvMove>& moves) {
+    const int chips = fabric.layout().chips;
+    const ServingLayout &from = pools[0].stepper->layout(), &to = pools[1].stepper->layout();
+    const ModelShape& m = pools[1].stepper->config().model;
+    const int split = m.kv_split(to.tp);
+    std::vector<std::vector<std::uint64_t>> rows(chips, std::vector<std::uint64_t>(chips, 0));
+    for (const KvMove& mv : moves)
+      for (int t = 0; t < to.tp; ++t) {
+        const int src = pools[0].first_chip + mv.from_group * from.tp + t % from.tp;
+        const int dst = pools[1].first_chip + mv.to_group * to.tp + t;
+        const auto bytes = static_cast<std::uint64_t>(
+            std::ceil(static_cast<double>(mv.tokens) * m.kv_bytes_per_token() * m.layers / split));
+        rows[src][dst] += bytes, bytes_moved += static_cast<double>(bytes);
+      }
+    const ServingStepper::Step s = fabric.exchange(rows);
+    pools[0].link_bytes += s.link_bytes;
+    return s.seconds;
+  };
+}
+
+// Per pool: its chips, layout, KV and how busy it was; its energy and cost over `duration` added up.
+nlohmann::ordered_json pools_json(const std::vector<PoolSim>& pools, const ServingSchedule& schedule,
+                                  double duration, double& energy, double& cost) {
+  using json = nlohmann::ordered_json;
+  json pool_rows = json::array();
+  for (const PoolSim& p : pools) {
+    const ServingStepper& s = *p.stepper;
+    const ServingLayout& l = s.layout();
+    const double peak = chip_of(s.params()).chip_flops;
+    std::uint64_t iterations = 0, batch_sum = 0, kv_most = 0;
+    for (const ServingIteration& it : schedule.iterations)
+      if (&pools[static_cast<std::size_t>(it.pool)] == &p)
+        ++iterations, batch_sum += it.requests, kv_most = std::max(kv_most, it.kv_blocks);
+    json row;
+    row["pool"] = p.name;
+    row["chips"] = l.chips;
+    row["first_chip"] = p.first_chip;
+    row["layout"] = {{"tp", l.tp}, {"dp", l.dp}, {"ep", l.ep}};
+    row["kv_blocks_per_group"] = p.kv_blocks;
+    row["iterations"] = iterations;
+    row["mean_batch"] =
+        iterations > 0 ? static_cast<double>(batch_sum) / static_cast<double>(iterations) : 0.0;
+    row["max_kv_use"] = static_cast<double>(kv_most) / (static_cast<double>(p.kv_blocks) * l.dp);
+    row["busy_fraction"] = duration > 0 ? p.busy_s / duration : 0.0;
+    row["mfu"] = duration > 0 ? p.flops / (duration * l.chips * peak) : 0.0;
+    row["grid_points"] = s.grid_points();
+    row["engine"] = s.engine();
+    pool_rows.push_back(row);
+    energy += workload_energy_j(s.params(), l.chips, s.switches(), duration, p.link_bytes);
+    cost += workload_cost_usd(s.params(), l.chips, duration);
+  }
+  return pool_rows;
+}
+
+}  // namespace
+
+std::optional<ProductionConfig> production_config_from_json(const nlohmann::json& w,
+                                                            const std::string& file) {
+  if (!w.is_object() || (!w.contains("requests") && !w.contains("rate"))) return std::nullopt;
+  const std::string where = "workload file '" + file + "'";
+  nlohmann::json serving = w, arrivals = nlohmann::json::object();
+  for (const auto& o : production_options())
+    if (w.contains(o.name)) arrivals[o.name] = w.at(o.name), serving.erase(o.name);
+  std::vector<std::string> fields;
+  for (const auto& [name, value] : serving.items()) fields.push_back(name);
+  if (const std::string refusal = static_only_refusal(fields, arrivals.contains("requests"), false);
+      !refusal.empty())
+    throw InputError(where + ": " + refusal);
+  ProductionConfig p;
+  p.serving = serving_config_from_json(serving, file);
+  read_options(production_options(), arrivals, where, {}, p);
+  p.share_requests();
+  with_context(where, [&] { p.validate(); });
+  return p;
+}
+
+namespace {
+
+// The run's configuration, as the result's fields after its head.
+void arrivals_config_json(nlohmann::ordered_json& out, const ProductionConfig& config,
+                          const SchedulerOptions& options, const ServingStepper& main) {
+  using json = nlohmann::ordered_json;
+  out["model"] = model_json(main.config().model);
+  out["chip"] = main.profile().name;
+  out["scheduler"] = config.scheduler;
+  out["requests"] = config.requests_file.empty() ? json() : json(config.requests_file);
+  out["request_rate"] = config.requests_file.empty() ? json(config.generator.rate) : json();
+  out["burstiness"] = config.requests_file.empty() ? json(config.generator.burstiness) : json();
+  out["max_batch"] = options.max_batch;
+  out["token_budget"] = options.token_budget;
+  out["step_model"] = config.exact_steps ? json("exact") : json("grid");
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_production(const ProductionConfig& config, const std::string& command,
+                                      const std::string& trace) {
+  config.validate();
+  const std::vector<ServingRequest> requests = config.requests_file.empty()
+                                                   ? generate_requests(config.generator)
+                                                   : read_request_trace(config.requests_file);
+  const SchedulerEntry& scheduler = scheduler_entry(config.scheduler);
+  // Disaggregated: the whole fabric, for its chips and the KV transfers between the pools.
+  std::unique_ptr<ServingStepper> fabric;
+  if (scheduler.pools == 2) {
+    ServingConfig whole = config.serving;
+    whole.tp = 1;
+    fabric = std::make_unique<ServingStepper>(whole, true, 1);
+  }
+  std::vector<PoolSim> pools = make_pools(config, fabric ? &fabric->machine() : nullptr);
+  const int chips = fabric ? fabric->layout().chips : pools.front().stepper->layout().chips;
+  std::vector<ServingPool> views = pool_views(pools);
+  SchedulerOptions options = config.options;
+  double transfer_bytes = 0;
+  if (fabric) options.transfer = kv_transfer(pools, *fabric, transfer_bytes);
+  const ServingSchedule schedule = [&] {
+    Progress progress("serve: requests finished", requests.size());
+    SchedulerOptions watched = options;
+    watched.progress = &progress;
+    return scheduler.run(requests, views, watched);
+  }();
+
+  using json = nlohmann::ordered_json;
+  json out = workload_result(command, "serving", config.serving.topology, chips);
+  const ServingStepper& main = *pools.back().stepper;
+  arrivals_config_json(out, config, options, main);
+  metrics_json(out, config, requests, schedule);
+  const double duration = out["duration_s"].get<double>(), tokens = out["total_output_tokens"].get<double>();
+  double energy = 0, cost = 0;
+  const json pool_rows = pools_json(pools, schedule, duration, energy, cost);
+  out["pools"] = pool_rows;
+  out["kv_transfer_bytes"] = transfer_bytes;
+  double transfer_s = 0;
+  for (const RequestTimes& t : schedule.requests) transfer_s += t.kv_transfer_s;
+  out["mean_kv_transfer_s"] =
+      pools.size() == 2 ? json(transfer_s / static_cast<double>(requests.size())) : json();
+  out["energy_per_token_j"] = tokens > 0 ? energy / tokens : 0.0;
+  out["cost_per_mtok_usd"] = tokens > 0 ? cost / tokens * 1e6 : 0.0;
+  if (!config.timeline.empty()) write_timeline(config.timeline, pools, schedule);
+  if (!config.per_request.empty()) write_requests(config.per_request, requests, schedule);
+  if (!trace.empty()) write_production_trace(trace, pools, schedule);
+  SimResult summary;
+  summary.engine = parse_engine(pools.back().stepper->engine());
+  std::uint64_t wrong = 0;
+  std::string first;
+  for (const PoolSim& p : pools)
+    if (p.wrong > 0) wrong += p.wrong, first = first.empty() ? p.first_error : first;
+  close_workload_result(out, wrong, first, summary, main.params());
+  return out;
+}
+
+std::string production_table(const nlohmann::ordered_json& r) {
+  std::ostringstream out;
+  auto ms = [](const nlohmann::ordered_json& v) {
+    return v.is_null() ? std::string("-") : fixed_text(v.get<double>() * 1e3, 2);
+  };
+  out << "# Serving " << r["model"]["name"].get<std::string>() << " on " << r["topology"].get<std::string>()
+      << " (" << r["chips"] << " chips of " << r["chip"].get<std::string>() << "), "
+      << r["scheduler"].get<std::string>() << " scheduler, " << r["completed"] << " requests, step model "
+      << r["step_model"].get<std::string>() << "\n";
+  for (const auto& p : r["pools"])
+    out << "pool " << p["pool"].get<std::string>() << ": " << p["chips"] << " chips, tp " << p["layout"]["tp"]
+        << ", dp " << p["layout"]["dp"] << ", " << p["iterations"] << " iterations, mean batch "
+        << fixed_text(p["mean_batch"].get<double>(), 1) << ", busy "
+        << fixed_text(p["busy_fraction"].get<double>() * 100, 1) << " %, max KV use "
+        << fixed_text(p["max_kv_use"].get<double>() * 100, 1) << " %\n";
+  out << "latency ms     mean   median      p90      p99\n";
+  for (const char* k : {"ttft", "tpot", "itl", "e2el"}) {
+    std::string row = k;
+    row.resize(10, ' ');
+    for (const char* q : {"mean_", "median_", "p90_", "p99_"}) {
+      const std::string v = ms(r[std::string(q) + k + "_s"]);
+      row += std::string(v.size() < 9 ? 9 - v.size() : 0, ' ') + v;
+    }
+    out << row << "\n";
+  }
+  out << "duration " << fixed_text(r["duration_s"].get<double>(), 3) << " s, "
+      << fixed_text(r["request_throughput"].get<double>(), 3) << " requests/s, "
+      << fixed_text(r["output_throughput"].get<double>(), 1) << " output tokens/s, " << r["preemptions"]
+      << " preemptions\n";
+  if (!r["request_goodput"].is_null())
+    out << "goodput " << fixed_text(r["request_goodput"].get<double>(), 3) << " requests/s ("
+        << fixed_text(r["good_fraction"].get<double>() * 100, 1) << " % within TTFT " << ms(r["slo_ttft_s"])
+        << " ms, TPOT " << ms(r["slo_tpot_s"]) << " ms)\n";
+  out << fixed_text(r["energy_per_token_j"].get<double>(), 4) << " J/token, "
+      << fixed_text(r["cost_per_mtok_usd"].get<double>(), 3) << " USD per million output tokens\n";
+  out << "verified " << (r["verified"].get<bool>() ? "yes" : "NO") << "\n";
+  return out.str();
+}
+
+}  // namespace ultrasim

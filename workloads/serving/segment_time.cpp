@@ -1,0 +1,36 @@
+#include "workloads/serving/segment_time.hpp"
+
+#include "topology/base/errors.hpp"
+
+namespace ultrasim {
+
+std::vector<double> encode_segment(const SegmentTime& t, const std::vector<std::string>& tiers) {
+  double tier = -1;
+  for (std::size_t i = 0; i < tiers.size(); ++i)
+    if (t.comm_bound == "link:" + tiers[i]) tier = static_cast<double>(i);
+  return {t.seconds,
+          t.compute_s,
+          t.comm_s,
+          t.flops,
+          t.bytes,
+          t.link_bytes,
+          static_cast<double>(t.transfers),
+          static_cast<double>(t.wrong),
+          t.bound == "hbm" ? 1.0 : 0.0,
+          tier,
+          static_cast<double>(t.engine)};
+}
+
+SegmentTime decode_segment(const std::vector<double>& v, const std::vector<std::string>& tiers) {
+  if (v.size() != 11) throw SimulationError("serving: a child's answer is malformed");
+  SegmentTime t;
+  t.seconds = v[0], t.compute_s = v[1], t.comm_s = v[2], t.flops = v[3], t.bytes = v[4], t.link_bytes = v[5];
+  t.transfers = static_cast<std::uint64_t>(v[6]), t.wrong = static_cast<std::uint64_t>(v[7]);
+  t.bound = v[8] > 0 ? "hbm" : "compute";
+  t.comm_bound = v[9] < 0 ? "latency" : "link:" + tiers.at(static_cast<std::size_t>(v[9]));
+  t.engine = static_cast<Engine>(static_cast<int>(v[10]));
+  if (t.wrong > 0) t.first_error = "the layer's all-to-allv did not verify";
+  return t;
+}
+
+}  // namespace ultrasim
