@@ -56,14 +56,4 @@ std::string CollectiveProgram::link_fault_refusal() const {
          "use degrade, or another algorithm";
 }
 
-SimResult simulate(const PreparedJob& job, const RunOptions& options) {
-  CollectiveProgram program(job);
-  return simulate(job, program, options);
-}
-
-std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options) {
-  CollectiveProgram program(job);
-  return fault_free_time(job, program, options);
-}
-
 }  // namespace ultrasim

@@ -27,7 +27,8 @@ class CollectiveProgram : public Program {
   std::vector<std::vector<Contribution>> finals_;  // per chip
 };
 
-// A prepared collective job run as its CollectiveProgram (simulate(), sim/engines/runner.hpp).
+// A prepared collective job run as its CollectiveProgram (simulate(), sim/engines/runner.hpp; defined with
+// the collective's run, collective_run.cpp).
 SimResult simulate(const PreparedJob& job, const RunOptions& options);
 // Its time without its faults (fault_free_time(), sim/engines/runner.hpp).
 std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options);

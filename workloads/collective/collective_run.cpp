@@ -22,6 +22,16 @@
 
 namespace ultrasim {
 
+SimResult simulate(const PreparedJob& job, const RunOptions& options) {
+  CollectiveProgram program(job);
+  return simulate(job, program, options);
+}
+
+std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options) {
+  CollectiveProgram program(job);
+  return fault_free_time(job, program, options);
+}
+
 namespace {
 
 // The job the words describe; throws InputError on a size given twice or not at all.
