@@ -104,7 +104,8 @@ TEST_CASE("list stacks shows each stack's protocols and terms", "[stacks]") {
 }
 
 TEST_CASE(
-    "tune on hgx-h100 under nccl puts the ring/NVLS crossover where model_s puts it, and auto where NCCL does",
+    "tune on hgx-h100 under nccl puts the ring/NVLS crossover where model_s puts it, and auto where NCCL "
+    "does",
     "[stacks]") {
   // Simulated sweep of nccl's all-reduce algorithms, each at its best protocol, 8 B to 8 GiB x8.
   const std::string rows = temp_path("h100.jsonl");

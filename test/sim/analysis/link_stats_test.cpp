@@ -109,7 +109,8 @@ TEST_CASE("two flows into one chip share its link at B/2, a third alone runs at 
 }
 
 TEST_CASE(
-    "a degraded link lowers the rates from the fault's time, and utilisation stays against nominal capacity") {
+    "a degraded link lowers the rates from the fault's time, and utilisation stays against nominal "
+    "capacity") {
   const Topology topology = make_topology("switch:4", {}, {});
   const Routes routes(topology);
   // chip1's link at half its bandwidth from t on: a flow 0->1 of 1.5 n bytes carries n by t at B, the
