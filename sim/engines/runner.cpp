@@ -159,11 +159,15 @@ std::optional<std::vector<double>> ChildRun::finish_values() {
   return values;
 }
 
+std::size_t child_jobs() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 std::vector<std::vector<double>> run_in_children(
     std::size_t n, const std::function<std::vector<double>(std::size_t)>& work,
     const std::function<void(std::size_t)>& failed,
     const std::function<bool(const std::vector<double>&)>& accept, std::size_t jobs) {
-  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (jobs == 0) jobs = child_jobs();
   std::vector<std::vector<double>> values;
   std::deque<std::pair<std::size_t, ChildRun>> running;
   auto collect = [&] {

@@ -49,9 +49,12 @@ class ChildRun {
   int pid_ = -1, fd_ = -1;
 };
 
+// How many children run at once by default: as many as there are cores (at least one).
+std::size_t child_jobs();
+
 // The one pool of child processes for independent simulations (SimGrid runs once per process, and
 // separate simulations use every core): work(i) for i in [0, n), each in a child, at most `jobs` at once
-// (0: as many as there are cores), collected in index order; returns their values in that order. A child
+// (0: child_jobs()), collected in index order; returns their values in that order. A child
 // that fails (threw, could not start, or gave values `accept` refuses) ends the pool: the children still
 // running are waited for, then failed(i) is called with the first such index in order; it throws the
 // workload's own error (if it returns, the pool throws SimulationError "a child process failed").

@@ -73,16 +73,10 @@ Machine build_machine(const std::string& spec,
   return machine;
 }
 
-Machine select_chips(const Machine& whole, const std::vector<int>& ranks, bool posts_to_all) {
-  std::string chips;  // "0-35", "0-3,8-11"
-  for (std::size_t i = 0; i < ranks.size();) {
-    std::size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    chips += (chips.empty() ? "" : ",") + std::to_string(ranks[i]) +
-             (j > i ? "-" + std::to_string(ranks[j]) : std::string());
-    i = j + 1;
-  }
-  const std::string spec = whole.topology->spec() + "@" + chips;
+Machine select_chips(const Machine& whole, int first, int last, bool posts_to_all) {
+  std::vector<int> ranks;
+  for (int r = first; r <= last; ++r) ranks.push_back(r);
+  const std::string spec = whole.topology->spec() + "@" + std::to_string(first) + "-" + std::to_string(last);
   Machine part;
   part.topology = std::make_unique<Topology>(*whole.topology);
   part.topology->keep_chips(ranks, spec);

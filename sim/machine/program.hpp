@@ -82,12 +82,12 @@ Machine build_machine(const std::string& spec,
                       const std::string& protocol = {}, std::shared_ptr<const Stack> stack = nullptr,
                       int channels_open = 0);
 
-// A part of `whole`: its chips `ranks` (ascending, distinct) as the chips of a machine of their own, rank r
-// being whole's chip ranks[r]; the other chips stay in the fabric with their links but are no endpoints
-// (as the spec SPEC@CHIPS makes it, and named so). The topology is whole's, copied (its parameters, stack
-// and protocol with it), not built again; the routes are the part's own. Checks the memory guard as
+// A part of `whole`: its chips first..last as the chips of a machine of their own, rank r being whole's
+// chip first + r; the other chips stay in the fabric with their links but are no endpoints (what the spec
+// SPEC@first-last builds, and named so). The topology is whole's, copied (its parameters, stack and
+// protocol with it), not built again; the routes are the part's own. Checks the memory guard as
 // build_machine does.
-Machine select_chips(const Machine& whole, const std::vector<int>& ranks, bool posts_to_all);
+Machine select_chips(const Machine& whole, int first, int last, bool posts_to_all);
 
 // Checks --check-engine's N (how many of a workload's exchanges to run on the fast and the exact engine,
 // sim/engines/runner.hpp) against the exchanges the workload has (`available`; `what` says which they

@@ -4,10 +4,8 @@
 // of chips (a chip outside every group takes no part).
 #pragma once
 
-#include <optional>
 #include <vector>
 
-#include "sim/engines/runner.hpp"
 #include "sim/machine/program.hpp"
 #include "workloads/collective/collective_job.hpp"
 
@@ -26,11 +24,5 @@ class CollectiveProgram : public Program {
   const PreparedJob& job_;
   std::vector<std::vector<Contribution>> finals_;  // per chip
 };
-
-// A prepared collective job run as its CollectiveProgram (simulate(), sim/engines/runner.hpp; defined with
-// the collective's run, collective_run.cpp).
-SimResult simulate(const PreparedJob& job, const RunOptions& options);
-// Its time without its faults (fault_free_time(), sim/engines/runner.hpp).
-std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options);
 
 }  // namespace ultrasim

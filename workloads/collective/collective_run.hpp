@@ -3,12 +3,21 @@
 // trace, flow records and link statistics.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/engines/runner.hpp"
+#include "workloads/collective/collective_job.hpp"
+
 namespace ultrasim {
+
+// A prepared collective job run as its CollectiveProgram (simulate(), sim/engines/runner.hpp).
+SimResult simulate(const PreparedJob& job, const RunOptions& options);
+// Its time without its faults (fault_free_time(), sim/engines/runner.hpp).
+std::optional<double> fault_free_time(PreparedJob& job, const RunOptions& options);
 
 // The words of one collective run, as `ultrasim run` takes them (each field is the option of that name).
 struct RunArgs {

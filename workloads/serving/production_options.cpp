@@ -77,6 +77,21 @@ void add_pool_options(OptionTable<P>& t) {
                              "none"));
 }
 
+// The options only static batches read, each with what to use instead under arrivals.
+struct StaticOnlyOption {
+  std::string name, instead;
+};
+const std::vector<StaticOnlyOption>& static_only_serving_options() {
+  static const std::vector<StaticOnlyOption> options{
+      {"batch", "with arrivals, --max-batch"},
+      {"phase", "arrivals run both phases, as their scheduler orders them"},
+      {"batches", "arrivals draw each request once; give more with --num-requests"},
+      {"tpot_target", "arrivals judge TPOT against --slo-tpot"},
+      {"check_engine", "check the engine on static batches of the same deployment"},
+  };
+  return options;
+}
+
 }  // namespace
 
 const std::vector<std::string> kArrivalOptions{"requests",     "rate",        "num_requests",
@@ -93,23 +108,8 @@ const OptionTable<ProductionConfig>& production_options() {
   return table;
 }
 
-const std::vector<StaticOnlyOption>& static_only_serving_options() {
-  static const std::vector<StaticOnlyOption> options{
-      {"batch", "with arrivals, --max-batch"},
-      {"phase", "arrivals run both phases, as their scheduler orders them"},
-      {"batches", "arrivals draw each request once; give more with --num-requests"},
-      {"tpot_target", "arrivals judge TPOT against --slo-tpot"},
-      {"check_engine", "check the engine on static batches of the same deployment"},
-  };
-  return options;
-}
-
 std::string static_only_refusal(const std::vector<std::string>& given, bool from_trace, bool flags) {
-  auto flag = [flags](std::string name) {
-    if (!flags) return "field \"" + name + "\"";
-    std::replace(name.begin(), name.end(), '_', '-');
-    return "--" + name;
-  };
+  auto flag = [flags](const std::string& name) { return flags ? flag_of(name) : "field \"" + name + "\""; };
   for (const StaticOnlyOption& o : static_only_serving_options())
     if (std::find(given.begin(), given.end(), o.name) != given.end())
       return flag(o.name) + " is for static batches (without --rate or --requests): " + o.instead;

@@ -85,11 +85,7 @@ std::vector<PoolSim> make_pools(const ProductionConfig& config, const Machine* f
     PoolSim& p = pools.emplace_back();
     p.name = name, p.first_chip = first;
     std::unique_ptr<Machine> part;
-    if (fabric) {
-      std::vector<int> ranks;
-      for (int r = first; r <= last; ++r) ranks.push_back(r);
-      part = std::make_unique<Machine>(select_chips(*fabric, ranks, true));
-    }
+    if (fabric) part = std::make_unique<Machine>(select_chips(*fabric, first, last, true));
     p.stepper = std::make_unique<ServingStepper>(c, config.exact_steps, config.grid_layers, config.grid_cache,
                                                  std::move(part));
     p.kv_blocks = kv_blocks_of(config, *p.stepper, name);

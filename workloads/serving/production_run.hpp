@@ -41,16 +41,11 @@ struct ProductionConfig {
   void validate() const;
 };
 
-// serve's options (serving_options()) that only static batches read, with what to use instead under
-// request arrivals: given with --rate or --requests, each is refused (static_only_refusal) rather than
-// ignored. With a request trace, the lengths options are ignored too (the trace gives every request's).
-struct StaticOnlyOption {
-  std::string name, instead;
-};
-const std::vector<StaticOnlyOption>& static_only_serving_options();
-// The refusal of the serving options `given` (field names) under request arrivals: "--phase is for static
-// batches (without --rate or --requests): ..." (with `flags` false: field "phase" ...), or "" when none of
-// them is static-only.
+// serve's options (serving_options()) that only static batches read (batch, phase, batches, tpot_target,
+// check_engine; with a request trace also the lengths, which the trace gives) are refused under request
+// arrivals rather than ignored. The refusal of the serving options `given` (field names) under request
+// arrivals: "--phase is for static batches (without --rate or --requests): ..." (with `flags` false: field
+// "phase" ...), or "" when none of them is static-only.
 std::string static_only_refusal(const std::vector<std::string>& given, bool from_trace, bool flags = true);
 
 // The options of arrivals and pools, declared once (workloads/serving/production_options.cpp);

@@ -1,7 +1,6 @@
 #include "workloads/serving/segment_pricer.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include "sim/analysis/link_stats.hpp"
 #include "sim/engines/engines.hpp"
@@ -9,6 +8,7 @@
 #include "topology/base/input_files.hpp"  // json_text
 #include "topology/base/units.hpp"
 #include "workloads/collective/collective_program.hpp"
+#include "workloads/collective/collective_run.hpp"  // simulate() of a PreparedJob
 #include "workloads/moe/moe_layer.hpp"
 #include "workloads/serving/step_predictor.hpp"
 #include "workloads/workload_metrics.hpp"
@@ -79,9 +79,7 @@ Machine& SegmentPricer::stage(int s) {
   if (layout_.pp == 1) return *full_;
   if (!stages_[s]) {
     const int S = layout_.stage_chips();
-    std::vector<int> ranks;
-    for (int r = s * S; r < (s + 1) * S; ++r) ranks.push_back(r);
-    stages_[s] = std::make_unique<Machine>(select_chips(*full_, ranks, true));
+    stages_[s] = std::make_unique<Machine>(select_chips(*full_, s * S, (s + 1) * S - 1, true));
   }
   return *stages_[s];
 }
@@ -101,7 +99,10 @@ SegmentTime SegmentPricer::price(const Segment& seg, bool overlap) {
 }
 
 void SegmentPricer::prefetch(const std::vector<StepPlan>& plans) {
-  if (tracing_ || predictor_) return;
+  if (!tracing_ && !predictor_) prefetch_moe(plans);
+}
+
+void SegmentPricer::prefetch_moe(const std::vector<StepPlan>& plans) {
   const bool overlap = plans.size() == 2;
   std::vector<const Segment*> pending;
   std::vector<std::string> keys;
@@ -112,7 +113,7 @@ void SegmentPricer::prefetch(const std::vector<StepPlan>& plans) {
       if (moe_cache_.count(key) || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
       pending.push_back(&seg), keys.push_back(key);
     }
-  if (pending.size() < 2 || std::max(1u, std::thread::hardware_concurrency()) < 2) return;
+  if (pending.size() < 2 || child_jobs() < 2) return;
   // Every pair's paths once, here: the children inherit them instead of each finding them again.
   for (int s = 0; s < layout_.pp; ++s) {
     const Machine& m = stage(s);
@@ -193,9 +194,7 @@ SegmentTime SegmentPricer::predictor_point(int stage, std::uint64_t m, std::uint
     s.layer = layers[static_cast<std::size_t>((2 * i + 1) * static_cast<int>(layers.size()) / (2 * k))];
     s.moe = moe_layer_config(config_, chip_tokens, s.layer, 0);
   }
-  std::unique_ptr<StepTimePredictor> predictor = std::move(predictor_);  // the sample's layers exactly
-  prefetch({sample});
-  predictor_ = std::move(predictor);
+  prefetch_moe({sample});  // the sample's layers exactly
   SegmentTime mean;
   for (const Segment& s : sample.segments) {
     const SegmentTime t = moe(s, false);

@@ -76,6 +76,7 @@ class SegmentPricer {
   SegmentTime allreduce(const Segment& seg);
   SegmentTime allreduce_on_simgrid(const Segment& seg, const PreparedJob& prepared);
   SegmentTime moe(const Segment& seg, bool overlap);
+  void prefetch_moe(const std::vector<StepPlan>& plans);  // prefetch's work, whatever prices MoE layers
   SegmentTime send(const Segment& seg);
   SegmentTime alone(const Machine& m, Program& program);  // a transfer-only program's time alone
   SimResult simulate_here(const Machine& m, Program& program);

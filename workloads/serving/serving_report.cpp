@@ -8,7 +8,6 @@
 #include "sim/analysis/link_stats.hpp"
 #include "sim/analysis/trace.hpp"
 #include "topology/base/units.hpp"
-#include "workloads/serving/serving_run.hpp"
 #include "workloads/workload_metrics.hpp"
 
 namespace ultrasim {

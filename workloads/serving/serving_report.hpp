@@ -31,6 +31,8 @@ nlohmann::ordered_json frontier_json(const std::vector<double>& targets,
                                      const nlohmann::ordered_json& points);
 // The configuration, as the result's fields after its head.
 void serving_config_json(nlohmann::ordered_json& out, const ServingConfig& config, SegmentPricer& pricer);
+// The result as a table (`ultrasim serve`'s default format).
+std::string serving_table(const nlohmann::ordered_json& result);
 // The traced step as one run of the whole fabric, with its links' utilisation, into `file`.
 void write_serving_trace(OutputFile& file, SegmentPricer& pricer, const nlohmann::ordered_json& result);
 

@@ -24,7 +24,6 @@ namespace ultrasim {
 // SimulationError as run does.
 nlohmann::ordered_json run_serving(const ServingConfig& config, const std::string& command,
                                    const std::string& trace);
-std::string serving_table(const nlohmann::ordered_json& result);
 
 // One chip pool's iterations for request arrivals (workloads/serving/production_run.cpp): the deployment of
 // `config` (its topology: the pool's chips), each iteration's plan priced segment by segment as

@@ -66,7 +66,7 @@ class DeclaredFlags {
   std::vector<std::string> given() const {
     std::vector<std::string> out;
     for (const auto& o : *table_)
-      if (options_.count(o.name) > 0 && options_.at(o.name)->count() > 0) out.push_back(o.cli_name());
+      if (was_given(o.name)) out.push_back(o.cli_name());
     return out;
   }
 
@@ -80,7 +80,7 @@ class DeclaredFlags {
   void put_given(nlohmann::json& fields) const {
     const Config defaults{};
     for (const auto& o : *table_) {
-      if (options_.count(o.name) == 0 || options_.at(o.name)->count() == 0) continue;
+      if (!was_given(o.name)) continue;
       fields[o.name] = o.boolean    ? nlohmann::json(!o.value(defaults).template get<bool>())
                        : o.repeated ? nlohmann::json(list_.at(o.name))
                                     : nlohmann::json(text_.at(o.name));

@@ -9,6 +9,7 @@
 #include "workloads/experiments/sweep.hpp"  // split_assignments
 #include "workloads/registry.hpp"
 #include "workloads/serving/production_run.hpp"
+#include "workloads/serving/serving_report.hpp"
 #include "workloads/serving/serving_run.hpp"
 
 namespace ultrasim {

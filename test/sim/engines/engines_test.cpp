@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "cli_runner.hpp"
-#include "sim/engines/records.hpp"
+#include "sim/engines/engines.hpp"
 
 using namespace ultrasim::test;
 
@@ -245,4 +245,45 @@ TEST_CASE("the three engines agree on every algorithm of the catalogue, contende
   CHECK(a["engine"] == "simgrid");
   CHECK(a["verified"] == true);
   CHECK(a["time_s"] == s["time_s"]);
+}
+
+TEST_CASE("a result that combines runs names the least exact engine among them") {
+  using ultrasim::Engine;
+  using ultrasim::least_exact;
+  CHECK(least_exact(Engine::kContentionFree, Engine::kFlow) == Engine::kFlow);
+  CHECK(least_exact(Engine::kFlow, Engine::kContentionFree) == Engine::kFlow);
+  CHECK(least_exact(Engine::kSimGrid, Engine::kFlow) == Engine::kSimGrid);
+  CHECK(least_exact(Engine::kSimGrid, Engine::kFast) == Engine::kFast);
+  CHECK(least_exact(Engine::kFast, Engine::kContentionFree) == Engine::kFast);
+  CHECK(least_exact(Engine::kFlow, Engine::kFlow) == Engine::kFlow);
+}
+
+TEST_CASE("the engine option reads a name of the table into a text or an Engine field, or refuses it") {
+  using namespace ultrasim;
+  struct Text {
+    std::string engine = "auto";
+  };
+  struct Enum {
+    Engine engine = Engine::kAuto;
+  };
+  const Option<Text> text = engine_option<Text>(&Text::engine, "as you like");
+  const Option<Enum> id = engine_option<Enum>(&Enum::engine, "as you like");
+  CHECK(text.takes == "auto|contention-free|flow|fast|simgrid");
+  CHECK(text.meaning ==
+        "what computes how transfers share the fabric (ultrasim list engines); auto: as you like");
+  CHECK(text.default_text(Text{}) == "auto");
+  CHECK(id.default_text(Enum{}) == "auto");
+  Text t;
+  Enum e;
+  text.set(t, "fast", "--engine");
+  id.set(e, "contention-free", "field 'engine'");
+  CHECK(t.engine == "fast");
+  CHECK(e.engine == Engine::kContentionFree);
+  CHECK(text.value(t) == "fast");
+  CHECK(id.value(e) == "contention-free");
+  CHECK_THROWS_WITH(text.set(t, "flwo", "--engine"), Catch::Contains("did you mean 'flow'"));
+  CHECK(t.engine == "fast");  // unchanged
+  CHECK(engine_help("x") ==
+        "what computes how transfers share the fabric (ultrasim list engines); auto: x "
+        "(auto|contention-free|flow|fast|simgrid; default auto)");
 }

@@ -6,7 +6,7 @@
 #include "sim/engines/runner.hpp"
 #include "sim_child.hpp"
 #include "topology/base/errors.hpp"
-#include "workloads/collective/collective_program.hpp"
+#include "workloads/collective/collective_run.hpp"
 
 using namespace ultrasim;
 
@@ -85,5 +85,55 @@ TEST_CASE("waiting on a receive a second time keeps its message and records the 
     });
     CHECK(out[0] == 0);
     CHECK(out[1] == 4 * 6);  // one record per transfer
+  }
+}
+
+TEST_CASE("the child-process pool returns each child's values in order, and names the first that fails") {
+  CHECK(child_jobs() >= 1);
+  const auto squares = run_in_children(
+      7,
+      [](std::size_t i) {
+        return std::vector<double>{static_cast<double>(i * i), 0.5};
+      },
+      [](std::size_t) { FAIL("no child fails"); }, nullptr, 3);
+  REQUIRE(squares.size() == 7);
+  for (std::size_t i = 0; i < 7; ++i) CHECK(squares[i] == std::vector<double>{double(i * i), 0.5});
+  // Children 2 and 4 throw, child 5's value is refused: failed() hears of 2, the first in order.
+  std::size_t named = 99;
+  CHECK_THROWS_WITH(run_in_children(
+                        6,
+                        [](std::size_t i) {
+                          if (i == 2 || i == 4) throw std::runtime_error("no");
+                          return std::vector<double>{i == 5 ? -1.0 : 1.0};
+                        },
+                        [&](std::size_t i) {
+                          named = i;
+                          throw SimulationError("child " + std::to_string(i));
+                        },
+                        nullptr, 2),
+                    "child 2");
+  CHECK(named == 2);
+  CHECK_THROWS_WITH(
+      run_in_children(
+          6, [](std::size_t i) { return std::vector<double>{i == 5 ? -1.0 : 1.0}; },
+          [&](std::size_t i) { named = i; }, [](const std::vector<double>& v) { return v.front() >= 0; }),
+      "a child process failed");  // failed() returned: the pool throws its own
+  CHECK(named == 5);
+}
+
+TEST_CASE("auto without SimGrid: what the contention-free and contended engines decline is an error") {
+  // An in-switch all-reduce: only SimGrid models it. A process that simulates many runs (serve) turns the
+  // fallback off; auto then refuses instead of starting SimGrid, whatever the contended engine.
+  for (const Engine contended : {Engine::kFlow, Engine::kFast}) {
+    INFO(engine_name(contended));
+    CollectiveJob c{
+        "switch:8", "allreduce", "switch-reduce", 1 << 20, "float32", 0, {{"switch_reduction", "true"}}};
+    PreparedJob job = prepare(c);
+    RunOptions options;
+    options.contended = contended;
+    options.simgrid_fallback = false;
+    CHECK_THROWS_AS(simulate(job, options), SimulationError);
+    CHECK_THROWS_WITH(simulate(job, options),
+                      Catch::Contains("engine cannot run this, and SimGrid runs once per process"));
   }
 }

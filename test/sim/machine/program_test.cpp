@@ -119,3 +119,35 @@ TEST_CASE("a machine's --set names are checked against the model's and the other
   CHECK(m.routes->message_bandwidth(0, 1) == Approx(50e9));
   CHECK(m.faults.empty());
 }
+
+TEST_CASE("a part selected from a built machine is the machine its SPEC@first-last spec builds") {
+  const Machine whole = build_machine("trn3", {}, {}, true);
+  for (const auto& [first, last] : std::vector<std::pair<int, int>>{{0, 35}, {36, 143}, {70, 73}}) {
+    const std::string spec = "trn3@" + std::to_string(first) + "-" + std::to_string(last);
+    INFO(spec);
+    const Machine part = select_chips(whole, first, last, true);
+    const Machine built = build_machine(spec, {}, {}, true);
+    CHECK(part.topology->spec() == spec);
+    REQUIRE(part.p() == last - first + 1);
+    CHECK(part.p() == built.p());
+    CHECK(part.stack->name == built.stack->name);
+    CHECK(part.protocol.name == built.protocol.name);
+    CHECK(part.in_flight_per_chip == built.in_flight_per_chip);
+    REQUIRE(part.topology->links().size() == built.topology->links().size());
+    for (std::size_t l = 0; l < built.topology->links().size(); ++l) {
+      CHECK(part.topology->links()[l].bandwidth() == built.topology->links()[l].bandwidth());
+      CHECK(part.topology->links()[l].latency == built.topology->links()[l].latency);
+    }
+    for (int a = 0; a < part.p(); a += 5) {
+      CHECK(part.topology->fabric_rank(a) == first + a);
+      for (int b = 0; b < part.p(); b += 7) {
+        if (a == b) continue;
+        CHECK(part.routes->route_latency(a, b) == built.routes->route_latency(a, b));
+        std::vector<int> ours, theirs;  // the same links, in the same order
+        for (const Hop& h : part.routes->between(a, b).hops) ours.push_back(h.link);
+        for (const Hop& h : built.routes->between(a, b).hops) theirs.push_back(h.link);
+        CHECK(ours == theirs);
+      }
+    }
+  }
+}
