@@ -121,11 +121,11 @@ void SegmentPricer::prefetch_moe(const std::vector<StepPlan>& plans) {
       for (int b = 0; b < m.p(); ++b)
         if (a != b) m.routes->message_paths(a, b), m.routes->route_latency(a, b);
   }
+  // A layer that fails in its child runs again here: its own error (an unreachable chip, ...) is reported.
   const auto values = run_in_children(
       pending.size(),
       [&](std::size_t i) { return encode_segment(moe(*pending[i], overlap), full_->topology->tiers()); },
-      [&](std::size_t
-              i) {  // the layer again, here: its own error (an unreachable chip, ...) is what is reported
+      [&](std::size_t i) {
         moe(*pending[i], overlap);
         throw SimulationError("serving: the MoE layer " + std::to_string(pending[i]->layer) +
                               " failed to simulate in a child process");
