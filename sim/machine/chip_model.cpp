@@ -96,6 +96,30 @@ const ParamTable<ChipParams>& chip_table() {
                 {},
                 Range{0, 10, false}},
                &C::step_overhead)
+          .add({"kernel_tables",
+                "none",
+                Unit::kChoice,
+                "measured kernel times by shape the chip prices operations from: none | a built-in set "
+                "(ultrasim list chips) | FILE.csv / FILE.json (sim/machine/kernel_tables.hpp)",
+                "assumption: none (chip profiles name theirs)",
+                {"none", "NAME"}},
+               &C::kernel_tables)
+          .add({"gemm_floor",
+                "0s",
+                Unit::kTime,
+                "least time of a GEMM priced from a kernel table",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::gemm_floor)
+          .add({"attention_floor",
+                "0s",
+                Unit::kTime,
+                "least time of an attention kernel priced from a kernel table",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::attention_floor)
           .add({"comm_share",
                 "0",
                 Unit::kRatio,
@@ -164,7 +188,10 @@ double dtype_bytes(const std::string& dtype) {
   return dtype_info(dtype).bytes;
 }
 
-ChipModel::ChipModel(const ParamSet& params) : c_(chip_of(params)) {}
+ChipModel::ChipModel(const ParamSet& params) : c_(chip_of(params)), tables_(kernel_tables(c_.kernel_tables)) {
+  for (const KernelRow& r : tables_->rows())  // a row the chip cannot run
+    with_context(r.where + ", field 'dtype'", [&] { return peak(r.dtype); });
+}
 
 double ChipModel::peak(const std::string& dtype) const {
   switch (dtype_bits(dtype)) {
@@ -186,7 +213,42 @@ void ChipModel::check_dtype(const std::string& dtype, const std::string& what) c
   with_context(what, [&] { return peak(dtype); });
 }
 
-ChipTime ChipModel::time(const ChipWork& w) const {
+ChipTime ChipModel::time(const ChipWork& work) const {
+  if (tables_->empty() || work.ops.empty()) {
+    ChipTime t = roofline(work);
+    for (const KernelOp& op : work.ops) t.fell_back |= kernel_class_bit(op.op);
+    return t;
+  }
+  ChipWork rest = work;  // what the tables do not price
+  rest.ops.clear();
+  double table_compute = 0, table_memory = 0;
+  unsigned tabled = 0, fell_back = 0;
+  for (const KernelOp& op : work.ops) {
+    const auto s = tables_->seconds(op);
+    if (!s) {
+      fell_back |= kernel_class_bit(op.op);
+      continue;
+    }
+    tabled |= kernel_class_bit(op.op);
+    const bool gemm = op.op == KernelClass::kGemm || op.op == KernelClass::kGroupedGemm;
+    const double seconds = std::max(*s, gemm ? c_.gemm_floor : c_.attention_floor);
+    (op.bytes / c_.hbm_bandwidth > op.flops / peak(op.dtype) ? table_memory : table_compute) += seconds;
+    if (gemm)
+      rest.gemm_flops = std::max(0.0, rest.gemm_flops - op.flops);
+    else if (op.op == KernelClass::kDecodeAttention)
+      rest.attention_flops = std::max(0.0, rest.attention_flops - op.flops);
+    else
+      rest.prefill_attention_flops = std::max(0.0, rest.prefill_attention_flops - op.flops);
+    rest.bytes = std::max(0.0, rest.bytes - op.bytes);
+    rest.kernels = std::max(0, rest.kernels - op.kernels);
+  }
+  ChipTime t = roofline(rest);
+  t.table_compute_s = table_compute, t.table_memory_s = table_memory;
+  t.tabled = tabled, t.fell_back = fell_back;
+  return t;
+}
+
+ChipTime ChipModel::roofline(const ChipWork& w) const {
   ChipTime t;
   if (w.gemm_flops > 0) {
     const double rows = std::max(w.rows, 1.0);

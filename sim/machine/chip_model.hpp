@@ -20,10 +20,20 @@
 // (overlapped_seconds).
 // With the efficiencies 1, gemm_half_rows 0, bf16_flops_ratio 1 and no fixed costs this is the plain
 // roofline max(flops / chip_flops, bytes / hbm_bandwidth) (tested to 1e-12).
+// Kernel tables (kernel_tables.hpp; the chip parameter kernel_tables names them): a ChipWork may list its
+// operations with their shapes (ChipWork::ops, each with its share of the work's FLOPs, bytes and
+// kernels). An operation inside the tables costs its interpolated time, at least its class's floor
+// (gemm_floor for GEMMs, attention_floor for attention), and leaves the roofline; the rest of the work,
+// the operations outside the tables with it (they fall back), is priced as above:
+//   seconds = max(compute_s, memory_s) + fixed_s + the tabled operations' times
+// With no tables every operation falls back and the time is the roofline's, bit for bit.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "sim/machine/kernel_tables.hpp"
 #include "topology/base/param_table.hpp"
 #include "topology/base/params.hpp"
 
@@ -41,6 +51,9 @@ struct ChipParams {
   double hbm_efficiency = 0;
   double kernel_overhead = 0, layer_overhead = 0, step_overhead = 0;  // s
   double comm_share = 0;
+  // Kernel tables by shape (kernel_tables()), and the least time of a tabled kernel per class.
+  std::string kernel_tables = "none";
+  double gemm_floor = 0, attention_floor = 0;  // s
   // HBM, energy and price.
   double hbm_bandwidth = 0;                 // B/s
   double chip_power = 0, switch_power = 0;  // W
@@ -65,6 +78,8 @@ struct ChipWork {
   std::string attention_dtype = "bfloat16";
   double bytes = 0;  // HBM traffic: weights, the KV cache, activations in and out
   int kernels = 0;   // kernel launches
+  // The operations a kernel table may price, each with its part of the fields above (empty: none).
+  std::vector<KernelOp> ops;
 
   double flops() const { return gemm_flops + attention_flops + prefill_attention_flops; }
   bool empty() const {
@@ -76,8 +91,13 @@ struct ChipWork {
 // A ChipWork priced.
 struct ChipTime {
   double compute_s = 0, memory_s = 0, fixed_s = 0;
-  double seconds() const { return (compute_s > memory_s ? compute_s : memory_s) + fixed_s; }
-  bool memory_bound() const { return memory_s > compute_s; }
+  // The operations priced from tables: their time, split by what bounds each (its own roofline).
+  double table_compute_s = 0, table_memory_s = 0;
+  unsigned tabled = 0, fell_back = 0;  // classes (kernel_class_bit) priced from tables / by the roofline
+  double seconds() const {
+    return (compute_s > memory_s ? compute_s : memory_s) + fixed_s + table_compute_s + table_memory_s;
+  }
+  bool memory_bound() const { return memory_s + table_memory_s > compute_s + table_compute_s; }
 };
 
 class ChipModel {
@@ -94,9 +114,12 @@ class ChipModel {
   double comm_share() const { return c_.comm_share; }
   // Compute `compute_s` beside communication `comm_s` that occupies comm_share of the chip.
   double overlapped_seconds(double compute_s, double comm_s) const;
+  const KernelTables& tables() const { return *tables_; }
 
  private:
+  ChipTime roofline(const ChipWork& work) const;
   ChipParams c_;
+  std::shared_ptr<const KernelTables> tables_;
 };
 
 // The width of a dtype's multiplier, in bits (4, 8, 16, 32); InputError for an unknown one.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "topology/base/errors.hpp"
@@ -163,6 +164,78 @@ std::string json_error_text(const std::exception& error) {
   const auto bracket = what.find("] ");
   return what.starts_with("[json.exception") && bracket != std::string::npos ? what.substr(bracket + 2)
                                                                              : what;
+}
+
+}  // namespace ultrasim
+
+namespace ultrasim {
+
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      out.push_back(cell), cell.clear();
+    else if (c != '\r')
+      cell += c;
+  }
+  out.push_back(cell);
+  for (auto& s : out) {
+    const auto a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+    s = a == std::string::npos ? "" : s.substr(a, b - a + 1);
+  }
+  return out;
+}
+
+std::vector<TextRecord> text_records(const std::string& text, const std::string& name, const std::string& key,
+                                     std::size_t limit) {
+  std::vector<TextRecord> out;
+  auto full = [&] {
+    if (out.size() >= limit)
+      throw InputError(name + ": more than " + std::to_string(limit) + " records (merge or sample them)");
+  };
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    const nlohmann::json j = parse_json_text(text, name);
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      full();
+      TextRecord r{name + " entry " + std::to_string(i), {}};
+      if (!j[i].is_object()) throw InputError(r.where + ": expected an object");
+      for (const auto& [k, v] : j[i].items()) r.fields[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+  std::istringstream lines(text);
+  std::string line;
+  std::vector<std::string> header;
+  for (int n = 1; std::getline(lines, line); ++n) {
+    const auto at = line.find_first_not_of(" \t\r");
+    if (at == std::string::npos || line[at] == '#') continue;
+    const std::string where = name + " line " + std::to_string(n);
+    const auto cells = csv_cells(line);
+    if (header.empty()) {
+      header = cells;
+      if (std::find(header.begin(), header.end(), key) == header.end())
+        throw InputError(where + ": expected a header naming the columns (" + key + ", ...)");
+      for (std::size_t i = 0; i < header.size(); ++i)
+        if (std::find(header.begin(), header.begin() + static_cast<long>(i), header[i]) !=
+            header.begin() + static_cast<long>(i))
+          throw InputError(where + ": column '" + header[i] + "' appears twice in the header");
+      continue;
+    }
+    full();
+    if (cells.size() != header.size())
+      throw InputError(where + ": " + std::to_string(cells.size()) + " cells, the header has " +
+                       std::to_string(header.size()));
+    TextRecord r{where, {}};
+    for (std::size_t i = 0; i < header.size(); ++i) r.fields[header[i]] = cells[i];
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace ultrasim

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <exception>
 #include <istream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,22 @@ nlohmann::ordered_json parse_ordered_json_input(const std::string& text, const s
 // `text` (the contents of `name`) parsed as parse_json_input does, a syntax error too an InputError:
 // "<name>: not valid JSON (<where>)".
 nlohmann::json parse_json_text(const std::string& text, const std::string& name);
+
+// The cells of one CSV line: split at commas outside double quotes, quotes dropped, each cell trimmed of
+// blanks and a carriage return.
+std::vector<std::string> csv_cells(const std::string& line);
+
+// A table of records as text fields: `text` (the contents of `name`) as a CSV whose first non-blank,
+// non-'#' line is a header naming the columns (it must name `key`), or a JSON array of objects (values
+// as their text: a string's characters, a number as JSON writes it). Each record comes with where it is
+// ("<name> line 7", "<name> entry 3"). InputError for a header without `key` or with a column twice, a
+// row whose cells do not match the header, an entry that is not an object, or more than `limit` records.
+struct TextRecord {
+  std::string where;
+  std::map<std::string, std::string> fields;
+};
+std::vector<TextRecord> text_records(const std::string& text, const std::string& name, const std::string& key,
+                                     std::size_t limit);
 
 // Throws InputError "<name>: XML nested deeper than kXmlDepthLimit elements" (comments, CDATA,
 // declarations and quoted attribute values are skipped; the parser reports any other malformation).

@@ -145,6 +145,7 @@ struct ExpertCompute {
   double flops = 0, bytes = 0;  // per chunk
   double seconds = 0;           // per chunk: max(flops / (peak x efficiency), bytes / HBM bandwidth)
   bool memory_bound = false;
+  unsigned tabled = 0, fell_back = 0;  // kernel classes priced from the chip's tables / by its roofline
 };
 ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfig& config,
                              const ParamSet& params, int chunks);

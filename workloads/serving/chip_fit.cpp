@@ -82,26 +82,6 @@ KernelPoint make_point(const std::map<std::string, std::string>& f, const std::s
   return p;
 }
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  bool quoted = false;
-  for (const char c : line) {
-    if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      out.push_back(cell), cell.clear();
-    else if (c != '\r')
-      cell += c;
-  }
-  out.push_back(cell);
-  for (auto& s : out) {
-    const auto a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
-    s = a == std::string::npos ? "" : s.substr(a, b - a + 1);
-  }
-  return out;
-}
-
 std::string json_cell(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
@@ -352,43 +332,19 @@ std::vector<KernelPoint> read_kernel_points(const std::string& path) {
     const nlohmann::json j = parse_json_text(text, where);
     if (j.is_object() && j.contains("traceEvents")) {
       out = kineto_points(j, where, skipped);
-    } else if (j.is_array()) {
-      for (std::size_t i = 0; i < j.size() && out.size() <= kMaxPoints; ++i) {
-        const std::string at = where + " entry " + std::to_string(i);
-        if (!j[i].is_object()) throw InputError(at + ": expected an object");
-        std::map<std::string, std::string> f;
-        for (const auto& [k, v] : j[i].items()) f[k] = json_cell(v);
-        out.push_back(make_point(f, at));
-      }
+      if (out.size() > kMaxPoints)
+        throw InputError(where + ": more than " + std::to_string(kMaxPoints) +
+                         " points (merge or sample them)");
     } else {
-      throw InputError(where + ": expected a JSON array of points or a Kineto trace with 'traceEvents'");
+      if (!j.is_array())
+        throw InputError(where + ": expected a JSON array of points or a Kineto trace with 'traceEvents'");
+      for (const TextRecord& r : text_records(text, where, "operation", kMaxPoints))
+        out.push_back(make_point(r.fields, r.where));
     }
   } else {
-    std::istringstream lines(text);
-    std::string line;
-    std::vector<std::string> header;
-    for (int n = 1; std::getline(lines, line) && out.size() <= kMaxPoints; ++n) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#')
-        continue;
-      const auto cells = split_csv(line);
-      if (header.empty()) {
-        header = cells;
-        if (std::find(header.begin(), header.end(), "operation") == header.end())
-          throw InputError(where + " line " + std::to_string(n) +
-                           ": expected a header naming the columns (operation, seconds, m, n, k, ...)");
-        continue;
-      }
-      const std::string at = where + " line " + std::to_string(n);
-      if (cells.size() != header.size())
-        throw InputError(at + ": " + std::to_string(cells.size()) + " cells, the header has " +
-                         std::to_string(header.size()));
-      std::map<std::string, std::string> f;
-      for (std::size_t i = 0; i < header.size(); ++i) f[header[i]] = cells[i];
-      out.push_back(make_point(f, at));
-    }
+    for (const TextRecord& r : text_records(text, where, "operation", kMaxPoints))
+      out.push_back(make_point(r.fields, r.where));
   }
-  if (out.size() > kMaxPoints)
-    throw InputError(where + ": more than " + std::to_string(kMaxPoints) + " points (merge or sample them)");
   if (out.empty())
     throw InputError(where + ": no kernel times" +
                      (skipped > 0 ? " (" + std::to_string(skipped) + " trace operations without a GEMM shape)"

@@ -3,6 +3,9 @@
 // table gives, on the fewest end-to-end figures (named below, counted as fitted in results/validation/).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
@@ -37,6 +40,9 @@ const Values kHopperKernels{
     {"layer_overhead", "0s", "assumption: CUDA graphs; the kernels' own fixed costs are counted"},
     {"step_overhead", "1ms", "assumption: host scheduling and sampling per step (no published figure)"},
     {"comm_share", "0.152", "DeepSeek-V3 report (arXiv 2412.19437) 3.5.1: 20 of 132 SMs run the all-to-all"},
+    {"kernel_tables", "hopper",
+     "sim/machine/tables/hopper.csv: H800 kernel times by shape (alibaba/InferSim bench_data: FlashInfer "
+     "MLA and GQA decode, FlashAttention-3 prefill, DeepGEMM FP8 GEMMs; DeepGEMM README)"},
 };
 
 // Blackwell: no kernel table at hand; Hopper's fitted efficiencies (assumption) except prefill attention.
@@ -93,7 +99,8 @@ std::vector<ChipProfile> trainium_chips() {
               "assumption: no public Trn3 price (2.50 USD per chip-hour)"},
              {"ultraserver_chips", "144", "AWS: 144 chips per Gen2 UltraServer"}},
             kTrainiumKernels),
-       ""},
+       "",
+       {}},
       {"trn2",
        "AWS Trainium2",
        {"trn2"},
@@ -108,7 +115,8 @@ std::vector<ChipProfile> trainium_chips() {
               "x 64"},
              {"ultraserver_chips", "64", "AWS: 64 chips per Trn2 UltraServer"}},
             kTrainiumKernels),
-       ""},
+       "",
+       {}},
   };
 }
 
@@ -126,7 +134,8 @@ std::vector<ChipProfile> nvidia_chips() {
               "3P listing: CoreWeave 42 USD per 4-GPU node-hour = 10.50 USD per GPU-hour, x 72"},
              {"ultraserver_chips", "72", "NVIDIA: 72 GPUs per NVL72"}},
             kBlackwellKernels),
-       ""},
+       "",
+       {}},
       {"b200",
        "NVIDIA B200 (HGX, 1000 W)",
        {},
@@ -137,7 +146,8 @@ std::vector<ChipProfile> nvidia_chips() {
              {"ultraserver_price_per_hour", "64", "assumption: 8 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
             kBlackwellKernels),
-       ""},
+       "",
+       {}},
       {"h100",
        "NVIDIA H100 SXM",
        {"hgx-h100"},
@@ -148,7 +158,8 @@ std::vector<ChipProfile> nvidia_chips() {
              {"ultraserver_price_per_hour", "32", "assumption: 4 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
             kHopperKernels),
-       ""},
+       "",
+       {}},
       {"h200",
        "NVIDIA H200 SXM",
        {},
@@ -159,7 +170,8 @@ std::vector<ChipProfile> nvidia_chips() {
              {"ultraserver_price_per_hour", "40", "assumption: 5 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
             kHopperKernels),
-       ""},
+       "",
+       {}},
       {"h800",
        "NVIDIA H800 SXM (H100 with NVLink cut to ~160 GB/s: give the topology's nvlink rate)",
        {},
@@ -170,7 +182,8 @@ std::vector<ChipProfile> nvidia_chips() {
              {"ultraserver_price_per_hour", "32", "assumption: 4 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
             kHopperKernels),
-       ""},
+       "",
+       {}},
   };
 }
 
@@ -220,7 +233,7 @@ ChipProfile read_chip_profile(const std::string& path) {
   const nlohmann::json j =
       parse_json_text(read_input_file(path, "chip profile '" + path + "'", "a JSON chip profile"), where);
   if (!j.is_object()) throw InputError(where + ": expected a JSON object with 'values'");
-  check_known_fields(j, {"name", "description", "values", "sources"}, where);
+  check_known_fields(j, {"name", "description", "values", "sources", "tables"}, where);
   ChipProfile out;
   out.file = path;
   out.name = j.value("name", path);
@@ -235,7 +248,12 @@ ChipProfile read_chip_profile(const std::string& path) {
   for (const auto& [key, v] : values.items())
     if (std::find(known.begin(), known.end(), key) == known.end())
       throw InputError(where + ": " + unknown_name_message("field 'values'", key, known));
+  // Added after the first profiles were written: a profile without them takes the default.
+  const std::vector<std::string> optional{"kernel_tables", "gemm_floor", "attention_floor"};
   for (const ParamSpec& spec : check.specs()) {
+    if (!values.contains(spec.name) &&
+        std::find(optional.begin(), optional.end(), spec.name) != optional.end())
+      continue;
     if (!values.contains(spec.name))
       throw InputError(where + ": missing field 'values." + spec.name + "' (" + spec.meaning + ")");
     const nlohmann::json& v = values[spec.name];
@@ -256,6 +274,26 @@ ChipProfile read_chip_profile(const std::string& path) {
                                    : "profile file " + path;
     out.values.push_back({spec.name, text, source});
   }
+  // The profile's own tables: registered under a key of this file, which kernel_tables then names.
+  const bool inline_tables = values.contains("kernel_tables") && values["kernel_tables"] == "inline";
+  if (j.contains("tables") != inline_tables)
+    throw InputError(where + ": field 'tables' goes with values.kernel_tables \"inline\" (and only with it)");
+  if (inline_tables) {
+    if (!j["tables"].is_array()) throw InputError(where + ": field 'tables' must be an array of kernel rows");
+    for (std::size_t i = 0; i < j["tables"].size(); ++i) {
+      const nlohmann::json& row = j["tables"][i];
+      const std::string at = where + ", tables entry " + std::to_string(i);
+      if (!row.is_object()) throw InputError(at + ": expected an object");
+      std::map<std::string, std::string> fields;
+      for (const auto& [k, v] : row.items()) fields[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      out.tables.push_back(kernel_row(fields, at));
+    }
+    char key[40];
+    std::snprintf(key, sizeof key, "inline:%016zx", std::hash<std::string>{}(path));
+    register_kernel_tables(key, out.tables);
+    for (ChipValue& v : out.values)
+      if (v.name == "kernel_tables") v.value = key;
+  }
   return out;
 }
 
@@ -268,8 +306,27 @@ nlohmann::ordered_json chip_profile_json(const ChipProfile& profile) {
     for (const ChipValue& v : profile.values)
       if (v.name == spec.name) values[v.name] = v.value, sources[v.name] = v.source;
   }
-  return {
+  nlohmann::ordered_json out{
       {"name", profile.name}, {"description", profile.description}, {"values", values}, {"sources", sources}};
+  if (!profile.tables.empty()) {
+    values["kernel_tables"] = "inline";
+    out["values"] = values;
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const KernelRow& r : profile.tables) {
+      nlohmann::ordered_json row = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : r.fields) {  // numbers as numbers
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        if (k != "source" && !v.empty() && end == v.c_str() + v.size() && std::isfinite(x))
+          row[k] = x;
+        else
+          row[k] = v;
+      }
+      rows.push_back(row);
+    }
+    out["tables"] = rows;
+  }
+  return out;
 }
 
 }  // namespace ultrasim

@@ -20,6 +20,25 @@ double ModelShape::attention_params() const {
   return q + H * (kvr + rope) + kvr * n * (nope + v) + n * v * H;
 }
 
+std::vector<std::pair<double, double>> ModelShape::attention_gemms() const {
+  const double H = static_cast<double>(hidden), n = heads;
+  if (attention != "mla") {
+    const double d = static_cast<double>(head_dim);
+    return {{(n + 2.0 * kv_heads) * d, H}, {H, n * d}};
+  }
+  const double nope = static_cast<double>(qk_nope_head_dim), rope = static_cast<double>(qk_rope_head_dim);
+  const double v = static_cast<double>(v_head_dim), qr = static_cast<double>(q_lora_rank);
+  const double kvr = static_cast<double>(kv_lora_rank);
+  std::vector<std::pair<double, double>> out;
+  if (qr > 0)
+    out = {{qr + kvr + rope, H}, {n * (nope + rope), qr}};
+  else
+    out = {{n * (nope + rope), H}, {kvr + rope, H}};
+  out.push_back({n * (nope + v), kvr});
+  out.push_back({H, n * v});
+  return out;
+}
+
 double ModelShape::total_params() const {
   double layer_sum = 0;
   for (int l = 0; l < layers; ++l)

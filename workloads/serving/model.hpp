@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,11 @@ struct ModelShape {
   bool is_moe_layer(int layer) const { return moe() && layer >= dense_layers; }
   int moe_layers() const { return moe() ? layers - dense_layers : 0; }
   double attention_params() const;  // per layer
+  // The attention's GEMMs as (n, k) pairs, their n k adding up to attention_params(): MHA / GQA the fused
+  // qkv ((n + 2 g) d, H) and o (H, n d); MLA the fused down-projections q_a and kv_a (q_r + kv_r + d_rope,
+  // H) (q_r = 0: q (n (d_nope + d_rope), H) and kv_a (kv_r + d_rope, H)), q_b (n (d_nope + d_rope), q_r),
+  // kv_b (n (d_nope + d_v), kv_r) and o (H, n d_v).
+  std::vector<std::pair<double, double>> attention_gemms() const;
   double dense_ffn_params() const { return 3.0 * static_cast<double>(hidden) * static_cast<double>(ffn); }
   double expert_params() const { return 3.0 * static_cast<double>(hidden) * static_cast<double>(expert_ffn); }
   double router_params() const { return static_cast<double>(hidden) * experts; }

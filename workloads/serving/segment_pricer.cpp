@@ -203,6 +203,7 @@ SegmentTime SegmentPricer::predictor_point(int stage, std::uint64_t m, std::uint
     mean.seconds += t.seconds / k, mean.compute_s += t.compute_s / k, mean.fixed_s += t.fixed_s / k;
     mean.comm_s += t.comm_s / k, mean.flops += t.flops / k, mean.bytes += t.bytes / k;
     mean.link_bytes += t.link_bytes / k, mean.transfers += t.transfers, mean.wrong += t.wrong;
+    mean.tabled |= t.tabled, mean.fell_back |= t.fell_back;
     if (t.wrong > 0 && mean.first_error.empty()) mean.first_error = t.first_error;
   }
   mean.transfers /= static_cast<std::uint64_t>(std::max(k, 1));
@@ -220,7 +221,8 @@ std::string SegmentPricer::predictor_description(int sample_layers) const {
                     std::to_string(c.replicas) + "|" + std::to_string(c.max_nodes) + "|" +
                     std::to_string(c.node_chips) + "|" + std::to_string(c.seed) + "|" + c.engine + "|" +
                     profile_.name + "|" + profile_.file + "|" + std::to_string(sample_layers) + "|" +
-                    std::to_string(layout_.pp);
+                    std::to_string(layout_.pp) + "|tables " + chip_->tables().fingerprint();
+  for (const ChipValue& v : profile_.values) key += "|" + v.name + "=" + v.value;
   for (const auto& [k, v] : c.overrides) key += "|" + k + "=" + v;
   return key;
 }
@@ -280,6 +282,7 @@ SegmentTime SegmentPricer::compute(const Segment& seg) const {
   for (const ChipWork& w : seg.chips) {
     const ChipTime c = chip_->time(w);
     if (c.seconds() > t.seconds) t.seconds = c.seconds(), busiest = c;
+    t.tabled |= c.tabled, t.fell_back |= c.fell_back;
     t.flops += w.flops(), t.bytes += w.bytes;
   }
   t.compute_s = t.seconds, t.fixed_s = busiest.fixed_s;
@@ -385,6 +388,7 @@ SegmentTime SegmentPricer::moe(const Segment& seg, bool overlap) {
   for (int c = 0; c < S; ++c) {
     const ExpertCompute e = expert_compute(routing, c, seg.moe, params_, 1);
     if (e.seconds > straggler.seconds) straggler = e;
+    t.tabled |= e.tabled, t.fell_back |= e.fell_back;
     t.flops += e.flops, t.bytes += e.bytes;
   }
   const double slowest = straggler.seconds;

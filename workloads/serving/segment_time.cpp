@@ -18,17 +18,20 @@ std::vector<double> encode_segment(const SegmentTime& t, const std::vector<std::
           static_cast<double>(t.wrong),
           t.bound == "hbm" ? 1.0 : 0.0,
           tier,
-          static_cast<double>(t.engine)};
+          static_cast<double>(t.engine),
+          static_cast<double>(t.tabled),
+          static_cast<double>(t.fell_back)};
 }
 
 SegmentTime decode_segment(const std::vector<double>& v, const std::vector<std::string>& tiers) {
-  if (v.size() != 11) throw SimulationError("serving: a child's answer is malformed");
+  if (v.size() != 13) throw SimulationError("serving: a child's answer is malformed");
   SegmentTime t;
   t.seconds = v[0], t.compute_s = v[1], t.comm_s = v[2], t.flops = v[3], t.bytes = v[4], t.link_bytes = v[5];
   t.transfers = static_cast<std::uint64_t>(v[6]), t.wrong = static_cast<std::uint64_t>(v[7]);
   t.bound = v[8] > 0 ? "hbm" : "compute";
   t.comm_bound = v[9] < 0 ? "latency" : "link:" + tiers.at(static_cast<std::size_t>(v[9]));
   t.engine = static_cast<Engine>(static_cast<int>(v[10]));
+  t.tabled = static_cast<unsigned>(v[11]), t.fell_back = static_cast<unsigned>(v[12]);
   if (t.wrong > 0) t.first_error = "the layer's all-to-allv did not verify";
   return t;
 }

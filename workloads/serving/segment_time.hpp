@@ -23,6 +23,7 @@ struct SegmentTime {
   std::uint64_t transfers = 0, wrong = 0;
   std::string first_error;
   Engine engine = Engine::kContentionFree;
+  unsigned tabled = 0, fell_back = 0;    // kernel classes priced from the chip's tables / by its roofline
   std::shared_ptr<const SimResult> run;  // while tracing: the simulation's records (stage ranks)
 };
 
@@ -38,12 +39,13 @@ struct StepTime {
   double flops = 0, bytes = 0, link_bytes = 0;
   std::uint64_t transfers = 0, wrong = 0;
   std::string first_error;
+  unsigned tabled = 0, fell_back = 0;  // kernel classes priced from the chip's tables / by its roofline
 };
 
 // A segment's time as numbers (a child process's answer, a point of the step-time model's cache) and
 // back; the bound tier as its index in `tiers` (the topology's), -1 for latency. Every field but the fixed
 // cost, the first error's text and the records travels; decode_segment throws SimulationError for an answer
-// that is not 11 numbers.
+// that is not 13 numbers.
 std::vector<double> encode_segment(const SegmentTime& t, const std::vector<std::string>& tiers);
 SegmentTime decode_segment(const std::vector<double>& v, const std::vector<std::string>& tiers);
 

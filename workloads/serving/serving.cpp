@@ -128,6 +128,8 @@ struct GroupWork {
   std::uint64_t requests = 0, tokens = 0, logits = 0;  // tokens through the layers; tokens needing logits
   double decode_score = 0, prefill_score = 0;          // sum over tokens of the contexts they attend
   double kv_tokens = 0;  // tokens of KV cache read (decode, a chunk's earlier context) or written (prefill)
+  double decode_tokens = 0, decode_kv = 0;  // the decode items' tokens and their part of kv_tokens
+  double prefill_requests = 0, prefill_tokens = 0;
 };
 
 std::vector<GroupWork> group_work(const ServingLayout& layout, const std::vector<StepItem>& items) {
@@ -140,9 +142,11 @@ std::vector<GroupWork> group_work(const ServingLayout& layout, const std::vector
     if (item.decode) {  // token j of the request attends its context and the j + 1 tokens up to itself
       g.logits += item.tokens;
       g.decode_score += n * (context + 1) + n * (n - 1) / 2, g.kv_tokens += context;
+      g.decode_tokens += n, g.decode_kv += context;
     } else {  // the chunk's token j attends context + j + 1 tokens
       g.logits += item.last ? 1 : 0;
       g.prefill_score += n * context + n * (n + 1) / 2, g.kv_tokens += context + n;
+      g.prefill_requests += 1, g.prefill_tokens += n;
     }
   }
   return groups;
@@ -202,21 +206,39 @@ class StepPlanner {
   // MHA / GQA 6 (norm, qkv, rope and cache write, attention, o, residual), MLA 8 (norm, q_a, q_b, kv_a,
   // norms, rope and cache write, attention, o); dense FFN 4 (norm, gate-up, activation, down); shared
   // experts 5 (norm, router and top-k, gate-up, activation, down); LM head 3 (norm, GEMM, sampling).
+  // Each segment's work also lists its GEMMs and attention kernels with their shapes (ChipWork::ops), for
+  // a chip profile's kernel tables: a GEMM (n, k) split over tp by n (k for the row-parallel o and down
+  // projections), its weights its bytes; an attention kernel at (requests, mean context), its KV its bytes.
   void attention(int stage, int layer) {
-    compute(stage, layer, "attention", m_.attention == "mla" ? 8 : 6,
-            [&](ChipWork& w, const GroupWork& g, std::uint64_t) {
-              const double a = m_.attention_params(), tokens = static_cast<double>(g.tokens);
-              w.gemm_flops = 2 * a * tokens / tp_, w.rows = tokens;
-              w.attention_flops = m_.score_flops(1, true) * g.decode_score / tp_;
-              w.prefill_attention_flops = m_.score_flops(1, false) * g.prefill_score / tp_;
-              w.bytes =
-                  a / tp_ * wb_ + m_.kv_bytes_per_token() * g.kv_tokens / kv_split_ + 2 * tokens * H_ * ab_;
-            });
+    compute(
+        stage, layer, "attention", m_.attention == "mla" ? 8 : 6,
+        [&](ChipWork& w, const GroupWork& g, std::uint64_t) {
+          const double a = m_.attention_params(), tokens = static_cast<double>(g.tokens);
+          w.gemm_flops = 2 * a * tokens / tp_, w.rows = tokens;
+          w.attention_flops = m_.score_flops(1, true) * g.decode_score / tp_;
+          w.prefill_attention_flops = m_.score_flops(1, false) * g.prefill_score / tp_;
+          w.bytes = a / tp_ * wb_ + m_.kv_bytes_per_token() * g.kv_tokens / kv_split_ + 2 * tokens * H_ * ab_;
+          const auto gemms = m_.attention_gemms();
+          for (std::size_t i = 0; i < gemms.size(); ++i) {
+            const bool row_parallel = i + 1 == gemms.size();  // o
+            gemm_op(w, tokens, row_parallel ? gemms[i].first : gemms[i].first / tp_,
+                    row_parallel ? gemms[i].second / tp_ : gemms[i].second);
+          }
+          if (g.decode_tokens > 0)
+            attention_op(w, KernelClass::kDecodeAttention, g.decode_tokens, g.decode_score / g.decode_tokens,
+                         w.attention_flops, m_.kv_bytes_per_token() * g.decode_kv / kv_split_);
+          if (g.prefill_requests > 0)
+            attention_op(w, KernelClass::kPrefillAttention, g.prefill_requests,
+                         g.prefill_tokens / g.prefill_requests, w.prefill_attention_flops,
+                         m_.kv_bytes_per_token() * (g.kv_tokens - g.decode_kv) / kv_split_);
+        });
   }
   void dense_ffn(int stage, int layer) {
     compute(stage, layer, "ffn", 4, [&](ChipWork& w, const GroupWork& g, std::uint64_t) {
       const double f = m_.dense_ffn_params() / tp_, tokens = static_cast<double>(g.tokens);
       w.gemm_flops = 2 * f * tokens, w.rows = tokens, w.bytes = f * wb_ + 2 * tokens * H_ * ab_;
+      const double F = static_cast<double>(m_.ffn);
+      gemm_op(w, tokens, 2 * F / tp_, H_), gemm_op(w, tokens, H_, F / tp_);
     });
   }
   void shared_experts(int stage, int layer) {
@@ -225,6 +247,8 @@ class StepPlanner {
       const double shared = m_.shared_experts * m_.expert_params() + m_.router_params();
       const double n = static_cast<double>(tokens);
       w.gemm_flops = 2 * shared * n, w.rows = n, w.bytes = shared * wb_ + 2 * n * H_ * ab_;
+      const double F = static_cast<double>(m_.expert_ffn) * m_.shared_experts;
+      if (F > 0) gemm_op(w, n, 2 * F, H_), gemm_op(w, n, H_, F);
     });
   }
   void lm_head(int stage) {
@@ -232,6 +256,7 @@ class StepPlanner {
       const double V = static_cast<double>(m_.vocab), logits = static_cast<double>(g.logits);
       w.gemm_flops = 2 * V * H_ / tp_ * logits, w.rows = logits;
       w.bytes = V * H_ / tp_ * wb_ + logits * V / tp_ * ab_;
+      gemm_op(w, logits, V / tp_, H_);
     });
   }
   void tp_allreduce(int stage, int layer) {
@@ -251,6 +276,23 @@ class StepPlanner {
   void repeat(int n) { repeat_ = n; }
 
  private:
+  void gemm_op(ChipWork& w, double m, double n, double k) const {
+    if (m <= 0) return;
+    KernelOp op;
+    op.dtype = m_.weight_dtype, op.x = m, op.y = n * k, op.k = k;
+    op.flops = 2 * m * n * k, op.bytes = n * k * wb_;
+    w.ops.push_back(op);
+  }
+  void attention_op(ChipWork& w, KernelClass c, double batch, double context, double flops,
+                    double bytes) const {
+    KernelOp op;
+    op.op = c, op.attention = m_.attention, op.dtype = m_.activation_dtype;
+    op.x = batch, op.y = context, op.flops = flops, op.bytes = bytes;
+    op.heads = std::max(1, static_cast<int>(m_.heads / layout_.tp));
+    if (m_.attention != "mla")
+      op.kv_heads = std::max(1, m_.kv_heads / layout_.tp), op.head_dim = static_cast<int>(m_.head_dim);
+    w.ops.push_back(op);
+  }
   Segment& segment(Segment::Kind kind, int stage, int layer, const std::string& what) {
     Segment& s = plan_.segments.emplace_back();
     s.kind = kind, s.stage = stage, s.layer = layer, s.what = what, s.micro_batch = std::max(micro_batch_, 0);

@@ -101,13 +101,18 @@ struct ChipProfile {
   std::vector<std::string> topologies;  // preset names (and name prefixes) it is the default for
   std::vector<ChipValue> values;
   std::string file;  // a profile read from a file: its path
+  // A profile file's own kernel tables ("tables": rows, kernel_tables "inline"), registered as the key
+  // its kernel_tables value holds.
+  std::vector<KernelRow> tables;
 };
 const std::vector<ChipProfile>& serving_chips();
 // A built-in by name, the topology's with "auto", or a profile file (a name ending in .json); InputError
 // naming the file and field for a profile file with a field missing, unknown or out of range.
 ChipProfile chip_profile(const std::string& name, const std::string& topology);
 // A profile file: {"name", "description", "values": {NAME: value or "value with unit"}, "sources": {NAME:
-// text}}, every parameter of serving_params() given.
+// text}, "tables": [kernel table rows]}, every parameter of serving_params() given but those a profile may
+// leave out (kernel_tables, gemm_floor, attention_floor: their defaults). "tables" (the fields of
+// sim/machine/kernel_tables.hpp's rows) goes with kernel_tables "inline".
 ChipProfile read_chip_profile(const std::string& path);
 // The profile as the file read_chip_profile reads.
 nlohmann::ordered_json chip_profile_json(const ChipProfile& profile);

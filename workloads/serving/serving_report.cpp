@@ -85,6 +85,11 @@ nlohmann::ordered_json point_json(SegmentPricer& pricer, std::uint64_t B, const 
     p["request_tokens_per_s"] = pricer.layout().pp * output_tokens / life;
   }
   if (const auto& t = decode0 ? decode0 : prefill0) {
+    // Which kernel classes the chip's tables priced, and which fell back to its roofline (outside them).
+    unsigned tabled = t->tabled, fell_back = t->fell_back;
+    if (prefill0 && decode0) tabled |= prefill0->tabled, fell_back |= prefill0->fell_back;
+    p["kernels_tabled"] = kernel_class_names(tabled);
+    p["kernels_fell_back"] = kernel_class_names(fell_back);
     p["moe_layer_s"] = t->moe_s;
     p["tp_allreduce"] =
         t->tp_count == 0

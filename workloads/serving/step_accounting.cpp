@@ -29,6 +29,7 @@ class StepAccount {
       out_.tp_bytes = seg.bytes, out_.tp_s = t.seconds, out_.tp_count += seg.repeat;
     out_.flops += r * t.flops, out_.bytes += r * t.bytes, out_.link_bytes += r * t.link_bytes;
     out_.transfers += static_cast<std::uint64_t>(seg.repeat) * t.transfers;
+    out_.tabled |= t.tabled, out_.fell_back |= t.fell_back;
     if (t.wrong > 0 && out_.wrong == 0)
       out_.first_error = seg.what + " of layer " + std::to_string(seg.layer) + ": " + t.first_error;
     out_.wrong += t.wrong;

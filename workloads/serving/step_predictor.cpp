@@ -44,6 +44,8 @@ SegmentTime StepTimePredictor::price(int stage, const std::vector<std::uint64_t>
     return (1 - u) * ((1 - v) * a + v * b) + u * ((1 - v) * c + v * d);
   };
   SegmentTime t = u < 0.5 ? (v < 0.5 ? p00 : p01) : (v < 0.5 ? p10 : p11);  // bounds, engine: the nearest
+  t.tabled = p00.tabled | p01.tabled | p10.tabled | p11.tabled;
+  t.fell_back = p00.fell_back | p01.fell_back | p10.fell_back | p11.fell_back;
   for (double SegmentTime::*f :
        {&SegmentTime::seconds, &SegmentTime::compute_s, &SegmentTime::fixed_s, &SegmentTime::comm_s,
         &SegmentTime::flops, &SegmentTime::bytes, &SegmentTime::link_bytes})

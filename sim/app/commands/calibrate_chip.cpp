@@ -17,7 +17,7 @@ namespace {
 
 struct CalibrateChipArgs {
   std::string chip = "h100", output, format = "text";
-  std::vector<std::string> from, sets;
+  std::vector<std::string> from, tables, sets;
   int hold_out_every = 0;
 };
 
@@ -58,14 +58,25 @@ int run_calibrate_chip(CalibrateChipArgs& args) {
   const ChipProfile base = chip_profile(args.chip, "");
   std::vector<KernelPoint> points;
   std::string from;
-  for (const std::string& path : args.from) {
+  std::vector<KernelRow> table_rows;  // kept in the profile as its kernel tables, and fitted on as points
+  for (const std::string& path : args.tables) {
+    auto rows = read_kernel_rows(path);
+    table_rows.insert(table_rows.end(), rows.begin(), rows.end());
+  }
+  if (!table_rows.empty()) KernelTables check(table_rows);  // sorted, no shape twice
+  if (args.from.empty() && args.tables.empty())
+    throw InputError("calibrate-chip: give --from (kernel times to fit on) or --tables (kernel tables)");
+  std::vector<std::string> sources = args.from;
+  sources.insert(sources.end(), args.tables.begin(), args.tables.end());
+  for (const std::string& path : sources) {
     auto more = read_kernel_points(path);
     points.insert(points.end(), more.begin(), more.end());
     from += (from.empty() ? "" : ", ") + path;
   }
   std::unique_ptr<OutputFile> file;
   if (!args.output.empty()) file = std::make_unique<OutputFile>(args.output, "chip profile");
-  const ChipFit f = fit_chip(base, points, args.hold_out_every, split_assignments(args.sets), from);
+  ChipFit f = fit_chip(base, points, args.hold_out_every, split_assignments(args.sets), from);
+  f.fitted.tables = table_rows;
   if (file) {
     *file << json_text(chip_profile_json(f.fitted), 2) << "\n";
     file->close();
@@ -101,23 +112,25 @@ int run_calibrate_chip(CalibrateChipArgs& args) {
 }  // namespace
 
 Command calibrate_chip_command() {
-  return {"calibrate-chip",
-          "fit a chip profile's efficiencies and fixed costs to measured kernel times (CSV, JSON, Kineto)",
-          [](CLI::App& app) {
-            auto args = std::make_shared<CalibrateChipArgs>();
-            app.add_option("--chip", args->chip,
-                           "the base profile: its peaks and what the points do not inform (default h100)");
-            app.add_option("--from", args->from,
-                           "measured kernel times: CSV, JSON array or PyTorch profiler trace (repeatable)")
-                ->required();
-            app.add_option("--hold-out-every", args->hold_out_every,
-                           "hold out every Nth point (besides rows with role held-out); 0: none");
-            app.add_option("--set", args->sets, "a chip parameter of the base, name=value (repeatable)");
-            app.add_option("-o,--output", args->output,
-                           "write the fitted profile to FILE (serve --chip FILE)");
-            app.add_option("--format", args->format, "text|json");
-            return [args](const std::string&) { return run_calibrate_chip(*args); };
-          }};
+  return {
+      "calibrate-chip",
+      "fit a chip profile's efficiencies and fixed costs to measured kernel times (CSV, JSON, Kineto)",
+      [](CLI::App& app) {
+        auto args = std::make_shared<CalibrateChipArgs>();
+        app.add_option("--chip", args->chip,
+                       "the base profile: its peaks and what the points do not inform (default h100)");
+        app.add_option("--from", args->from,
+                       "measured kernel times: CSV, JSON array or PyTorch profiler trace (repeatable)");
+        app.add_option("--tables", args->tables,
+                       "kernel tables by shape (CSV or JSON array, sim/machine/kernel_tables.hpp): kept in "
+                       "the written profile, and fitted on as points (repeatable)");
+        app.add_option("--hold-out-every", args->hold_out_every,
+                       "hold out every Nth point (besides rows with role held-out); 0: none");
+        app.add_option("--set", args->sets, "a chip parameter of the base, name=value (repeatable)");
+        app.add_option("-o,--output", args->output, "write the fitted profile to FILE (serve --chip FILE)");
+        app.add_option("--format", args->format, "text|json");
+        return [args](const std::string&) { return run_calibrate_chip(*args); };
+      }};
 }
 
 }  // namespace ultrasim

@@ -110,12 +110,20 @@ nlohmann::ordered_json registries_json(const std::string& what) {
     auto& list = out["chips"] = nlohmann::ordered_json::array();
     for (const ChipProfile& c : serving_chips()) {
       nlohmann::ordered_json values = nlohmann::ordered_json::array();
-      for (const ChipValue& v : c.values)
+      std::string tables = "none";
+      for (const ChipValue& v : c.values) {
         values.push_back({{"name", v.name}, {"value", v.value}, {"source", v.source}});
+        if (v.name == "kernel_tables") tables = v.value;
+      }
+      // Which kernel classes its tables price (where a shape lies inside them) and which the roofline
+      // always prices.
+      const unsigned tabled = kernel_tables(tables)->classes();
       list.push_back({{"name", c.name},
                       {"description", c.description},
                       {"topologies", c.topologies},
-                      {"values", values}});
+                      {"values", values},
+                      {"kernels_tabled", kernel_class_names(tabled)},
+                      {"kernels_roofline", kernel_class_names(~tabled & ((1u << kKernelClasses) - 1))}});
     }
   }
   if (wanted("options")) {
@@ -153,6 +161,13 @@ void print_text(const nlohmann::ordered_json& out) {
         for (const auto& v : item["values"])
           description += " " + v["name"].get<std::string>() + "=" + v["value"].get<std::string>();
         description += ")";
+        auto names = [&](const char* key) {
+          std::string text;
+          for (const auto& c : item[key]) text += (text.empty() ? "" : ", ") + c.get<std::string>();
+          return text.empty() ? std::string("none") : text;
+        };
+        description +=
+            " [tabled: " + names("kernels_tabled") + "; roofline: " + names("kernels_roofline") + "]";
       }
       if (item.contains("pools"))  // a serving scheduler: its chip pools
         description += item["pools"] == 2 ? " [two pools: prefill, decode]" : " [one pool]";
