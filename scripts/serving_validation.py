@@ -21,7 +21,7 @@ HERE = "results/validation/serving"
 MODELS = HERE + "/models"
 ROOFLINE = ["compute_efficiency=0.6", "prefill_attention_efficiency=0.6", "decode_attention_efficiency=0.6",
             "gemm_half_rows=0", "hbm_efficiency=1", "kernel_overhead=0s", "layer_overhead=0s",
-            "step_overhead=0s", "comm_share=0", "bf16_flops_ratio=1"]
+            "step_overhead=0s", "comm_share=0", "bf16_flops_ratio=1", "kernel_tables=none"]
 
 # The H100 clusters' scale-out: a 400 Gb/s InfiniBand NIC per GPU (NVIDIA's DGX/HGX H100 reference, 8 x
 # ConnectX-7; DeepEP's README measures its kernels on that CX7 400 Gb/s; the SGLang blog names its nodes,
