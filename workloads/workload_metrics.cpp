@@ -14,10 +14,16 @@ ParamSet with_params(ParamSet base, const std::vector<ParamSpec>& extra,
   return base;
 }
 
-double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {
+Energy workload_energy(const ParamSet& params, int p, int switches, double seconds, double chip_watts,
+                       double link_bytes) {
   const ChipParams c = chip_of(params);
-  return p * c.chip_power * seconds + switches * c.switch_power * seconds +
-         c.link_energy * 1e-12 * 8 * link_bytes;
+  const int hosts = (p + c.host_chips - 1) / c.host_chips;
+  return {p * chip_watts * seconds, switches * c.switch_power * seconds,
+          c.link_energy * 1e-12 * 8 * link_bytes, hosts * c.host_power * seconds, c.pue};
+}
+
+double workload_energy_j(const ParamSet& params, int p, int switches, double seconds, double link_bytes) {
+  return workload_energy(params, p, switches, seconds, chip_of(params).chip_power, link_bytes).node();
 }
 
 double workload_cost_usd(const ParamSet& params, int p, double seconds) {

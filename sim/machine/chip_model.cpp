@@ -134,6 +134,63 @@ const ParamTable<ChipParams>& chip_table() {
           .add({"chip_power", "1000", Unit::kRatio, "a chip's power while the layer runs, W",
                 "hardware.md [3P]: ~1 kW reported for Trainium3, no AWS figure"},
                &C::chip_power)
+          .add({"idle_power_share",
+                "1",
+                Unit::kRatio,
+                "a chip's power with no work, as a share of chip_power",
+                "assumption: none (every chip at chip_power; chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::idle_power_share)
+          .add({"hbm_power_share",
+                "1",
+                Unit::kRatio,
+                "a chip's power while HBM-bound kernels run, as a share of chip_power",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::hbm_power_share)
+          .add({"wait_power_share",
+                "1",
+                Unit::kRatio,
+                "a chip's power while it waits on communication or fixed costs, as a share of chip_power",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::wait_power_share)
+          .add({"power_cap",
+                "0",
+                Unit::kRatio,
+                "a chip's power limit, W (0: none); it bounds power, not speed",
+                "assumption: none (MLPerf MaxQ runs set one)",
+                {},
+                Range{0, 1e5, false}},
+               &C::power_cap)
+          .add({"host_power",
+                "0",
+                Unit::kRatio,
+                "power of a host besides its chips and the fabric's switches (CPUs, DRAM, NICs, fans, "
+                "supply losses), W",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1e6, false}},
+               &C::host_power)
+          .add({"host_chips",
+                "8",
+                Unit::kCount,
+                "chips per host (hosts = ceil(chips / host_chips))",
+                "assumption: 8, an HGX board's",
+                {},
+                Range{1, 1e6, false}},
+               &C::host_chips)
+          .add({"pue",
+                "1",
+                Unit::kRatio,
+                "power usage effectiveness: the facility's energy / the IT energy",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{1, 5, false}},
+               &C::pue)
           .add({"switch_power", "100", Unit::kRatio, "a switch's power, W",
                 "assumption: no public NeuronSwitch-v1 figure"},
                &C::switch_power)
@@ -148,6 +205,26 @@ const ParamTable<ChipParams>& chip_table() {
                 "hardware.md [AWS]: a Trn3 Gen2 UltraServer has 144 chips"},
                &C::ultraserver_chips);
   return table;
+}
+
+double chip_power_w(const ChipParams& c, const std::map<std::string, double>& bound_s) {
+  double watts = c.chip_power;
+  if (c.hbm_power_share != 1 || c.wait_power_share != 1) {
+    double seconds = 0, weighted = 0;
+    for (const auto& [resource, s] : bound_s) {
+      const double share = resource == "compute" ? 1.0
+                           : resource == "hbm"   ? c.hbm_power_share
+                                                 : c.wait_power_share;
+      seconds += s, weighted += s * share;
+    }
+    if (seconds > 0) watts = c.chip_power * weighted / seconds;
+  }
+  return c.power_cap > 0 ? std::min(watts, c.power_cap) : watts;
+}
+
+double idle_power_w(const ChipParams& c) {
+  const double watts = c.chip_power * c.idle_power_share;
+  return c.power_cap > 0 ? std::min(watts, c.power_cap) : watts;
 }
 
 std::vector<ParamSpec> chip_params() {

@@ -29,6 +29,7 @@
 // With no tables every operation falls back and the time is the roofline's, bit for bit.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,16 +57,31 @@ struct ChipParams {
   double gemm_floor = 0, attention_floor = 0;  // s
   // HBM, energy and price.
   double hbm_bandwidth = 0;                 // B/s
-  double chip_power = 0, switch_power = 0;  // W
+  double chip_power = 0, switch_power = 0;  // W (chip_power: busy, compute-bound kernels)
   double link_energy = 0;                   // pJ/bit per link crossed
-  double ultraserver_price_per_hour = 0;    // USD
-  int ultraserver_chips = 0;                // chips the price buys
+  // Power follows what a chip is doing (chip_power x the share of its class; chip_power_w below):
+  // idle, HBM-bound kernels, waiting on communication or fixed costs; capped at power_cap (0: none).
+  double idle_power_share = 1, hbm_power_share = 1, wait_power_share = 1;
+  double power_cap = 0;   // W
+  double host_power = 0;  // W per host of host_chips chips (CPUs, DRAM, NICs, fans, supplies)
+  int host_chips = 8;
+  double pue = 1;                         // facility energy / the hosts' and fabric's energy
+  double ultraserver_price_per_hour = 0;  // USD
+  int ultraserver_chips = 0;              // chips the price buys
 };
 const ParamTable<ChipParams>& chip_table();
 // chip_table().specs().
 std::vector<ParamSpec> chip_params();
 // The chip parameters in effect in `params` (which declares chip_params()).
 ChipParams chip_of(const ParamSet& params);
+
+// A chip's mean power (W) over a step whose seconds went to `bound_s` (resource -> s: compute, hbm,
+// link:TIER, latency, overhead, as a StepTime's): chip_power while compute-bound, x hbm_power_share while
+// HBM-bound, x wait_power_share otherwise, weighted by seconds, at most power_cap (when > 0). With every
+// share 1 and no cap it is chip_power exactly.
+double chip_power_w(const ChipParams& c, const std::map<std::string, double>& bound_s);
+// A chip's power with no work: chip_power x idle_power_share (at most power_cap).
+double idle_power_w(const ChipParams& c);
 
 // One chip's work in one segment, by operation class.
 struct ChipWork {

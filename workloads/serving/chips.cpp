@@ -45,6 +45,25 @@ const Values kHopperKernels{
      "MLA and GQA decode, FlashAttention-3 prefill, DeepGEMM FP8 GEMMs; DeepGEMM README)"},
 };
 
+// Power (results/validation/power/): the shares of chip_power a Hopper draws while HBM-bound and while
+// waiting, fitted on one ML.ENERGY series; the host is an MLPerf node's idle wall power less its GPUs' idle
+// power and the hgx-h100 fabric's 4 switches at switch_power; the facility is AWS's (one PUE for every chip).
+const std::string kHopperPowerFit =
+    "fitted: ML.ENERGY leaderboard v3, H100 Llama-3.1-70B bf16 tp 4, 12 runs (results/validation/power)";
+const std::string kPue =
+    "AWS sustainability report: 2025 global PUE 1.14 (assumption for non-AWS chips: the same facility)";
+const Values kHopperPower{
+    {"hbm_power_share", "0.65", kHopperPowerFit},
+    {"wait_power_share", "0.71", kHopperPowerFit},
+    {"host_power", "1500",
+     "derived: MLPerf v4.1 NVIDIA H200 MaxQ node idle 2,430-2,568 W (pre-run samples) - 8 x 75 W idle GPUs - "
+     "4 "
+     "switches x 100 W"},
+    {"host_chips", "8", "NVIDIA: 8 GPUs per HGX host"},
+    {"power_cap", "0", "none (MLPerf MaxQ runs cap at 450-500 W: --set power_cap=500)"},
+    {"pue", "1.14", kPue},
+};
+
 // Blackwell: no kernel table at hand; Hopper's fitted efficiencies (assumption) except prefill attention.
 const std::string kFromHopper = "assumption: Hopper's fitted value (no Blackwell kernel table)";
 const Values kBlackwellKernels{
@@ -60,6 +79,15 @@ const Values kBlackwellKernels{
     {"layer_overhead", "0s", "assumption: CUDA graphs; the kernels' own fixed costs are counted"},
     {"step_overhead", "1ms", "assumption: as Hopper's"},
     {"comm_share", "0.152", "assumption: as Hopper's (DeepSeek-V3 report: 20 of 132 SMs)"},
+};
+
+const std::string kBlackwellPowerFit =
+    "fitted: ML.ENERGY leaderboard v3, B200 Llama-3.1-70B bf16 tp 2, 9 runs (results/validation/power)";
+const Values kBlackwellPower{
+    {"hbm_power_share", "0.80", kBlackwellPowerFit},
+    {"wait_power_share", "0.98", kBlackwellPowerFit},
+    {"power_cap", "0", "none"},
+    {"pue", "1.14", kPue},
 };
 
 // Trainium: no kernel table is published. The GEMM efficiency and the fixed cost per layer (the
@@ -81,6 +109,13 @@ const Values kTrainiumKernels{
     {"step_overhead", "437us", "vllm-neuron async_execution.md: 437 us per synchronous model call"},
     {"comm_share", "0.1",
      "assumption: collectives run on their own cores and DMA engines, which share the HBM (10 %)"},
+    {"idle_power_share", "0.1", "assumption: Hopper's (no Trainium power figure is published)"},
+    {"hbm_power_share", "0.65", "assumption: Hopper's fitted value"},
+    {"wait_power_share", "0.71", "assumption: Hopper's fitted value"},
+    {"host_power", "1500", "assumption: an HGX host's (derived from MLPerf, Hopper)"},
+    {"host_chips", "16", "AWS: 16 Trainium chips per trn2.48xlarge host"},
+    {"power_cap", "0", "none"},
+    {"pue", "1.14", "AWS sustainability report: 2025 global PUE 1.14"},
 };
 
 // AWS Trainium, by generation.
@@ -130,10 +165,14 @@ std::vector<ChipProfile> nvidia_chips() {
              {"hbm_bandwidth", "8TBps", "derived: NVIDIA NVL72 576 TB/s / 72"},
              {"hbm_capacity", "186GB", "NVIDIA NVL72 13.4 TB / 72; MLPerf system GB200-186GB"},
              {"chip_power", "1200", "3P: ~1.2 kW per GPU"},
+             {"idle_power_share", "0.117", "assumption: B200's idle 140 W (nvidia-smi snapshots) of 1,200 W"},
+             {"host_power", "1700",
+              "derived: ~6.5 kW per NVL72 compute tray (Supermicro, via introl.com) - 4 GPUs x 1.2 kW"},
+             {"host_chips", "4", "NVIDIA: 4 GPUs per GB200 compute tray"},
              {"ultraserver_price_per_hour", "756",
               "3P listing: CoreWeave 42 USD per 4-GPU node-hour = 10.50 USD per GPU-hour, x 72"},
              {"ultraserver_chips", "72", "NVIDIA: 72 GPUs per NVL72"}},
-            kBlackwellKernels),
+            join(kBlackwellKernels, kBlackwellPower)),
        "",
        {}},
       {"b200",
@@ -143,9 +182,14 @@ std::vector<ChipProfile> nvidia_chips() {
              {"hbm_bandwidth", "8TBps", "NVIDIA HGX B200: 8 TB/s"},
              {"hbm_capacity", "180GB", "NVIDIA HGX B200: 180 GB usable"},
              {"chip_power", "1000", "NVIDIA HGX B200: 1,000 W per GPU"},
+             {"idle_power_share", "0.14", "nvidia-smi snapshots of idle 8x B200 hosts: 136-142 W of 1,000 W"},
+             {"host_power", "1390",
+              "derived: MLPerf v5.1 Lenovo SR680a V3 (8x B200, air) idle 2,906-2,917 W - 8 x 140 W - 4 x 100 "
+              "W"},
+             {"host_chips", "8", "NVIDIA: 8 GPUs per HGX host"},
              {"ultraserver_price_per_hour", "64", "assumption: 8 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
-            kBlackwellKernels),
+            join(kBlackwellKernels, kBlackwellPower)),
        "",
        {}},
       {"h100",
@@ -155,9 +199,10 @@ std::vector<ChipProfile> nvidia_chips() {
              {"hbm_bandwidth", "3.35TBps", "NVIDIA H100 datasheet: 3.35 TB/s"},
              {"hbm_capacity", "80GB", "NVIDIA H100 datasheet: 80 GB"},
              {"chip_power", "700", "NVIDIA H100 datasheet: up to 700 W"},
+             {"idle_power_share", "0.1", "nvidia-smi snapshots of idle H100 SXM: 68-73 W of 700 W"},
              {"ultraserver_price_per_hour", "32", "assumption: 4 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
-            kHopperKernels),
+            join(kHopperKernels, kHopperPower)),
        "",
        {}},
       {"h200",
@@ -167,9 +212,10 @@ std::vector<ChipProfile> nvidia_chips() {
              {"hbm_bandwidth", "4.8TBps", "NVIDIA H200 datasheet: 4.8 TB/s"},
              {"hbm_capacity", "141GB", "NVIDIA H200 datasheet: 141 GB"},
              {"chip_power", "700", "NVIDIA H200 datasheet: up to 700 W"},
+             {"idle_power_share", "0.107", "nvidia-smi snapshots of idle H200 SXM: 73-76 W of 700 W"},
              {"ultraserver_price_per_hour", "40", "assumption: 5 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
-            kHopperKernels),
+            join(kHopperKernels, kHopperPower)),
        "",
        {}},
       {"h800",
@@ -179,9 +225,10 @@ std::vector<ChipProfile> nvidia_chips() {
              {"hbm_bandwidth", "3.35TBps", "assumption: H100's HBM3 (no H800 datasheet text found)"},
              {"hbm_capacity", "80GB", "assumption: H100's"},
              {"chip_power", "700", "assumption: H100's"},
+             {"idle_power_share", "0.1", "assumption: H100's"},
              {"ultraserver_price_per_hour", "32", "assumption: 4 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
-            kHopperKernels),
+            join(kHopperKernels, kHopperPower)),
        "",
        {}},
   };
@@ -249,7 +296,9 @@ ChipProfile read_chip_profile(const std::string& path) {
     if (std::find(known.begin(), known.end(), key) == known.end())
       throw InputError(where + ": " + unknown_name_message("field 'values'", key, known));
   // Added after the first profiles were written: a profile without them takes the default.
-  const std::vector<std::string> optional{"kernel_tables", "gemm_floor", "attention_floor"};
+  const std::vector<std::string> optional{
+      "kernel_tables",    "gemm_floor", "attention_floor", "idle_power_share", "hbm_power_share",
+      "wait_power_share", "power_cap",  "host_power",      "host_chips",       "pue"};
   for (const ParamSpec& spec : check.specs()) {
     if (!values.contains(spec.name) &&
         std::find(optional.begin(), optional.end(), spec.name) != optional.end())

@@ -52,6 +52,7 @@ struct PoolSim {
   int first_chip = 0;
   std::uint64_t kv_blocks = 0;
   double busy_s = 0, flops = 0, link_bytes = 0;
+  double busy_chip_j = 0;  // its chips' energy while stepping (each step at its own power)
   std::uint64_t wrong = 0;
   std::string first_error;
 };
@@ -263,6 +264,7 @@ std::vector<ServingPool> pool_views(std::vector<PoolSim>& pools) {
     v.step = [&p](const std::vector<StepItem>& items) {
       const ServingStepper::Step s = p.stepper->step(items);
       p.busy_s += s.seconds, p.flops += s.flops, p.link_bytes += s.link_bytes;
+      p.busy_chip_j += p.stepper->layout().chips * s.chip_watts * s.seconds;
       if (s.wrong > 0 && p.wrong == 0) p.first_error = s.first_error;
       p.wrong += s.wrong;
       return s.seconds;
@@ -295,9 +297,10 @@ std::function<double(const std::vector<KvMove>&)> kv_transfer(std::vector<PoolSi
   };
 }
 
-// Per pool: its chips, layout, KV and how busy it was; its energy and cost over `duration` added up.
+// Per pool: its chips, layout, KV and how busy it was; its energy (its chips at each step's power while
+// stepping, idle otherwise; its switches and hosts the whole duration) and cost over `duration` added up.
 nlohmann::ordered_json pools_json(const std::vector<PoolSim>& pools, const ServingSchedule& schedule,
-                                  double duration, double& energy, double& cost) {
+                                  double duration, Energy& energy, double& cost) {
   using json = nlohmann::ordered_json;
   json pool_rows = json::array();
   for (const PoolSim& p : pools) {
@@ -323,7 +326,11 @@ nlohmann::ordered_json pools_json(const std::vector<PoolSim>& pools, const Servi
     row["grid_points"] = s.grid_points();
     row["engine"] = s.engine();
     pool_rows.push_back(row);
-    energy += workload_energy_j(s.params(), l.chips, s.switches(), duration, p.link_bytes);
+    Energy e = workload_energy(s.params(), l.chips, s.switches(), duration, 0, p.link_bytes);
+    e.chips =
+        p.busy_chip_j + l.chips * idle_power_w(chip_of(s.params())) * std::max(duration - p.busy_s, 0.0);
+    energy.chips += e.chips, energy.switches += e.switches, energy.links += e.links, energy.hosts += e.hosts;
+    energy.pue = e.pue;
     cost += workload_cost_usd(s.params(), l.chips, duration);
   }
   return pool_rows;
@@ -403,7 +410,8 @@ nlohmann::ordered_json run_production(const ProductionConfig& config, const std:
   arrivals_config_json(out, config, options, main);
   metrics_json(out, config, requests, schedule);
   const double duration = out["duration_s"].get<double>(), tokens = out["total_output_tokens"].get<double>();
-  double energy = 0, cost = 0;
+  Energy energy;
+  double cost = 0;
   const json pool_rows = pools_json(pools, schedule, duration, energy, cost);
   out["pools"] = pool_rows;
   out["kv_transfer_bytes"] = transfer_bytes;
@@ -411,7 +419,10 @@ nlohmann::ordered_json run_production(const ProductionConfig& config, const std:
   for (const RequestTimes& t : schedule.requests) transfer_s += t.kv_transfer_s;
   out["mean_kv_transfer_s"] =
       pools.size() == 2 ? json(transfer_s / static_cast<double>(requests.size())) : json();
-  out["energy_per_token_j"] = tokens > 0 ? energy / tokens : 0.0;
+  out["energy_per_token_j"] = tokens > 0 ? energy.node() / tokens : 0.0;
+  out["energy_per_token_chips_j"] = tokens > 0 ? energy.chips / tokens : 0.0;
+  out["energy_per_token_facility_j"] = tokens > 0 ? energy.facility() / tokens : 0.0;
+  out["chip_power_w"] = duration > 0 && chips > 0 ? energy.chips / (duration * chips) : 0.0;
   out["cost_per_mtok_usd"] = tokens > 0 ? cost / tokens * 1e6 : 0.0;
   if (!config.timeline.empty()) write_timeline(config.timeline, pools, schedule);
   if (!config.per_request.empty()) write_requests(config.per_request, requests, schedule);

@@ -39,12 +39,25 @@ void decode_fields(nlohmann::ordered_json& p, SegmentPricer& pricer, std::uint64
   const double step = percentile(steps.tpot, 0.5);
   const double tokens_per_s = step > 0 ? pp * static_cast<double>(B) / step : 0;
   const double tokens = pp * static_cast<double>(B) * pricer.config().tokens_per_step();  // per decode step
-  const double energy = workload_energy_j(params, chips, switches, decode0.seconds, decode0.link_bytes * pp);
+  // Energy per generated token: a decode step's over its tokens, plus (where the run has prefill) the
+  // batch's prefill over the batch's output tokens (pp batches share a step's energy, as its tokens).
+  const double watts = chip_power_w(chip, decode0.bound_s);
+  const Energy decode =
+      workload_energy(params, chips, switches, decode0.seconds, watts, decode0.link_bytes * pp);
+  Energy prefill;
+  if (steps.prefill0 && steps.output_tokens > 0)
+    prefill = workload_energy(params, chips, switches, steps.prefill0->seconds,
+                              chip_power_w(chip, steps.prefill0->bound_s), steps.prefill0->link_bytes * pp);
+  const double prefill_tokens = pp * std::max(steps.output_tokens, 1.0);
   p["tokens_per_s"] = tokens_per_s;
   p["tokens_per_s_per_chip"] = tokens_per_s / chips;
   p["mfu"] = decode0.flops / (decode0.seconds * chips * chip.chip_flops);
   p["hbm_utilisation"] = decode0.bytes / (decode0.seconds * chips * chip.hbm_bandwidth);
-  p["energy_per_token_j"] = energy / tokens;
+  p["chip_power_w"] = watts;
+  p["energy_per_token_j"] = decode.node() / tokens + prefill.node() / prefill_tokens;
+  p["energy_per_token_chips_j"] = decode.chips / tokens + prefill.chips / prefill_tokens;
+  p["energy_per_token_facility_j"] = decode.facility() / tokens + prefill.facility() / prefill_tokens;
+  p["decode_energy_per_token_j"] = decode.node() / tokens;
   p["cost_per_mtok_usd"] = workload_cost_usd(params, chips, decode0.seconds) / tokens * 1e6;
   p["bound"] = main_bound(decode0.bound_s);
   p["bound_s"] = seconds_json(decode0.bound_s);
@@ -58,6 +71,7 @@ void prefill_fields(nlohmann::ordered_json& p, SegmentPricer& pricer, const Batc
   const double step = percentile(steps.ttft, 0.5);
   p["prefill_tokens_per_s"] = step > 0 ? pp * steps.input_tokens / step : 0;
   p["prefill_mfu"] = prefill0.flops / (prefill0.seconds * chips * chip_of(pricer.params()).chip_flops);
+  p["prefill_chip_power_w"] = chip_power_w(chip_of(pricer.params()), prefill0.bound_s);
   p["prefill_bound"] = main_bound(prefill0.bound_s);
   p["prefill_bound_s"] = seconds_json(prefill0.bound_s);
   p["prefill_parts_s"] = seconds_json(prefill0.parts_s);

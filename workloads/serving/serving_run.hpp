@@ -46,6 +46,7 @@ class ServingStepper {
   int switches() const;
   struct Step {
     double seconds = 0, flops = 0, link_bytes = 0;
+    double chip_watts = 0;  // a chip's mean power over the step (chip_power_w)
     std::uint64_t wrong = 0;
     std::string first_error;
   };

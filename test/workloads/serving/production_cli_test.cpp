@@ -241,3 +241,27 @@ TEST_CASE(
   refused({"serve", "--timeline", "t.csv"},
           "--timeline and --requests-out are for request arrivals (--requests or --rate)");
 }
+
+TEST_CASE("request arrivals: chips draw each step's power while stepping and idle power between") {
+  const auto run = with_args(kLlama, {"--rate",         "2",
+                                      "--num-requests", "6",
+                                      "--input-len",    "256",
+                                      "--output-len",   "16",
+                                      "--seed",         "3",
+                                      "--set",          "switch_power=0",
+                                      "--set",          "link_energy=0",
+                                      "--set",          "host_power=0",
+                                      "--set",          "hbm_power_share=1",
+                                      "--set",          "wait_power_share=1"});
+  // Busy at chip_power (500 W on trn2), idle at idle_power_share of it.
+  const json r = arrivals(with_args(run, {"--set", "idle_power_share=0.25"}));
+  const double duration = r["duration_s"].get<double>(), tokens = r["total_output_tokens"].get<double>();
+  const double busy = r["pools"][0]["busy_fraction"].get<double>() * duration;
+  REQUIRE(busy < 0.9 * duration);
+  CHECK(r["energy_per_token_chips_j"].get<double>() ==
+        Approx(16 * 500 * (busy + 0.25 * (duration - busy)) / tokens).epsilon(1e-9));
+  // idle = busy: every chip at chip_power the whole run, as before.
+  const json flat = arrivals(with_args(run, {"--set", "idle_power_share=1"}));
+  CHECK(flat["energy_per_token_j"].get<double>() == Approx(16 * 500 * duration / tokens).epsilon(1e-12));
+  CHECK(flat["chip_power_w"].get<double>() == Approx(500).epsilon(1e-12));
+}

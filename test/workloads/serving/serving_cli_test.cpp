@@ -483,3 +483,53 @@ TEST_CASE("node-limited routing keeps a token's experts on few nodes: less traff
   CHECK(any["chip"] == "h100");  // the scale-up preset's chip inside a cluster spec
   CHECK(one["tpot_s"].get<double>() < any["tpot_s"].get<double>());
 }
+
+TEST_CASE("energy per token: idle = busy and no host is the old figure, and power follows the step bounds") {
+  const std::vector<std::string> run{"--model",      "llama3-70b",
+                                     "--tp",         "4",
+                                     "--topology",   "hgx-h100@0-3",
+                                     "--batch",      "8",
+                                     "--input-len",  "512",
+                                     "--output-len", "128",
+                                     "--set",        "switch_power=0",
+                                     "--set",        "link_energy=0"};
+  const std::vector<std::string> flat{"--set", "idle_power_share=1",
+                                      "--set", "hbm_power_share=1",
+                                      "--set", "wait_power_share=1",
+                                      "--set", "host_power=0",
+                                      "--set", "pue=1"};
+  // Every chip at chip_power (700 W), decode steps alone: p x chip_power x step / tokens, as before.
+  const json old = serve_json(plus(run, flat));
+  const double tpot = old["tpot_s"].get<double>(), ttft = old["ttft_s"].get<double>();
+  CHECK(old["chip_power_w"].get<double>() == 700);
+  CHECK(old["decode_energy_per_token_j"].get<double>() == Approx(4 * 700 * tpot / 8).epsilon(1e-12));
+  // Prefill counts: the batch's prefill over the batch's output tokens.
+  CHECK(old["energy_per_token_j"].get<double>() ==
+        Approx(4 * 700 * tpot / 8 + 4 * 700 * ttft / (8 * 128)).epsilon(1e-12));
+  CHECK(old["energy_per_token_facility_j"] == old["energy_per_token_j"]);
+  // The h100 profile: 700 W while compute-bound, x 0.65 while HBM-bound, x 0.71 otherwise; one host of
+  // 1,500 W; PUE 1.14.
+  const json p = serve_json(run);
+  auto watts = [](const json& bounds) {
+    double s = 0, w = 0;
+    for (const auto& [k, v] : bounds.items()) {
+      const double share = k == "compute" ? 1 : k == "hbm" ? 0.65 : 0.71;
+      s += v.get<double>(), w += v.get<double>() * share;
+    }
+    return 700 * w / s;
+  };
+  const double decode_w = watts(p["bound_s"]), prefill_w = watts(p["prefill_bound_s"]);
+  CHECK(decode_w < 700);
+  CHECK(p["chip_power_w"].get<double>() == Approx(decode_w).epsilon(1e-12));
+  CHECK(p["prefill_chip_power_w"].get<double>() == Approx(prefill_w).epsilon(1e-12));
+  const double chips_j = 4 * decode_w * tpot / 8 + 4 * prefill_w * ttft / (8 * 128);
+  CHECK(p["energy_per_token_chips_j"].get<double>() == Approx(chips_j).epsilon(1e-12));
+  CHECK(p["energy_per_token_j"].get<double>() ==
+        Approx(chips_j + 1500 * tpot / 8 + 1500 * ttft / (8 * 128)).epsilon(1e-12));
+  CHECK(p["energy_per_token_facility_j"].get<double>() ==
+        Approx(1.14 * p["energy_per_token_j"].get<double>()).epsilon(1e-12));
+  // A cap bounds the power (not the speed).
+  const json capped = serve_json(plus(run, {"--set", "power_cap=300"}));
+  CHECK(capped["chip_power_w"].get<double>() == 300);
+  CHECK(capped["tpot_s"] == p["tpot_s"]);
+}
