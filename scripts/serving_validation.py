@@ -92,6 +92,10 @@ def run(ultrasim, args, extra=()):
 
 def metric(r, name, args):
     out = int(args[args.index("--output-len") + 1])
+    if name == "mean_tpot_ms":
+        return r["mean_tpot_s"] * 1e3
+    if name == "mean_ttft_ms":
+        return r["mean_ttft_s"] * 1e3
     if name == "tpot_ms":
         return r["tpot_p50_s"] * 1e3
     if name == "ttft_ms":
@@ -129,6 +133,52 @@ def fit_trainium(ultrasim):
     r = run(ultrasim, args, sets(ce, lo))
     print(f"compute_efficiency {ce:.4f}, layer_overhead {lo:.1f}us: ITL {r['tpot_p50_s'] * 1e3:.3f} ms, "
           f"TTFT {r['ttft_p50_s'] * 1e3:.2f} ms")
+
+# ML.ENERGY leaderboard v3 (github.com/ml-energy/leaderboard@0cd52dab, public/data/models/*lm-arena-chat.json:
+# vLLM, Chatbot Arena prompts, steady state at max_num_seqs): the median inter-token latency at a batch,
+# run as a static decode at that batch; prompts 256 tokens (assumption: the leaderboard gives output
+# lengths only). id, GPUs, chip, model args, dtype, batch, output, median ITL ms.
+MLE = "ML.ENERGY leaderboard v3, meta-llama Llama-3.1"
+ML_ENERGY = [
+    ("E010", 1, "h100", "8B", "bfloat16", 8, 389, 7.3), ("E013", 1, "h100", "8B", "bfloat16", 64, 396, 11.5),
+    ("E017", 1, "h100", "8B", "bfloat16", 255, 404, 26.1), ("E001", 1, "b200", "8B", "bfloat16", 8, 388, 4.6),
+    ("E004", 1, "b200", "8B", "bfloat16", 64, 390, 9.0), ("E031", 4, "h100", "70B", "bfloat16", 8, 350, 16.6),
+    ("E034", 4, "h100", "70B", "bfloat16", 64, 352, 22.4), ("E038", 4, "h100", "70B", "bfloat16", 255, 349, 39.8),
+    ("E021", 2, "b200", "70B", "bfloat16", 8, 352, 16.4), ("E024", 2, "b200", "70B", "bfloat16", 64, 346, 21.7),
+    ("E026", 2, "b200", "70B", "bfloat16", 255, 361, 35.8), ("E069", 8, "h100", "405B", "float8", 8, 366, 33.2),
+    ("E072", 8, "h100", "405B", "float8", 64, 360, 39.3), ("E076", 8, "h100", "405B", "float8", 255, 367, 66.9),
+    ("E077", 8, "b200", "405B", "bfloat16", 8, 363, 29.1), ("E080", 8, "b200", "405B", "bfloat16", 64, 365, 30.8),
+    ("E082", 8, "b200", "405B", "bfloat16", 255, 366, 49.3),
+]
+MODEL_ARGS = {"8B": ["--model-file", MODELS + "/llama3.1-8b.json"], "70B": ["--model", "llama3-70b"],
+              "405B": ["--model-file", MODELS + "/llama3.1-405b.json"]}
+for pid, gpus, chip, size, dtype, batch, out, itl in ML_ENERGY:
+    topo = ("hgx-h100" if chip == "h100" else "nvl72") + (f"@0-{gpus - 1}" if gpus > 1 else "@0")
+    POINTS.append((pid + "-itl", "held-out",
+                   f"{gpus}x {chip.upper()}, Llama-3.1-{size} {dtype}, tp {gpus}, {batch} in flight, 256/{out}, vLLM",
+                   [*MODEL_ARGS[size], "--weight-dtype", dtype, "--topology", topo, "--chip", chip, "--tp", str(gpus),
+                    "--batch", str(batch), "--input-len", "256", "--output-len", str(out)], "tpot_ms", itl,
+                   f"{MLE}-{size}, {gpus}x {chip.upper()}, max_num_seqs ~{batch}: median ITL {itl} ms"))
+
+# MLPerf Inference Server scenario (Poisson arrivals at the target rate; mlperf_log_detail.txt mean TTFT and
+# TPOT): rate-based runs, `serve --rate`. OpenOrca prompts 300 tokens (assumption), outputs the runs' mean
+# (tokens/s over samples/s); CNN-DailyMail 800 in (assumption), 129 out. Llama-2-70B runs as llama3-70b.
+# Each GPU runs its own replica with the submission's batch limit (gpu_batch_size) as --max-batch.
+MLPERF = "github.com/mlcommons/inference_results"
+for pid, chip, size, dtype, rate, n, inp, out, ttft, tpot, batch, src in [
+        ("P02", "h200", "70B", "float8", 80, 2400, 300, 291, 223.8, 136.5, 896,
+         "v4.1 closed/NVIDIA H200-SXM-141GBx8_TRT_MaxQ llama2-70b-99 Server"),
+        ("P06", "b200", "70B", "nvfp4", 364, 8000, 300, 274, 240.4, 123.0, 2048,
+         "v5.1 closed/Lenovo SR680a_V3_B200SXMx8_TRT llama2-70b-99 Server"),
+        ("P10", "b200", "8B", "nvfp4", 1000, 12000, 800, 129, 119.8, 23.9, 6000,
+         "v5.1 closed/Lenovo SR780a_V3_B200SXMx8_TRT llama3.1-8b Server")]:
+    args = [*MODEL_ARGS[size], "--weight-dtype", dtype, "--kv-dtype", "float8", "--topology", "hgx-h100", "--chip",
+            chip, "--rate", str(rate), "--num-requests", str(n), "--input-len", str(inp), "--output-len", str(out),
+            "--max-batch", str(batch)]
+    what = f"8x {chip.upper()}, Llama-{size} {dtype}, 8 replicas, {rate} requests/s, {inp}/{out}, TensorRT-LLM"
+    POINTS.append((pid + "-tpot", "held-out", what, args, "mean_tpot_ms", tpot,
+                   f"MLPerf Inference {src} ({MLPERF}): mean TPOT {tpot} ms"))
+    POINTS.append((pid + "-ttft", "held-out", "same run", None, "mean_ttft_ms", ttft, f"same: mean TTFT {ttft} ms"))
 
 
 def main():
