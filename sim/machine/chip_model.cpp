@@ -96,6 +96,24 @@ const ParamTable<ChipParams>& chip_table() {
                 {},
                 Range{0, 10, false}},
                &C::step_overhead)
+          .add({"request_overhead",
+                "0s",
+                Unit::kTime,
+                "host time per request of a data-parallel group per serving step (batch building, sampling, "
+                "output processing)",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::request_overhead)
+          .add({"host_overlap",
+                "0",
+                Unit::kRatio,
+                "share of the host's time per step hidden behind the chips' (1: an overlap scheduler, the "
+                "host prepares the next step while the chips run this one; 0: one after the other)",
+                "assumption: none (chip profiles set it)",
+                {},
+                Range{0, 1, false}},
+               &C::host_overlap)
           .add({"kernel_tables",
                 "none",
                 Unit::kChoice,
@@ -205,6 +223,11 @@ const ParamTable<ChipParams>& chip_table() {
                 "hardware.md [AWS]: a Trn3 Gen2 UltraServer has 144 chips"},
                &C::ultraserver_chips);
   return table;
+}
+
+double ChipModel::host_seconds(double chips_s, double requests) const {
+  const double host = c_.step_overhead + c_.request_overhead * requests;
+  return host - c_.host_overlap * std::min(host, chips_s);
 }
 
 double chip_power_w(const ChipParams& c, const std::map<std::string, double>& bound_s) {

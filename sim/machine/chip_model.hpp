@@ -14,7 +14,8 @@
 // (float4, mxfp4, nvfp4; a chip without 4-bit units has the ratio 0 and refuses them).
 // rows: the GEMMs' M (the tokens through them; an expert's tokens for the MoE experts). gemm_half_rows 0
 // prices every shape at compute_efficiency. Around the segments: layer_overhead per layer and
-// step_overhead per step (host and framework), on the step's critical path.
+// step_overhead per step and request_overhead per request of a data-parallel group (host and framework),
+// on the step's critical path but for the share host_overlap hides behind the chips (host_seconds).
 // Micro-batch overlap: a communication kernel takes comm_share of the chip's compute units while it
 // runs, so compute C beside communication M takes max(M, C + comm_share x M) instead of max(C, M)
 // (overlapped_seconds).
@@ -51,6 +52,8 @@ struct ChipParams {
   double prefill_attention_efficiency = 0, decode_attention_efficiency = 0;
   double hbm_efficiency = 0;
   double kernel_overhead = 0, layer_overhead = 0, step_overhead = 0;  // s
+  double request_overhead = 0;  // s of host time per request of a data-parallel group per step
+  double host_overlap = 0;      // share of the host's time hidden behind the chips' (host_seconds)
   double comm_share = 0;
   // Kernel tables by shape (kernel_tables()), and the least time of a tabled kernel per class.
   std::string kernel_tables = "none";
@@ -127,6 +130,10 @@ class ChipModel {
   void check_dtype(const std::string& dtype, const std::string& what) const;
   double layer_overhead() const { return c_.layer_overhead; }
   double step_overhead() const { return c_.step_overhead; }
+  // The host's part of a step whose chips take `chips_s` and whose busiest data-parallel group holds
+  // `requests`: host = step_overhead + request_overhead x requests, of which host_overlap x min(host,
+  // chips_s) hides behind the chips (host_overlap 1: max(chips_s, host) - chips_s).
+  double host_seconds(double chips_s, double requests) const;
   double comm_share() const { return c_.comm_share; }
   // Compute `compute_s` beside communication `comm_s` that occupies comm_share of the chip.
   double overlapped_seconds(double compute_s, double comm_s) const;

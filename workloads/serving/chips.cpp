@@ -23,6 +23,17 @@ Values join(Values a, const Values& b) {
   return a;
 }
 
+// The serving engine's host time per request per step (vLLM's: it builds the batch, samples and processes
+// outputs request by request), fitted on two vLLM runs (results/validation/serving, --fit-host); the host
+// and the chips take turns (vLLM's synchronous scheduler; an overlap scheduler: --set host_overlap=1).
+const std::string kHostFit =
+    "fitted: ML.ENERGY leaderboard v3, vLLM Llama-3.1-8B on one H100 at 64 and 255 in flight: median ITL "
+    "11.5 and 26.1 ms (results/validation/serving)";
+const Values kVllmHost{
+    {"request_overhead", "44.8us", kHostFit},
+    {"host_overlap", "0", "vLLM's default scheduler: the host's work and the chips' take turns (assumption)"},
+};
+
 // Hopper's kernels (H100, H200 and H800 share the SM and its clocks).
 const std::string kFit =
     "fitted: results/validation/chips/hopper_kernels.csv (DeepGEMM, FlashMLA, FlashAttention-3; every 3rd "
@@ -53,8 +64,8 @@ const std::string kHopperPowerFit =
 const std::string kPue =
     "AWS sustainability report: 2025 global PUE 1.14 (assumption for non-AWS chips: the same facility)";
 const Values kHopperPower{
-    {"hbm_power_share", "0.65", kHopperPowerFit},
-    {"wait_power_share", "0.71", kHopperPowerFit},
+    {"hbm_power_share", "0.54", kHopperPowerFit},
+    {"wait_power_share", "0.83", kHopperPowerFit},
     {"host_power", "1500",
      "derived: MLPerf v4.1 NVIDIA H200 MaxQ node idle 2,430-2,568 W (pre-run samples) - 8 x 75 W idle GPUs - "
      "4 "
@@ -84,7 +95,7 @@ const Values kBlackwellKernels{
 const std::string kBlackwellPowerFit =
     "fitted: ML.ENERGY leaderboard v3, B200 Llama-3.1-70B bf16 tp 2, 9 runs (results/validation/power)";
 const Values kBlackwellPower{
-    {"hbm_power_share", "0.80", kBlackwellPowerFit},
+    {"hbm_power_share", "0.78", kBlackwellPowerFit},
     {"wait_power_share", "0.98", kBlackwellPowerFit},
     {"power_cap", "0", "none"},
     {"pue", "1.14", kPue},
@@ -110,8 +121,8 @@ const Values kTrainiumKernels{
     {"comm_share", "0.1",
      "assumption: collectives run on their own cores and DMA engines, which share the HBM (10 %)"},
     {"idle_power_share", "0.1", "assumption: Hopper's (no Trainium power figure is published)"},
-    {"hbm_power_share", "0.65", "assumption: Hopper's fitted value"},
-    {"wait_power_share", "0.71", "assumption: Hopper's fitted value"},
+    {"hbm_power_share", "0.54", "assumption: Hopper's fitted value"},
+    {"wait_power_share", "0.83", "assumption: Hopper's fitted value"},
     {"host_power", "1500", "assumption: an HGX host's (derived from MLPerf, Hopper)"},
     {"host_chips", "16", "AWS: 16 Trainium chips per trn2.48xlarge host"},
     {"power_cap", "0", "none"},
@@ -133,7 +144,7 @@ std::vector<ChipProfile> trainium_chips() {
              {"ultraserver_price_per_hour", "360",
               "assumption: no public Trn3 price (2.50 USD per chip-hour)"},
              {"ultraserver_chips", "144", "AWS: 144 chips per Gen2 UltraServer"}},
-            kTrainiumKernels),
+            join(kTrainiumKernels, kVllmHost)),
        "",
        {}},
       {"trn2",
@@ -149,7 +160,7 @@ std::vector<ChipProfile> trainium_chips() {
               "3P report of AWS Capacity Blocks: 35.76 USD per trn2.48xlarge-hour = 2.235 USD per chip-hour, "
               "x 64"},
              {"ultraserver_chips", "64", "AWS: 64 chips per Trn2 UltraServer"}},
-            kTrainiumKernels),
+            join(kTrainiumKernels, kVllmHost)),
        "",
        {}},
   };
@@ -172,7 +183,7 @@ std::vector<ChipProfile> nvidia_chips() {
              {"ultraserver_price_per_hour", "756",
               "3P listing: CoreWeave 42 USD per 4-GPU node-hour = 10.50 USD per GPU-hour, x 72"},
              {"ultraserver_chips", "72", "NVIDIA: 72 GPUs per NVL72"}},
-            join(kBlackwellKernels, kBlackwellPower)),
+            join(join(kBlackwellKernels, kBlackwellPower), kVllmHost)),
        "",
        {}},
       {"b200",
@@ -189,7 +200,7 @@ std::vector<ChipProfile> nvidia_chips() {
              {"host_chips", "8", "NVIDIA: 8 GPUs per HGX host"},
              {"ultraserver_price_per_hour", "64", "assumption: 8 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
-            join(kBlackwellKernels, kBlackwellPower)),
+            join(join(kBlackwellKernels, kBlackwellPower), kVllmHost)),
        "",
        {}},
       {"h100",
@@ -202,7 +213,7 @@ std::vector<ChipProfile> nvidia_chips() {
              {"idle_power_share", "0.1", "nvidia-smi snapshots of idle H100 SXM: 68-73 W of 700 W"},
              {"ultraserver_price_per_hour", "32", "assumption: 4 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
-            join(kHopperKernels, kHopperPower)),
+            join(join(kHopperKernels, kHopperPower), kVllmHost)),
        "",
        {}},
       {"h200",
@@ -215,7 +226,7 @@ std::vector<ChipProfile> nvidia_chips() {
              {"idle_power_share", "0.107", "nvidia-smi snapshots of idle H200 SXM: 73-76 W of 700 W"},
              {"ultraserver_price_per_hour", "40", "assumption: 5 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
-            join(kHopperKernels, kHopperPower)),
+            join(join(kHopperKernels, kHopperPower), kVllmHost)),
        "",
        {}},
       {"h800",
@@ -228,7 +239,7 @@ std::vector<ChipProfile> nvidia_chips() {
              {"idle_power_share", "0.1", "assumption: H100's"},
              {"ultraserver_price_per_hour", "32", "assumption: 4 USD per GPU-hour, x 8"},
              {"ultraserver_chips", "8", "NVIDIA: 8 GPUs per HGX board"}},
-            join(kHopperKernels, kHopperPower)),
+            join(join(kHopperKernels, kHopperPower), kVllmHost)),
        "",
        {}},
   };

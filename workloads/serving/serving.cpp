@@ -367,6 +367,9 @@ StepPlan plan_items(const ServingConfig& config, const ServingLayout& layout,
   }
   step.lm_head(layout.pp - 1);
   StepPlan plan = step.take();
+  std::vector<std::uint64_t> per_group(static_cast<std::size_t>(layout.dp), 0);
+  for (const StepItem& i : items) ++per_group.at(static_cast<std::size_t>(i.group));
+  plan.host_requests = *std::max_element(per_group.begin(), per_group.end());
   std::vector<StepItem> drafted;  // the draft: K passes of one token per decoding request, last stage
   for (const StepItem& i : items)
     if (i.decode) drafted.push_back({i.group, i.context, 1, true, true});

@@ -152,6 +152,7 @@ struct Segment {
 struct StepPlan {
   bool decode = true;
   std::uint64_t requests = 0, tokens = 0;  // tokens computed (prefill: inputs; decode: one per request)
+  std::uint64_t host_requests = 0;         // the most requests one data-parallel group's host handles
   std::vector<Segment> segments;
 };
 

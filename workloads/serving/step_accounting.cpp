@@ -58,15 +58,16 @@ class StepAccount {
     C_ = M_ = 0, c_bound_.clear(), m_bound_.clear();
   }
 
-  // The host's part of the step, on its critical path; the step's time into the trace.
-  StepTime finish() {
-    if (chip_.step_overhead() > 0) {
-      out_.seconds += chip_.step_overhead(), out_.bound_s["overhead"] += chip_.step_overhead();
+  // The host's part of the step (its requests: the busiest group's), on its critical path but for what it
+  // hides behind the chips; the step's time into the trace.
+  StepTime finish(double host_requests) {
+    const double host = chip_.host_seconds(out_.seconds, host_requests);
+    if (host > 0) {
+      out_.seconds += host, out_.bound_s["overhead"] += host;
       if (pricer_.tracing()) {
         for (int c = 0; c < pricer_.layout().chips; ++c)
-          pricer_.trace().compute_records.push_back(
-              {c, "step overhead (host)", clock_, clock_ + chip_.step_overhead()});
-        clock_ += chip_.step_overhead();
+          pricer_.trace().compute_records.push_back({c, "step overhead (host)", clock_, clock_ + host});
+        clock_ += host;
       }
     }
     if (pricer_.tracing()) pricer_.trace().time_s = out_.seconds;
@@ -108,7 +109,9 @@ StepTime account_step(SegmentPricer& pricer, const std::vector<StepPlan>& plans)
     if (last_of_group)
       account.close_group(overlap && head.layer >= 0, head.layer >= 0, head.stage, head.repeat);
   }
-  return account.finish();
+  double host_requests = 0;  // micro-batches: one host schedules them all
+  for (const auto& plan : plans) host_requests += static_cast<double>(plan.host_requests);
+  return account.finish(host_requests);
 }
 
 }  // namespace ultrasim

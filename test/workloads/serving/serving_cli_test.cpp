@@ -46,7 +46,7 @@ const std::vector<std::string> kRoofline{"--set", "compute_efficiency=0.6",
                                          "--set", "step_overhead=0s",
                                          "--set", "comm_share=0"};
 const std::vector<std::string> kNoFixedCosts{"--set", "kernel_overhead=0s", "--set", "layer_overhead=0s",
-                                             "--set", "step_overhead=0s"};
+                                             "--set", "step_overhead=0s",   "--set", "request_overhead=0s"};
 
 std::vector<std::string> plus(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
@@ -169,7 +169,8 @@ TEST_CASE("decode at batch 1 on every chip profile: fixed costs + bytes at the a
     using ultrasim::parse_rate, ultrasim::parse_time;
     const double hbm = parse_rate(v["hbm_bandwidth"]) * std::stod(v["hbm_efficiency"]);
     const double fixed = c.kernels * parse_time(v["kernel_overhead"]) +
-                         c.layers * parse_time(v["layer_overhead"]) + parse_time(v["step_overhead"]);
+                         c.layers * parse_time(v["layer_overhead"]) + parse_time(v["step_overhead"]) +
+                         parse_time(v["request_overhead"]);  // the host's one request
     const double expected = fixed + c.bytes / hbm + comm["tpot_s"].get<double>();
     CHECK(step["tpot_s"].get<double>() == Approx(expected).epsilon(0.02));
     // The fixed costs are the step's "overhead", but for the experts' kernels inside the MoE layers.
@@ -239,10 +240,10 @@ TEST_CASE("a serving step's MoE layers are ultrasim moe's, and its all-reduces u
           Approx(json::parse(moe.out)["layer_time_s"].get<double>()).epsilon(1e-9));
   }
   // Nothing overlaps: the step is the sum of its parts, each simulated alone, and the fixed costs around
-  // them: Trainium3's 165 us per layer and 437 us per step.
+  // them: Trainium3's 165 us per layer, 437 us per step and 44.8 us per request of a group (one each).
   double sum = 0;
   for (const auto& [what, s] : r["parts_s"].items()) sum += s.get<double>();
-  CHECK(r["tpot_s"].get<double>() == Approx(sum + 61 * 165e-6 + 437e-6).epsilon(1e-12));
+  CHECK(r["tpot_s"].get<double>() == Approx(sum + 61 * 165e-6 + 437e-6 + 44.8e-6).epsilon(1e-12));
 
   const json d = serve_json({"--model", "llama3-70b", "--tp", "4", "--batch", "72", "--phase", "decode"});
   const json& tp = d["tp_allreduce"];
@@ -322,8 +323,8 @@ TEST_CASE("two micro-batches hide communication behind compute, never below eith
   const json& p = shared["prefill_parts_s"];
   const double c = p["attention"].get<double>() + p["ffn"].get<double>() + p["lm head"].get<double>();
   const double m = p["tp"].get<double>();
-  CHECK(shared["ttft_s"].get<double>() ==
-        Approx(c + 0.3 * m + 80 * 2 * 165e-6 + 437e-6).epsilon(1e-9));  // + 2 passes' layer costs, the step's
+  CHECK(shared["ttft_s"].get<double>() == Approx(c + 0.3 * m + 80 * 2 * 165e-6 + 437e-6 + 2 * 44.8e-6)
+                                              .epsilon(1e-9));  // + 2 passes' layer costs, the step's,
   CHECK(shared["ttft_s"].get<double>() > overlap["ttft_s"].get<double>());
   // Decode is HBM-bound: each half reads every weight again, and the overlap is slower.
   const std::vector<std::string> decode{"--model", "llama3-70b", "--tp",    "4",
@@ -507,13 +508,13 @@ TEST_CASE("energy per token: idle = busy and no host is the old figure, and powe
   CHECK(old["energy_per_token_j"].get<double>() ==
         Approx(4 * 700 * tpot / 8 + 4 * 700 * ttft / (8 * 128)).epsilon(1e-12));
   CHECK(old["energy_per_token_facility_j"] == old["energy_per_token_j"]);
-  // The h100 profile: 700 W while compute-bound, x 0.65 while HBM-bound, x 0.71 otherwise; one host of
+  // The h100 profile: 700 W while compute-bound, x 0.54 while HBM-bound, x 0.83 otherwise; one host of
   // 1,500 W; PUE 1.14.
   const json p = serve_json(run);
   auto watts = [](const json& bounds) {
     double s = 0, w = 0;
     for (const auto& [k, v] : bounds.items()) {
-      const double share = k == "compute" ? 1 : k == "hbm" ? 0.65 : 0.71;
+      const double share = k == "compute" ? 1 : k == "hbm" ? 0.54 : 0.83;
       s += v.get<double>(), w += v.get<double>() * share;
     }
     return 700 * w / s;
@@ -532,4 +533,27 @@ TEST_CASE("energy per token: idle = busy and no host is the old figure, and powe
   const json capped = serve_json(plus(run, {"--set", "power_cap=300"}));
   CHECK(capped["chip_power_w"].get<double>() == 300);
   CHECK(capped["tpot_s"] == p["tpot_s"]);
+}
+
+TEST_CASE(
+    "the host's time per step: step_overhead + request_overhead per request of the busiest group, "
+    "hidden behind the chips by an overlap scheduler") {
+  // Llama-3-70B on 8 H100, tp 2: 4 data-parallel groups; 70 requests put 18 on the busiest.
+  const std::vector<std::string> run{"--model",  "llama3-70b", "--tp", "2",       "--topology",
+                                     "hgx-h100", "--batch",    "70",   "--phase", "decode"};
+  const json none = serve_json(plus(run, {"--set", "step_overhead=0s", "--set", "request_overhead=0s"}));
+  const json host = serve_json(plus(run, {"--set", "step_overhead=1ms", "--set", "request_overhead=100us"}));
+  const double chips = none["tpot_s"].get<double>();
+  CHECK(host["tpot_s"].get<double>() == Approx(chips + 1e-3 + 18 * 100e-6).epsilon(1e-12));
+  CHECK(host["bound_s"]["overhead"].get<double>() - none["bound_s"]["overhead"].get<double>() ==
+        Approx(1e-3 + 18 * 100e-6).epsilon(1e-9));
+  // An overlap scheduler: the host prepares the next step while the chips run this one.
+  const json hidden = serve_json(plus(
+      run, {"--set", "step_overhead=1ms", "--set", "request_overhead=100us", "--set", "host_overlap=1"}));
+  CHECK(hidden["tpot_s"].get<double>() == Approx(chips).epsilon(1e-12));  // 2.8 ms of host < the chips' step
+  const json longer = serve_json(plus(run, {"--set", "step_overhead=1s", "--set", "host_overlap=1"}));
+  CHECK(longer["tpot_s"].get<double>() == Approx(1 + 18 * 44.8e-6).epsilon(1e-12));  // the host bounds it
+  const json half = serve_json(plus(
+      run, {"--set", "step_overhead=1ms", "--set", "request_overhead=100us", "--set", "host_overlap=0.5"}));
+  CHECK(half["tpot_s"].get<double>() == Approx(chips + 0.5 * (1e-3 + 18 * 100e-6)).epsilon(1e-12));
 }
