@@ -21,7 +21,8 @@ import sys
 
 HERE = "results/validation/power"
 MODELS = "results/validation/serving/models"
-BEFORE = ["idle_power_share=1", "hbm_power_share=1", "wait_power_share=1", "host_power=0", "power_cap=0"]
+BEFORE = ["idle_power_share=1", "hbm_power_share=1", "wait_power_share=1", "host_power=0", "power_cap=0",
+          "request_overhead=0s"]
 
 # ML.ENERGY series: ids, model args, dtype, chips (tp), chip, role. Chatbot Arena prompts: 256 input
 # tokens (assumption: the leaderboard publishes output lengths, not input ones).

@@ -21,7 +21,7 @@ HERE = "results/validation/serving"
 MODELS = HERE + "/models"
 ROOFLINE = ["compute_efficiency=0.6", "prefill_attention_efficiency=0.6", "decode_attention_efficiency=0.6",
             "gemm_half_rows=0", "hbm_efficiency=1", "kernel_overhead=0s", "layer_overhead=0s",
-            "step_overhead=0s", "comm_share=0", "bf16_flops_ratio=1", "kernel_tables=none"]
+            "step_overhead=0s", "comm_share=0", "bf16_flops_ratio=1", "kernel_tables=none", "request_overhead=0s"]
 
 # The H100 clusters' scale-out: a 400 Gb/s InfiniBand NIC per GPU (NVIDIA's DGX/HGX H100 reference, 8 x
 # ConnectX-7; DeepEP's README measures its kernels on that CX7 400 Gb/s; the SGLang blog names its nodes,
@@ -152,9 +152,10 @@ ML_ENERGY = [
 ]
 MODEL_ARGS = {"8B": ["--model-file", MODELS + "/llama3.1-8b.json"], "70B": ["--model", "llama3-70b"],
               "405B": ["--model-file", MODELS + "/llama3.1-405b.json"]}
+HOST_FIT = ("E013-itl", "E017-itl")  # fitted: they set request_overhead (--fit-host)
 for pid, gpus, chip, size, dtype, batch, out, itl in ML_ENERGY:
     topo = ("hgx-h100" if chip == "h100" else "nvl72") + (f"@0-{gpus - 1}" if gpus > 1 else "@0")
-    POINTS.append((pid + "-itl", "held-out",
+    POINTS.append((pid + "-itl", "fitted" if pid + "-itl" in HOST_FIT else "held-out",
                    f"{gpus}x {chip.upper()}, Llama-3.1-{size} {dtype}, tp {gpus}, {batch} in flight, 256/{out}, vLLM",
                    [*MODEL_ARGS[size], "--weight-dtype", dtype, "--topology", topo, "--chip", chip, "--tp", str(gpus),
                     "--batch", str(batch), "--input-len", "256", "--output-len", str(out)], "tpot_ms", itl,
@@ -181,14 +182,39 @@ for pid, chip, size, dtype, rate, n, inp, out, ttft, tpot, batch, src in [
     POINTS.append((pid + "-ttft", "held-out", "same run", None, "mean_ttft_ms", ttft, f"same: mean TTFT {ttft} ms"))
 
 
+def fit_host(ultrasim):
+    """Solves request_overhead on the fitted ML.ENERGY points (vLLM, Llama-3.1-8B on one H100 at 64 and 255
+    in flight): the value that minimises their squared log error, by golden-section search."""
+    pts = [p for p in POINTS if p[0] in HOST_FIT]
+    def loss(us):
+        return sum(math.log(p[5] / metric(run(ultrasim, p[3], [f"request_overhead={us}us"]), p[4], p[3])) ** 2
+                   for p in pts)
+    a, b = 0.0, 200.0
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(40):
+        c, d = b - g * (b - a), a + g * (b - a)
+        if loss(c) < loss(d):
+            b = d
+        else:
+            a = c
+    us = (a + b) / 2
+    print(f"request_overhead {us:.1f}us: " + ", ".join(
+        f"{p[0]} {metric(run(ultrasim, p[3], [f'request_overhead={us}us']), p[4], p[3]):.2f} ms (measured {p[5]})"
+        for p in pts))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("ultrasim")
     ap.add_argument("--fit-trainium", action="store_true")
+    ap.add_argument("--fit-host", action="store_true")
     ap.add_argument("--only", help="comma-separated point ids")
     a = ap.parse_args()
     if a.fit_trainium:
         fit_trainium(a.ultrasim)
+        return 0
+    if a.fit_host:
+        fit_host(a.ultrasim)
         return 0
     rows, last_args, cache = [], None, {}
     for pid, role, what, args, name, measured, source in POINTS:
