@@ -53,6 +53,7 @@ struct PoolSim {
   std::uint64_t kv_blocks = 0;
   double busy_s = 0, flops = 0, link_bytes = 0;
   double busy_chip_j = 0;  // its chips' energy while stepping (each step at its own power)
+  double balance_s = 0;    // the steps' attention balance x their seconds
   std::uint64_t wrong = 0;
   std::string first_error;
 };
@@ -265,6 +266,7 @@ std::vector<ServingPool> pool_views(std::vector<PoolSim>& pools) {
       const ServingStepper::Step s = p.stepper->step(items);
       p.busy_s += s.seconds, p.flops += s.flops, p.link_bytes += s.link_bytes;
       p.busy_chip_j += p.stepper->layout().chips * s.chip_watts * s.seconds;
+      p.balance_s += s.attention_balance * s.seconds;
       if (s.wrong > 0 && p.wrong == 0) p.first_error = s.first_error;
       p.wrong += s.wrong;
       return s.seconds;
@@ -322,6 +324,7 @@ nlohmann::ordered_json pools_json(const std::vector<PoolSim>& pools, const Servi
         iterations > 0 ? static_cast<double>(batch_sum) / static_cast<double>(iterations) : 0.0;
     row["max_kv_use"] = static_cast<double>(kv_most) / (static_cast<double>(p.kv_blocks) * l.dp);
     row["busy_fraction"] = duration > 0 ? p.busy_s / duration : 0.0;
+    row["attention_balance"] = p.busy_s > 0 ? p.balance_s / p.busy_s : 1.0;
     row["mfu"] = duration > 0 ? p.flops / (duration * l.chips * peak) : 0.0;
     row["grid_points"] = s.grid_points();
     row["engine"] = s.engine();

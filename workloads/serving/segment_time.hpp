@@ -40,6 +40,7 @@ struct StepTime {
   std::uint64_t transfers = 0, wrong = 0;
   std::string first_error;
   unsigned tabled = 0, fell_back = 0;  // kernel classes priced from the chip's tables / by its roofline
+  double attention_balance = 1;        // the plans' (StepPlan::attention_balance; micro-batches: the least)
 };
 
 // A segment's time as numbers (a child process's answer, a point of the step-time model's cache) and

@@ -13,6 +13,7 @@
 #include "topology/base/options.hpp"
 #include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
+#include "workloads/serving/requests.hpp"
 #include "workloads/workload_file.hpp"
 
 namespace ultrasim {
@@ -78,6 +79,14 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> draw_requests(const Serving
                                                                    std::uint64_t size, int batch) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
   out.reserve(size);
+  if (config.lengths.empty() && config.length_dist != "fixed" && size > 0) {
+    RequestGenerator g;  // its lengths, not its arrivals
+    g.rate = 1, g.count = size, g.input_len = config.input_len, g.output_len = config.output_len;
+    g.length_dist = config.length_dist;
+    g.seed = splitmix64(config.seed ^ pair_key(static_cast<std::uint32_t>(batch), 1));
+    for (const ServingRequest& r : generate_requests(g)) out.emplace_back(r.prompt, r.output);
+    return out;
+  }
   for (std::uint64_t i = 0; i < size; ++i) {
     if (config.lengths.empty()) {
       out.emplace_back(config.input_len, config.output_len);
@@ -370,6 +379,12 @@ StepPlan plan_items(const ServingConfig& config, const ServingLayout& layout,
   std::vector<std::uint64_t> per_group(static_cast<std::size_t>(layout.dp), 0);
   for (const StepItem& i : items) ++per_group.at(static_cast<std::size_t>(i.group));
   plan.host_requests = *std::max_element(per_group.begin(), per_group.end());
+  double most = 0, sum = 0;
+  for (const GroupWork& g : group_work(layout, items)) {
+    const double work = g.decode_score + g.prefill_score;
+    most = std::max(most, work), sum += work;
+  }
+  if (most > 0) plan.attention_balance = sum / layout.dp / most;
   std::vector<StepItem> drafted;  // the draft: K passes of one token per decoding request, last stage
   for (const StepItem& i : items)
     if (i.decode) drafted.push_back({i.group, i.context, 1, true, true});

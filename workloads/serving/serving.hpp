@@ -60,6 +60,9 @@ struct ServingConfig {
   std::vector<std::uint64_t> batch_sizes{1};  // requests per step; several make a frontier
   std::uint64_t input_len = 1024, output_len = 256;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> lengths;  // (input, output) drawn from (empty: fixed)
+  // Without `lengths`: each request's lengths drawn around input_len/output_len (fixed | uniform:R |
+  // lognormal:SIGMA, requests.hpp's generator), per batch with `seed`.
+  std::string length_dist = "fixed";
   std::string lengths_source;
   std::string phase = "both";  // prefill | decode | both
   std::string router = "random";
@@ -153,6 +156,9 @@ struct StepPlan {
   bool decode = true;
   std::uint64_t requests = 0, tokens = 0;  // tokens computed (prefill: inputs; decode: one per request)
   std::uint64_t host_requests = 0;         // the most requests one data-parallel group's host handles
+  // The attention's balance over the data-parallel groups: the mean over the most of a group's attention
+  // work (the contexts its tokens attend); 1 when every group's is the same (or there is none).
+  double attention_balance = 1;
   std::vector<Segment> segments;
 };
 

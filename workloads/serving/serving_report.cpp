@@ -53,6 +53,7 @@ void decode_fields(nlohmann::ordered_json& p, SegmentPricer& pricer, std::uint64
   p["tokens_per_s_per_chip"] = tokens_per_s / chips;
   p["mfu"] = decode0.flops / (decode0.seconds * chips * chip.chip_flops);
   p["hbm_utilisation"] = decode0.bytes / (decode0.seconds * chips * chip.hbm_bandwidth);
+  p["attention_balance"] = decode0.attention_balance;
   p["chip_power_w"] = watts;
   p["energy_per_token_j"] = decode.node() / tokens + prefill.node() / prefill_tokens;
   p["energy_per_token_chips_j"] = decode.chips / tokens + prefill.chips / prefill_tokens;
@@ -72,6 +73,7 @@ void prefill_fields(nlohmann::ordered_json& p, SegmentPricer& pricer, const Batc
   p["prefill_tokens_per_s"] = step > 0 ? pp * steps.input_tokens / step : 0;
   p["prefill_mfu"] = prefill0.flops / (prefill0.seconds * chips * chip_of(pricer.params()).chip_flops);
   p["prefill_chip_power_w"] = chip_power_w(chip_of(pricer.params()), prefill0.bound_s);
+  p["prefill_attention_balance"] = prefill0.attention_balance;
   p["prefill_bound"] = main_bound(prefill0.bound_s);
   p["prefill_bound_s"] = seconds_json(prefill0.bound_s);
   p["prefill_parts_s"] = seconds_json(prefill0.parts_s);
@@ -159,6 +161,7 @@ void serving_config_json(nlohmann::ordered_json& out, const ServingConfig& confi
   out["input_len"] = fixed ? json(config.input_len) : json();
   out["output_len"] = fixed ? json(config.output_len) : json();
   out["lengths"] = fixed ? json() : json(config.lengths_source);
+  out["length_dist"] = fixed ? json(config.length_dist) : json();
   out["router"] = config.router;
   out["zipf"] = zipf ? json(config.zipf.value_or(config.model.expert_zipf)) : json();
   out["expert_load"] = zipf ? json() : json(config.expert_load_source);

@@ -173,13 +173,19 @@ ServingStepper::Step ServingStepper::step(const std::vector<StepItem>& items) {
   SegmentPricer& pricer = impl_->pricer;
   const StepTime t =
       account_step(pricer, {plan_iteration(pricer.config(), pricer.layout(), items, 0, !impl_->exact)});
-  return {t.seconds, t.flops,      t.link_bytes, chip_power_w(chip_of(pricer.params()), t.bound_s),
-          t.wrong,   t.first_error};
+  Step s;
+  s.seconds = t.seconds, s.flops = t.flops, s.link_bytes = t.link_bytes;
+  s.chip_watts = chip_power_w(chip_of(pricer.params()), t.bound_s);
+  s.attention_balance = t.attention_balance;
+  s.wrong = t.wrong, s.first_error = t.first_error;
+  return s;
 }
 
 ServingStepper::Step ServingStepper::exchange(const std::vector<std::vector<std::uint64_t>>& rows) {
   const SegmentTime t = impl_->pricer.exchange(rows);
-  return {t.seconds, 0, t.link_bytes, 0, t.wrong, t.first_error};
+  Step s;
+  s.seconds = t.seconds, s.link_bytes = t.link_bytes, s.wrong = t.wrong, s.first_error = t.first_error;
+  return s;
 }
 
 WorkloadKind serving_workload() {

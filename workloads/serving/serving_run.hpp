@@ -46,7 +46,8 @@ class ServingStepper {
   int switches() const;
   struct Step {
     double seconds = 0, flops = 0, link_bytes = 0;
-    double chip_watts = 0;  // a chip's mean power over the step (chip_power_w)
+    double chip_watts = 0;         // a chip's mean power over the step (chip_power_w)
+    double attention_balance = 1;  // StepPlan::attention_balance
     std::uint64_t wrong = 0;
     std::string first_error;
   };

@@ -1,5 +1,6 @@
 #include "workloads/serving/step_accounting.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -109,9 +110,13 @@ StepTime account_step(SegmentPricer& pricer, const std::vector<StepPlan>& plans)
     if (last_of_group)
       account.close_group(overlap && head.layer >= 0, head.layer >= 0, head.stage, head.repeat);
   }
-  double host_requests = 0;  // micro-batches: one host schedules them all
-  for (const auto& plan : plans) host_requests += static_cast<double>(plan.host_requests);
-  return account.finish(host_requests);
+  double host_requests = 0, balance = 1;  // micro-batches: one host schedules them all
+  for (const auto& plan : plans)
+    host_requests += static_cast<double>(plan.host_requests),
+        balance = std::min(balance, plan.attention_balance);
+  StepTime out = account.finish(host_requests);
+  out.attention_balance = balance;
+  return out;
 }
 
 }  // namespace ultrasim

@@ -1,5 +1,7 @@
 // `ultrasim serve`: a model served on the fabric from flags (workloads/serving/serving_run.hpp runs it;
 // workload files with "workload": "serving" give the same).
+#include <algorithm>
+
 #include "sim/app/commands/command.hpp"
 #include "sim/app/commands/declared_options.hpp"
 #include "sim/engines/engines.hpp"
@@ -32,7 +34,12 @@ int cmd_serve(ServeArgs args, const std::string& command) {
   ProductionConfig& p = args.production;
   args.arrivals.apply(p);
   if (p.requests_file.empty() && p.generator.rate == 0) {
-    const auto given = args.arrivals.given();
+    auto given = args.arrivals.given();
+    // A static batch may draw its requests' lengths as arrivals would (its attention ranks then differ).
+    if (const auto d = std::find(given.begin(), given.end(), "--length-dist"); d != given.end()) {
+      c.length_dist = p.generator.length_dist;
+      given.erase(d);
+    }
     if (!given.empty() || !p.timeline.empty() || !p.per_request.empty())
       throw InputError(
           (given.empty() ? std::string("--timeline and --requests-out are") : given.front() + " is") +
@@ -44,6 +51,7 @@ int cmd_serve(ServeArgs args, const std::string& command) {
     if (args.flags.was_given(o.name)) given.push_back(o.name);
   if (const std::string refusal = static_only_refusal(given, !p.requests_file.empty()); !refusal.empty())
     throw InputError(refusal);
+  c.length_dist = p.generator.length_dist;  // as the generator draws them (the result's config says so)
   p.serving = c;
   p.share_requests();
   return print_workload_result(run_production(p, command, args.trace), args.format, production_table);

@@ -557,3 +557,24 @@ TEST_CASE(
       run, {"--set", "step_overhead=1ms", "--set", "request_overhead=100us", "--set", "host_overlap=0.5"}));
   CHECK(half["tpot_s"].get<double>() == Approx(chips + 0.5 * (1e-3 + 18 * 100e-6)).epsilon(1e-12));
 }
+
+TEST_CASE("a static batch may draw its lengths, and the balance of the attention over the groups is reported") {
+  // Llama-3-70B on 8 H100 at tp 2: 4 data-parallel groups of 16 requests each.
+  const std::vector<std::string> run{"--model",     "llama3-70b", "--tp",         "2",
+                                     "--topology",  "hgx-h100",   "--batch",      "64",
+                                     "--input-len", "2000",       "--output-len", "200"};
+  const json fixed = serve_json(run);
+  CHECK(fixed["length_dist"] == "fixed");
+  CHECK(fixed["attention_balance"] == 1.0);  // every group the same contexts
+  CHECK(fixed["prefill_attention_balance"] == 1.0);
+  const json drawn = serve_json(plus(run, {"--length-dist", "lognormal:0.8"}));
+  CHECK(drawn["length_dist"] == "lognormal:0.8");
+  const double balance = drawn["attention_balance"].get<double>();
+  CHECK(balance > 0.5);
+  CHECK(balance < 0.99);
+  CHECK(serve_json(plus(run, {"--length-dist", "lognormal:0.8"})) == drawn);  // same seed, same draws
+  CHECK(serve_json(plus(run, {"--length-dist", "lognormal:0.8", "--seed", "1"}))["attention_balance"] !=
+        balance);
+  expect_input_error(plus({"serve"}, plus(run, {"--length-dist", "lognormal:9"})),
+                     "--length-dist lognormal:SIGMA needs SIGMA in [0, 4]");
+}
