@@ -289,8 +289,13 @@ double dtype_bytes(const std::string& dtype) {
 }
 
 ChipModel::ChipModel(const ParamSet& params) : c_(chip_of(params)), tables_(kernel_tables(c_.kernel_tables)) {
-  for (const KernelRow& r : tables_->rows())  // a row the chip cannot run
+  std::vector<const std::string*> checked;  // a row the chip cannot run: the first of each dtype names it
+  for (const KernelRow& r : tables_->rows()) {
+    if (std::any_of(checked.begin(), checked.end(), [&](const std::string* d) { return *d == r.dtype; }))
+      continue;
     with_context(r.where + ", field 'dtype'", [&] { return peak(r.dtype); });
+    checked.push_back(&r.dtype);
+  }
 }
 
 double ChipModel::peak(const std::string& dtype) const {
