@@ -51,6 +51,24 @@ nlohmann::ordered_json algorithms_json() {
   return list;
 }
 
+// A chip profile: its values with their sources, and which kernel classes its tables price (where a
+// shape lies inside them) and which the roofline always prices.
+nlohmann::ordered_json chip_json(const ChipProfile& c) {
+  nlohmann::ordered_json values = nlohmann::ordered_json::array();
+  std::string tables = "none";
+  for (const ChipValue& v : c.values) {
+    values.push_back({{"name", v.name}, {"value", v.value}, {"source", v.source}});
+    if (v.name == "kernel_tables") tables = v.value;
+  }
+  const unsigned tabled = kernel_tables(tables)->classes();
+  return {{"name", c.name},
+          {"description", c.description},
+          {"topologies", c.topologies},
+          {"values", values},
+          {"kernels_tabled", kernel_class_names(tabled)},
+          {"kernels_roofline", kernel_class_names(~tabled & ((1u << kKernelClasses) - 1))}};
+}
+
 nlohmann::ordered_json registries_json(const std::string& what) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   auto wanted = [&](const char* section) { return what == "all" || what == section; };
@@ -108,23 +126,7 @@ nlohmann::ordered_json registries_json(const std::string& what) {
   }
   if (wanted("chips")) {
     auto& list = out["chips"] = nlohmann::ordered_json::array();
-    for (const ChipProfile& c : serving_chips()) {
-      nlohmann::ordered_json values = nlohmann::ordered_json::array();
-      std::string tables = "none";
-      for (const ChipValue& v : c.values) {
-        values.push_back({{"name", v.name}, {"value", v.value}, {"source", v.source}});
-        if (v.name == "kernel_tables") tables = v.value;
-      }
-      // Which kernel classes its tables price (where a shape lies inside them) and which the roofline
-      // always prices.
-      const unsigned tabled = kernel_tables(tables)->classes();
-      list.push_back({{"name", c.name},
-                      {"description", c.description},
-                      {"topologies", c.topologies},
-                      {"values", values},
-                      {"kernels_tabled", kernel_class_names(tabled)},
-                      {"kernels_roofline", kernel_class_names(~tabled & ((1u << kKernelClasses) - 1))}});
-    }
+    for (const ChipProfile& c : serving_chips()) list.push_back(chip_json(c));
   }
   if (wanted("options")) {
     auto& list = out["options"] = nlohmann::ordered_json::array();

@@ -558,7 +558,8 @@ TEST_CASE(
   CHECK(half["tpot_s"].get<double>() == Approx(chips + 0.5 * (1e-3 + 18 * 100e-6)).epsilon(1e-12));
 }
 
-TEST_CASE("a static batch may draw its lengths, and the balance of the attention over the groups is reported") {
+TEST_CASE(
+    "a static batch may draw its lengths, and the balance of the attention over the groups is reported") {
   // Llama-3-70B on 8 H100 at tp 2: 4 data-parallel groups of 16 requests each.
   const std::vector<std::string> run{"--model",     "llama3-70b", "--tp",         "2",
                                      "--topology",  "hgx-h100",   "--batch",      "64",
