@@ -343,7 +343,8 @@ namespace {
 StepPlan plan_items(const ServingConfig& config, const ServingLayout& layout,
                     const std::vector<StepItem>& items, int batch, bool compact, int micro_batch) {
   const bool decode = std::all_of(items.begin(), items.end(), [](const StepItem& i) { return i.decode; });
-  StepPlanner step(config, layout, group_work(layout, items), decode, micro_batch);
+  const std::vector<GroupWork> groups = group_work(layout, items);
+  StepPlanner step(config, layout, groups, decode, micro_batch);
   const ModelShape& m = config.model;
   const int per_stage = m.layers / layout.pp;
   // One layer as the step runs it; `repeat` of them where the plan is compact.
@@ -376,13 +377,11 @@ StepPlan plan_items(const ServingConfig& config, const ServingLayout& layout,
   }
   step.lm_head(layout.pp - 1);
   StepPlan plan = step.take();
-  std::vector<std::uint64_t> per_group(static_cast<std::size_t>(layout.dp), 0);
-  for (const StepItem& i : items) ++per_group.at(static_cast<std::size_t>(i.group));
-  plan.host_requests = *std::max_element(per_group.begin(), per_group.end());
   double most = 0, sum = 0;
-  for (const GroupWork& g : group_work(layout, items)) {
+  for (const GroupWork& g : groups) {
     const double work = g.decode_score + g.prefill_score;
     most = std::max(most, work), sum += work;
+    plan.host_requests = std::max(plan.host_requests, g.requests);
   }
   if (most > 0) plan.attention_balance = sum / layout.dp / most;
   std::vector<StepItem> drafted;  // the draft: K passes of one token per decoding request, last stage
