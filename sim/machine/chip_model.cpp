@@ -1,6 +1,7 @@
 #include "sim/machine/chip_model.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "topology/base/errors.hpp"
@@ -64,164 +65,174 @@ ParamTable<ChipParams> chip_model_table() {
            &C::hbm_efficiency);
 }
 
+// The serving step's fixed costs and overlap share, and the kernel tables with their floors.
+ParamTable<ChipParams> with_fixed_costs(ParamTable<ChipParams> t) {
+  using C = ChipParams;
+  return std::move(t)
+      .add({"kernel_overhead",
+            "0s",
+            Unit::kTime,
+            "a kernel launch's fixed cost on the chip",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::kernel_overhead)
+      .add({"layer_overhead",
+            "0s",
+            Unit::kTime,
+            "fixed cost per transformer layer beyond its kernels",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::layer_overhead)
+      .add({"step_overhead",
+            "0s",
+            Unit::kTime,
+            "host and framework time per serving step (scheduling, sampling)",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 10, false}},
+           &C::step_overhead)
+      .add({"request_overhead",
+            "0s",
+            Unit::kTime,
+            "host time per request of a data-parallel group per serving step (batch building, sampling, "
+            "output processing)",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::request_overhead)
+      .add({"host_overlap",
+            "0",
+            Unit::kRatio,
+            "share of the host's time per step hidden behind the chips' (1: an overlap scheduler, the "
+            "host prepares the next step while the chips run this one; 0: one after the other)",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::host_overlap)
+      .add({"kernel_tables",
+            "none",
+            Unit::kChoice,
+            "measured kernel times by shape the chip prices operations from: none | a built-in set "
+            "(ultrasim list chips) | FILE.csv / FILE.json (sim/machine/kernel_tables.hpp)",
+            "assumption: none (chip profiles name theirs)",
+            {"none", "NAME"}},
+           &C::kernel_tables)
+      .add({"gemm_floor",
+            "0s",
+            Unit::kTime,
+            "least time of a GEMM priced from a kernel table",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::gemm_floor)
+      .add({"attention_floor",
+            "0s",
+            Unit::kTime,
+            "least time of an attention kernel priced from a kernel table",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::attention_floor)
+      .add({"comm_share",
+            "0",
+            Unit::kRatio,
+            "fraction of the chip's compute a communication kernel occupies while micro-batches overlap",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::comm_share);
+}
+
+// HBM, power (per class of work, the host's, the facility's) and price.
+ParamTable<ChipParams> with_power_and_price(ParamTable<ChipParams> t) {
+  using C = ChipParams;
+  return std::move(t)
+      .add({"hbm_bandwidth", "4.9TBps", Unit::kRate, "a chip's HBM bandwidth",
+            "hardware.md [AWS]: Trainium3 HBM3e 4.9 TB/s"},
+           &C::hbm_bandwidth)
+      .add({"chip_power", "1000", Unit::kRatio, "a chip's power while the layer runs, W",
+            "hardware.md [3P]: ~1 kW reported for Trainium3, no AWS figure"},
+           &C::chip_power)
+      .add({"idle_power_share",
+            "1",
+            Unit::kRatio,
+            "a chip's power with no work, as a share of chip_power",
+            "assumption: none (every chip at chip_power; chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::idle_power_share)
+      .add({"hbm_power_share",
+            "1",
+            Unit::kRatio,
+            "a chip's power while HBM-bound kernels run, as a share of chip_power",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::hbm_power_share)
+      .add({"wait_power_share",
+            "1",
+            Unit::kRatio,
+            "a chip's power while it waits on communication or fixed costs, as a share of chip_power",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1, false}},
+           &C::wait_power_share)
+      .add({"power_cap",
+            "0",
+            Unit::kRatio,
+            "a chip's power limit, W (0: none); it bounds power, not speed",
+            "assumption: none (MLPerf MaxQ runs set one)",
+            {},
+            Range{0, 1e5, false}},
+           &C::power_cap)
+      .add({"host_power",
+            "0",
+            Unit::kRatio,
+            "power of a host besides its chips and the fabric's switches (CPUs, DRAM, NICs, fans, "
+            "supply losses), W",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{0, 1e6, false}},
+           &C::host_power)
+      .add({"host_chips",
+            "8",
+            Unit::kCount,
+            "chips per host (hosts = ceil(chips / host_chips))",
+            "assumption: 8, an HGX board's",
+            {},
+            Range{1, 1e6, false}},
+           &C::host_chips)
+      .add({"pue",
+            "1",
+            Unit::kRatio,
+            "power usage effectiveness: the facility's energy / the IT energy",
+            "assumption: none (chip profiles set it)",
+            {},
+            Range{1, 5, false}},
+           &C::pue)
+      .add({"switch_power", "100", Unit::kRatio, "a switch's power, W",
+            "assumption: no public NeuronSwitch-v1 figure"},
+           &C::switch_power)
+      .add({"link_energy", "5", Unit::kRatio, "energy per bit per link crossed, pJ/bit",
+            "assumption: PCIe Gen6-class SerDes, about 5 pJ/bit"},
+           &C::link_energy)
+      .add({"ultraserver_price_per_hour", "360", Unit::kRatio, "price of one UltraServer per hour, USD",
+            "assumption: no public Trn3 UltraServer price (2.50 USD per chip-hour)"},
+           &C::ultraserver_price_per_hour)
+      .add({"ultraserver_chips", "144", Unit::kCount,
+            "chips the price buys (cost scales with the topology's chips)",
+            "hardware.md [AWS]: a Trn3 Gen2 UltraServer has 144 chips"},
+           &C::ultraserver_chips);
+}
+
 }  // namespace
 
 // The chip, energy and price parameters, declared once each with the member they fill: the chip model's
 // peaks and efficiencies, its fixed costs and overlap share, then HBM, energy and price.
 const ParamTable<ChipParams>& chip_table() {
-  using C = ChipParams;
-  static const ParamTable<C> table =
-      chip_model_table()
-          .add({"kernel_overhead",
-                "0s",
-                Unit::kTime,
-                "a kernel launch's fixed cost on the chip",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::kernel_overhead)
-          .add({"layer_overhead",
-                "0s",
-                Unit::kTime,
-                "fixed cost per transformer layer beyond its kernels",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::layer_overhead)
-          .add({"step_overhead",
-                "0s",
-                Unit::kTime,
-                "host and framework time per serving step (scheduling, sampling)",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 10, false}},
-               &C::step_overhead)
-          .add({"request_overhead",
-                "0s",
-                Unit::kTime,
-                "host time per request of a data-parallel group per serving step (batch building, sampling, "
-                "output processing)",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::request_overhead)
-          .add({"host_overlap",
-                "0",
-                Unit::kRatio,
-                "share of the host's time per step hidden behind the chips' (1: an overlap scheduler, the "
-                "host prepares the next step while the chips run this one; 0: one after the other)",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::host_overlap)
-          .add({"kernel_tables",
-                "none",
-                Unit::kChoice,
-                "measured kernel times by shape the chip prices operations from: none | a built-in set "
-                "(ultrasim list chips) | FILE.csv / FILE.json (sim/machine/kernel_tables.hpp)",
-                "assumption: none (chip profiles name theirs)",
-                {"none", "NAME"}},
-               &C::kernel_tables)
-          .add({"gemm_floor",
-                "0s",
-                Unit::kTime,
-                "least time of a GEMM priced from a kernel table",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::gemm_floor)
-          .add({"attention_floor",
-                "0s",
-                Unit::kTime,
-                "least time of an attention kernel priced from a kernel table",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::attention_floor)
-          .add({"comm_share",
-                "0",
-                Unit::kRatio,
-                "fraction of the chip's compute a communication kernel occupies while micro-batches overlap",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::comm_share)
-          .add({"hbm_bandwidth", "4.9TBps", Unit::kRate, "a chip's HBM bandwidth",
-                "hardware.md [AWS]: Trainium3 HBM3e 4.9 TB/s"},
-               &C::hbm_bandwidth)
-          .add({"chip_power", "1000", Unit::kRatio, "a chip's power while the layer runs, W",
-                "hardware.md [3P]: ~1 kW reported for Trainium3, no AWS figure"},
-               &C::chip_power)
-          .add({"idle_power_share",
-                "1",
-                Unit::kRatio,
-                "a chip's power with no work, as a share of chip_power",
-                "assumption: none (every chip at chip_power; chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::idle_power_share)
-          .add({"hbm_power_share",
-                "1",
-                Unit::kRatio,
-                "a chip's power while HBM-bound kernels run, as a share of chip_power",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::hbm_power_share)
-          .add({"wait_power_share",
-                "1",
-                Unit::kRatio,
-                "a chip's power while it waits on communication or fixed costs, as a share of chip_power",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1, false}},
-               &C::wait_power_share)
-          .add({"power_cap",
-                "0",
-                Unit::kRatio,
-                "a chip's power limit, W (0: none); it bounds power, not speed",
-                "assumption: none (MLPerf MaxQ runs set one)",
-                {},
-                Range{0, 1e5, false}},
-               &C::power_cap)
-          .add({"host_power",
-                "0",
-                Unit::kRatio,
-                "power of a host besides its chips and the fabric's switches (CPUs, DRAM, NICs, fans, "
-                "supply losses), W",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{0, 1e6, false}},
-               &C::host_power)
-          .add({"host_chips",
-                "8",
-                Unit::kCount,
-                "chips per host (hosts = ceil(chips / host_chips))",
-                "assumption: 8, an HGX board's",
-                {},
-                Range{1, 1e6, false}},
-               &C::host_chips)
-          .add({"pue",
-                "1",
-                Unit::kRatio,
-                "power usage effectiveness: the facility's energy / the IT energy",
-                "assumption: none (chip profiles set it)",
-                {},
-                Range{1, 5, false}},
-               &C::pue)
-          .add({"switch_power", "100", Unit::kRatio, "a switch's power, W",
-                "assumption: no public NeuronSwitch-v1 figure"},
-               &C::switch_power)
-          .add({"link_energy", "5", Unit::kRatio, "energy per bit per link crossed, pJ/bit",
-                "assumption: PCIe Gen6-class SerDes, about 5 pJ/bit"},
-               &C::link_energy)
-          .add({"ultraserver_price_per_hour", "360", Unit::kRatio, "price of one UltraServer per hour, USD",
-                "assumption: no public Trn3 UltraServer price (2.50 USD per chip-hour)"},
-               &C::ultraserver_price_per_hour)
-          .add({"ultraserver_chips", "144", Unit::kCount,
-                "chips the price buys (cost scales with the topology's chips)",
-                "hardware.md [AWS]: a Trn3 Gen2 UltraServer has 144 chips"},
-               &C::ultraserver_chips);
+  static const ParamTable<ChipParams> table = with_power_and_price(with_fixed_costs(chip_model_table()));
   return table;
 }
 
