@@ -346,7 +346,7 @@ ChipTime ChipModel::time(const ChipWork& work) const {
       continue;
     }
     tabled |= kernel_class_bit(op.op);
-    const bool gemm = op.op == KernelClass::kGemm || op.op == KernelClass::kGroupedGemm;
+    const bool gemm = is_gemm(op.op);
     const double seconds = std::max(*s, gemm ? c_.gemm_floor : c_.attention_floor);
     (op.bytes / c_.hbm_bandwidth > op.flops / peak(op.dtype) ? table_memory : table_compute) += seconds;
     if (gemm)

@@ -17,10 +17,6 @@ constexpr const char* kClassNames[kKernelClasses] = {"gemm", "grouped_gemm", "de
                                                      "prefill_attention"};
 constexpr std::size_t kMaxRows = 100000;
 
-bool is_gemm(KernelClass c) {
-  return c == KernelClass::kGemm || c == KernelClass::kGroupedGemm;
-}
-
 // A cell as a finite number > 0 (`at_least`: and >= it).
 double positive_field(const std::string& text, const std::string& where, const std::string& field,
                       double at_least) {
@@ -45,6 +41,15 @@ std::vector<std::string> kernel_class_names(unsigned mask) {
   for (int i = 0; i < kKernelClasses; ++i)
     if (mask & (1u << i)) out.push_back(kClassNames[i]);
   return out;
+}
+
+KernelOp gemm_kernel(KernelClass c, const std::string& dtype, double m, double n, double k, double groups,
+                     double weight_bytes) {
+  KernelOp op;
+  op.op = c;
+  op.dtype = dtype, op.x = m, op.y = n * k, op.k = k, op.z = groups;
+  op.flops = 2 * groups * m * n * k, op.bytes = groups * n * k * weight_bytes;
+  return op;
 }
 
 KernelRow kernel_row(const std::map<std::string, std::string>& f, const std::string& where) {

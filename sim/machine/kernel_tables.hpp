@@ -46,6 +46,9 @@ inline constexpr int kKernelClasses = 4;
 const char* kernel_class_name(KernelClass c);
 // The names of the classes in `mask` (bit i: class i), in class order.
 std::vector<std::string> kernel_class_names(unsigned mask);
+inline bool is_gemm(KernelClass c) {
+  return c == KernelClass::kGemm || c == KernelClass::kGroupedGemm;
+}
 inline unsigned kernel_class_bit(KernelClass c) {
   return 1u << static_cast<int>(c);
 }
@@ -62,6 +65,11 @@ struct KernelOp {
   double flops = 0, bytes = 0;
   int kernels = 1;
 };
+
+// A GEMM (class gemm, groups 1; or grouped_gemm, one group per expert), each group m x k by k x n with
+// weights of `weight_bytes` each: its FLOPs 2 groups m n k, its bytes the weights'.
+KernelOp gemm_kernel(KernelClass c, const std::string& dtype, double m, double n, double k, double groups,
+                     double weight_bytes);
 
 // One measured row, with where it came from ("file 'x.csv', row 7").
 struct KernelRow {

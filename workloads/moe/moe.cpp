@@ -448,14 +448,9 @@ ExpertCompute expert_compute(const MoeRouting& routing, int chip, const MoeConfi
   work.rows = experts > 0 ? copies / chunks / experts : 0;
   work.kernels = copies > 0 ? 3 : 0;  // gate-up, activation, down
   if (copies > 0)  // the grouped GEMMs, for a chip profile's kernel tables: gate-up (2F, H), down (H, F)
-    for (const auto& [n, k] : {std::pair{2 * F, H}, {H, F}}) {
-      KernelOp op;
-      op.op = KernelClass::kGroupedGemm, op.dtype = config.weight_dtype;
-      op.x = work.rows, op.y = n * k, op.k = k, op.z = experts;
-      op.flops = 2 * experts * work.rows * n * k,
-      op.bytes = experts * n * k * static_cast<double>(sizes.weight);
-      work.ops.push_back(op);
-    }
+    for (const auto& [n, k] : {std::pair{2 * F, H}, {H, F}})
+      work.ops.push_back(gemm_kernel(KernelClass::kGroupedGemm, config.weight_dtype, work.rows, n, k, experts,
+                                     static_cast<double>(sizes.weight)));
   const ChipTime t = ChipModel(params).time(work);
   out.memory_bound = t.memory_bound();
   out.tabled = t.tabled, out.fell_back = t.fell_back;

@@ -287,10 +287,7 @@ class StepPlanner {
  private:
   void gemm_op(ChipWork& w, double m, double n, double k) const {
     if (m <= 0) return;
-    KernelOp op;
-    op.dtype = m_.weight_dtype, op.x = m, op.y = n * k, op.k = k;
-    op.flops = 2 * m * n * k, op.bytes = n * k * wb_;
-    w.ops.push_back(op);
+    w.ops.push_back(gemm_kernel(KernelClass::kGemm, m_.weight_dtype, m, n, k, 1, wb_));
   }
   void attention_op(ChipWork& w, KernelClass c, double batch, double context, double flops,
                     double bytes) const {
