@@ -49,6 +49,32 @@ void add_arrival_options(OptionTable<P>& t) {
       time_field<P>("slo_tpot", &P::slo_tpot, "goodput: a request's TPOT within this (0: none)", "none"));
 }
 
+// The capacity search (workloads/serving/capacity.hpp): the highest rate that meets the SLOs.
+void add_capacity_options(OptionTable<P>& t) {
+  Option<P> capacity = bool_option<P>(
+      "capacity", &P::capacity,
+      "search the highest request rate sustained within the SLOs (instead of --rate, --num-requests)",
+      "DistServe's goodput");
+  capacity.excludes = {"rate", "num_requests"};
+  capacity.why = "the search sets the rate and the requests";
+  t.push_back(capacity);
+  t.push_back(number_field<P>(
+      "attainment", [](auto& p) -> auto& { return p.search.attainment; }, 1e-9, 1,
+      "capacity: the share of requests within the SLOs", "DistServe's 90 %"));
+  t.push_back(text_field<P>(
+      "attainment_of", [](auto& p) -> auto& { return p.search.attainment_of; }, {"both", "each"},
+      "capacity: both (requests within both SLOs) | each (each SLO at that percentile: p99 at 0.99)",
+      "DistServe: both"));
+  t.push_back(number_field<P>(
+      "capacity_precision", [](auto& p) -> auto& { return p.search.precision; }, 1e-9, 1,
+      "capacity: the search stops when the highest meeting and lowest failing rate are this close",
+      "assumption"));
+  t.push_back(integer_field<P>(
+      "window_requests", [](auto& p) -> auto& { return p.search.window; }, 0, 1 << 22,
+      "capacity: requests measured per trial rate (0: 2000; the warm-up and the tail come beside)",
+      "assumption"));
+}
+
 // How the pools serve them: the scheduler, the KV cache, disaggregation, the step-time model.
 void add_pool_options(OptionTable<P>& t) {
   t.push_back(text_option<P>("scheduler", &P::scheduler, {},
@@ -102,6 +128,7 @@ const OptionTable<ProductionConfig>& production_options() {
   static const OptionTable<P> table = [] {
     OptionTable<P> t;
     add_arrival_options(t);
+    add_capacity_options(t);
     add_pool_options(t);
     return t;
   }();

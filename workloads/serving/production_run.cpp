@@ -11,6 +11,7 @@
 #include "topology/base/output_file.hpp"
 #include "topology/base/progress.hpp"
 #include "topology/base/units.hpp"
+#include "workloads/serving/arrival_deployment.hpp"
 #include "workloads/serving/serving_run.hpp"
 #include "workloads/workload_file.hpp"
 #include "workloads/workload_metrics.hpp"
@@ -25,7 +26,14 @@ void ProductionConfig::share_requests() {
 
 void ProductionConfig::validate() const {
   serving.validate();
-  if (requests_file.empty()) generator.validate();
+  if (capacity) {
+    search.validate();
+    RequestGenerator shape = generator;
+    shape.rate = 1;  // the search sets it
+    if (requests_file.empty()) shape.validate();
+  } else if (requests_file.empty()) {
+    generator.validate();
+  }
   const bool two = scheduler_entry(scheduler).pools == 2;
   if (prefill_chips != 0 && prefill_share != 0)
     throw InputError("--prefill-chips and --prefill-share are exclusive: a count, or a share of the chips");
@@ -41,83 +49,6 @@ void ProductionConfig::validate() const {
   if (serving.draft_tokens != 0) throw InputError("--draft-tokens with request arrivals is not modelled yet");
   if (serving.batch_sizes != std::vector<std::uint64_t>{1})
     throw InputError("--batch is for static batches without arrivals; with arrivals, --max-batch");
-}
-
-namespace {
-
-// A pool: its stepper and what it spent.
-struct PoolSim {
-  std::string name;
-  std::unique_ptr<ServingStepper> stepper;
-  int first_chip = 0;
-  std::uint64_t kv_blocks = 0;
-  double busy_s = 0, flops = 0, link_bytes = 0;
-  double busy_chip_j = 0;  // its chips' energy while stepping (each step at its own power)
-  double balance_s = 0;    // the steps' attention balance x their seconds
-  std::uint64_t wrong = 0;
-  std::string first_error;
-};
-
-// Blocks of 16 tokens a group's chips hold beside the heaviest chip's weights, within kv_fraction of HBM.
-std::uint64_t kv_blocks_of(const ProductionConfig& config, const ServingStepper& s, const std::string& pool) {
-  if (config.kv_blocks > 0) return config.kv_blocks;
-  const ServingConfig& c = s.config();
-  const MemoryUse use = memory_use(c, s.layout(), s.params(), 1);
-  const double free = use.capacity * config.kv_fraction - use.weights;
-  const double kv_split = c.model.kv_split(s.layout().tp);
-  const double per_block = 16 * c.model.kv_bytes_per_token() * c.model.layers / kv_split;
-  auto gib = [](double b) { return fixed_text(b / (1024.0 * 1024 * 1024), 1) + " GiB"; };
-  if (free < per_block)
-    throw InputError("the " + pool + " pool's layout does not fit: " + gib(use.weights) +
-                     " of weights per chip, " + fixed_text(config.kv_fraction * 100, 0) + " % of HBM is " +
-                     gib(use.capacity * config.kv_fraction) +
-                     " (more chips, --tp, or a smaller --weight-dtype)");
-  return static_cast<std::uint64_t>(std::floor(free / per_block));
-}
-
-std::string pool_topology(const std::string& topology, int first, int last) {
-  return topology + "@" + std::to_string(first) + "-" + std::to_string(last);
-}
-
-// The pools of the run: one, or prefill and decode, each a part of `fabric` (the whole topology's
-// machine, for the split).
-std::vector<PoolSim> make_pools(const ProductionConfig& config, const Machine* fabric) {
-  std::vector<PoolSim> pools;
-  auto add = [&](const std::string& name, ServingConfig c, int first, int last) {
-    PoolSim& p = pools.emplace_back();
-    p.name = name, p.first_chip = first;
-    std::unique_ptr<Machine> part;
-    if (fabric) part = std::make_unique<Machine>(select_chips(*fabric, first, last, true));
-    p.stepper = std::make_unique<ServingStepper>(c, config.exact_steps, config.grid_layers, config.grid_cache,
-                                                 std::move(part));
-    p.kv_blocks = kv_blocks_of(config, *p.stepper, name);
-  };
-  if (scheduler_entry(config.scheduler).pools == 1) {
-    add("pool", config.serving, 0, -1);
-    return pools;
-  }
-  const int chips = fabric->p();
-  const int P = config.prefill_chips > 0
-                    ? config.prefill_chips
-                    : std::max(1, static_cast<int>(std::lround(config.prefill_share * chips)));
-  if (P >= chips)
-    throw InputError("the prefill pool's " + std::to_string(P) +
-                     " chips leave no decode chips of the topology's " + std::to_string(chips));
-  if (config.serving.topology.find('@') != std::string::npos)
-    throw InputError("--scheduler disaggregated splits the topology's chips: give a topology without @CHIPS");
-  ServingConfig prefill = config.serving, decode = config.serving;
-  prefill.topology = pool_topology(config.serving.topology, 0, P - 1);
-  prefill.tp = config.prefill_tp > 0 ? config.prefill_tp : config.serving.tp;
-  decode.topology = pool_topology(config.serving.topology, P, chips - 1);
-  with_context("the prefill pool", [&] {
-    add("prefill", prefill, 0, P - 1);
-    return 0;
-  });
-  with_context("the decode pool", [&] {
-    add("decode", decode, P, chips - 1);
-    return 0;
-  });
-  return pools;
 }
 
 void stats_json(nlohmann::ordered_json& out, const std::string& name, std::vector<double> v) {
@@ -181,6 +112,8 @@ void metrics_json(nlohmann::ordered_json& out, const ProductionConfig& config,
   stats_json(out, "e2el", e2el);
   out["preemptions"] = preemptions;
 }
+
+namespace {
 
 void write_timeline(const std::string& path, const std::vector<PoolSim>& pools, const ServingSchedule& s) {
   OutputFile file(path, "timeline");
@@ -256,94 +189,12 @@ void write_production_trace(const std::string& path, const std::vector<PoolSim>&
   file.close();
 }
 
-// The pools as the schedulers see them: each iteration priced by its stepper, and what it spent kept.
-std::vector<ServingPool> pool_views(std::vector<PoolSim>& pools) {
-  std::vector<ServingPool> views;
-  for (PoolSim& p : pools) {
-    ServingPool& v = views.emplace_back();
-    v.name = p.name, v.groups = p.stepper->layout().dp, v.kv_blocks = p.kv_blocks;
-    v.step = [&p](const std::vector<StepItem>& items) {
-      const ServingStepper::Step s = p.stepper->step(items);
-      p.busy_s += s.seconds, p.flops += s.flops, p.link_bytes += s.link_bytes;
-      p.busy_chip_j += p.stepper->layout().chips * s.chip_watts * s.seconds;
-      p.balance_s += s.attention_balance * s.seconds;
-      if (s.wrong > 0 && p.wrong == 0) p.first_error = s.first_error;
-      p.wrong += s.wrong;
-      return s.seconds;
-    };
-  }
-  return views;
-}
-
-// A prefill iteration's KV moves as one exchange on the whole fabric, alone: decode chip t of the target
-// group gets its shard (the whole latent with MLA) from chip t mod tp of the source group.
-std::function<double(const std::vector<KvMove>&)> kv_transfer(std::vector<PoolSim>& pools,
-                                                              ServingStepper& fabric, double& bytes_moved) {
-  return [&pools, &fabric, &bytes_moved](const std::vector<KvMove>& moves) {
-    const int chips = fabric.layout().chips;
-    const ServingLayout &from = pools[0].stepper->layout(), &to = pools[1].stepper->layout();
-    const ModelShape& m = pools[1].stepper->config().model;
-    const int split = m.kv_split(to.tp);
-    std::vector<std::vector<std::uint64_t>> rows(chips, std::vector<std::uint64_t>(chips, 0));
-    for (const KvMove& mv : moves)
-      for (int t = 0; t < to.tp; ++t) {
-        const int src = pools[0].first_chip + mv.from_group * from.tp + t % from.tp;
-        const int dst = pools[1].first_chip + mv.to_group * to.tp + t;
-        const auto bytes = static_cast<std::uint64_t>(
-            std::ceil(static_cast<double>(mv.tokens) * m.kv_bytes_per_token() * m.layers / split));
-        rows[src][dst] += bytes, bytes_moved += static_cast<double>(bytes);
-      }
-    const ServingStepper::Step s = fabric.exchange(rows);
-    pools[0].link_bytes += s.link_bytes;
-    return s.seconds;
-  };
-}
-
-// Per pool: its chips, layout, KV and how busy it was; its energy (its chips at each step's power while
-// stepping, idle otherwise; its switches and hosts the whole duration) and cost over `duration` added up.
-nlohmann::ordered_json pools_json(const std::vector<PoolSim>& pools, const ServingSchedule& schedule,
-                                  double duration, Energy& energy, double& cost) {
-  using json = nlohmann::ordered_json;
-  json pool_rows = json::array();
-  for (const PoolSim& p : pools) {
-    const ServingStepper& s = *p.stepper;
-    const ServingLayout& l = s.layout();
-    const double peak = chip_of(s.params()).chip_flops;
-    std::uint64_t iterations = 0, batch_sum = 0, kv_most = 0;
-    for (const ServingIteration& it : schedule.iterations)
-      if (&pools[static_cast<std::size_t>(it.pool)] == &p)
-        ++iterations, batch_sum += it.requests, kv_most = std::max(kv_most, it.kv_blocks);
-    json row;
-    row["pool"] = p.name;
-    row["chips"] = l.chips;
-    row["first_chip"] = p.first_chip;
-    row["layout"] = {{"tp", l.tp}, {"dp", l.dp}, {"ep", l.ep}};
-    row["kv_blocks_per_group"] = p.kv_blocks;
-    row["iterations"] = iterations;
-    row["mean_batch"] =
-        iterations > 0 ? static_cast<double>(batch_sum) / static_cast<double>(iterations) : 0.0;
-    row["max_kv_use"] = static_cast<double>(kv_most) / (static_cast<double>(p.kv_blocks) * l.dp);
-    row["busy_fraction"] = duration > 0 ? p.busy_s / duration : 0.0;
-    row["attention_balance"] = p.busy_s > 0 ? p.balance_s / p.busy_s : 1.0;
-    row["mfu"] = duration > 0 ? p.flops / (duration * l.chips * peak) : 0.0;
-    row["grid_points"] = s.grid_points();
-    row["engine"] = s.engine();
-    pool_rows.push_back(row);
-    Energy e = workload_energy(s.params(), l.chips, s.switches(), duration, 0, p.link_bytes);
-    e.chips =
-        p.busy_chip_j + l.chips * idle_power_w(chip_of(s.params())) * std::max(duration - p.busy_s, 0.0);
-    energy.chips += e.chips, energy.switches += e.switches, energy.links += e.links, energy.hosts += e.hosts;
-    energy.pue = e.pue;
-    cost += workload_cost_usd(s.params(), l.chips, duration);
-  }
-  return pool_rows;
-}
-
 }  // namespace
 
 std::optional<ProductionConfig> production_config_from_json(const nlohmann::json& w,
                                                             const std::string& file) {
-  if (!w.is_object() || (!w.contains("requests") && !w.contains("rate"))) return std::nullopt;
+  if (!w.is_object() || (!w.contains("requests") && !w.contains("rate") && !w.contains("capacity")))
+    return std::nullopt;
   const std::string where = "workload file '" + file + "'";
   nlohmann::json serving = w, arrivals = nlohmann::json::object();
   for (const auto& o : production_options())
@@ -361,9 +212,6 @@ std::optional<ProductionConfig> production_config_from_json(const nlohmann::json
   return p;
 }
 
-namespace {
-
-// The run's configuration, as the result's fields after its head.
 void arrivals_config_json(nlohmann::ordered_json& out, const ProductionConfig& config,
                           const SchedulerOptions& options, const ServingStepper& main) {
   using json = nlohmann::ordered_json;
@@ -378,66 +226,55 @@ void arrivals_config_json(nlohmann::ordered_json& out, const ProductionConfig& c
   out["step_model"] = config.exact_steps ? json("exact") : json("grid");
 }
 
-}  // namespace
-
 nlohmann::ordered_json run_production(const ProductionConfig& config, const std::string& command,
                                       const std::string& trace) {
   config.validate();
   const std::vector<ServingRequest> requests = config.requests_file.empty()
                                                    ? generate_requests(config.generator)
                                                    : read_request_trace(config.requests_file);
-  const SchedulerEntry& scheduler = scheduler_entry(config.scheduler);
-  // Disaggregated: the whole fabric, for its chips and the KV transfers between the pools.
-  std::unique_ptr<ServingStepper> fabric;
-  if (scheduler.pools == 2) {
-    ServingConfig whole = config.serving;
-    whole.tp = 1;
-    fabric = std::make_unique<ServingStepper>(whole, true, 1);
-  }
-  std::vector<PoolSim> pools = make_pools(config, fabric ? &fabric->machine() : nullptr);
-  const int chips = fabric ? fabric->layout().chips : pools.front().stepper->layout().chips;
-  std::vector<ServingPool> views = pool_views(pools);
-  SchedulerOptions options = config.options;
-  double transfer_bytes = 0;
-  if (fabric) options.transfer = kv_transfer(pools, *fabric, transfer_bytes);
+  ArrivalDeployment deployment(config);
   const ServingSchedule schedule = [&] {
     Progress progress("serve: requests finished", requests.size());
-    SchedulerOptions watched = options;
-    watched.progress = &progress;
-    return scheduler.run(requests, views, watched);
+    return deployment.serve(requests, &progress);
   }();
-
   using json = nlohmann::ordered_json;
-  json out = workload_result(command, "serving", config.serving.topology, chips);
-  const ServingStepper& main = *pools.back().stepper;
-  arrivals_config_json(out, config, options, main);
+  json out = workload_result(command, "serving", config.serving.topology, deployment.chips());
+  arrivals_config_json(out, config, deployment.options(), deployment.main());
   metrics_json(out, config, requests, schedule);
   const double duration = out["duration_s"].get<double>(), tokens = out["total_output_tokens"].get<double>();
   Energy energy;
   double cost = 0;
-  const json pool_rows = pools_json(pools, schedule, duration, energy, cost);
-  out["pools"] = pool_rows;
-  out["kv_transfer_bytes"] = transfer_bytes;
+  out["pools"] = pools_json(deployment, schedule, duration, energy, cost);
+  out["kv_transfer_bytes"] = deployment.transfer_bytes();
   double transfer_s = 0;
   for (const RequestTimes& t : schedule.requests) transfer_s += t.kv_transfer_s;
   out["mean_kv_transfer_s"] =
-      pools.size() == 2 ? json(transfer_s / static_cast<double>(requests.size())) : json();
+      deployment.pools().size() == 2 ? json(transfer_s / static_cast<double>(requests.size())) : json();
+  energy_cost_json(out, energy, cost, tokens, duration, deployment.chips());
+  if (!config.timeline.empty()) write_timeline(config.timeline, deployment.pools(), schedule);
+  if (!config.per_request.empty()) write_requests(config.per_request, requests, schedule);
+  if (!trace.empty()) write_production_trace(trace, deployment.pools(), schedule);
+  close_arrivals_result(out, deployment);
+  return out;
+}
+
+void energy_cost_json(nlohmann::ordered_json& out, const Energy& energy, double cost, double tokens,
+                      double duration, int chips) {
   out["energy_per_token_j"] = tokens > 0 ? energy.node() / tokens : 0.0;
   out["energy_per_token_chips_j"] = tokens > 0 ? energy.chips / tokens : 0.0;
   out["energy_per_token_facility_j"] = tokens > 0 ? energy.facility() / tokens : 0.0;
   out["chip_power_w"] = duration > 0 && chips > 0 ? energy.chips / (duration * chips) : 0.0;
   out["cost_per_mtok_usd"] = tokens > 0 ? cost / tokens * 1e6 : 0.0;
-  if (!config.timeline.empty()) write_timeline(config.timeline, pools, schedule);
-  if (!config.per_request.empty()) write_requests(config.per_request, requests, schedule);
-  if (!trace.empty()) write_production_trace(trace, pools, schedule);
+}
+
+void close_arrivals_result(nlohmann::ordered_json& out, const ArrivalDeployment& deployment) {
   SimResult summary;
-  summary.engine = parse_engine(pools.back().stepper->engine());
+  summary.engine = parse_engine(deployment.main().engine());
   std::uint64_t wrong = 0;
   std::string first;
-  for (const PoolSim& p : pools)
+  for (const PoolSim& p : deployment.pools())
     if (p.wrong > 0) wrong += p.wrong, first = first.empty() ? p.first_error : first;
-  close_workload_result(out, wrong, first, summary, main.params());
-  return out;
+  close_workload_result(out, wrong, first, summary, deployment.main().params());
 }
 
 std::string production_table(const nlohmann::ordered_json& r) {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "workloads/serving/capacity.hpp"
 #include "workloads/serving/requests.hpp"
 #include "workloads/serving/schedulers/scheduler.hpp"
 #include "workloads/serving/serving.hpp"
@@ -34,6 +35,9 @@ struct ProductionConfig {
   std::string grid_cache;   // a directory of the step-time model's points shared between runs, or ""
   std::string timeline;     // a CSV of the iterations, or ""
   std::string per_request;  // a CSV of every request's times, or ""
+  bool capacity = false;    // search the highest rate that meets the SLOs (run_capacity) instead of --rate
+  CapacityOptions search;   // its attainment, precision and window (the SLOs are slo_ttft, slo_tpot)
+  std::string curve;        // the search's trials as CSV, or ""
   // The generator's lengths and seed from the serving config's (--input-len, --lengths, --seed).
   void share_requests();
   // The checks that tie options together (each option's own range is its declaration's:
@@ -53,9 +57,9 @@ std::string static_only_refusal(const std::vector<std::string>& given, bool from
 const OptionTable<ProductionConfig>& production_options();
 extern const std::vector<std::string> kArrivalOptions;
 
-// A serving workload file's arrival fields (requests or rate, and the rest of the options above under
-// their CLI names with '_'), or nullopt when it has neither "requests" nor "rate"; InputError naming the
-// file and field.
+// A serving workload file's arrival fields (requests, rate or capacity, and the rest of the options above
+// under their CLI names with '_'), or nullopt when it has none of "requests", "rate" and "capacity";
+// InputError naming the file and field.
 std::optional<ProductionConfig> production_config_from_json(const nlohmann::json& workload,
                                                             const std::string& file);
 

@@ -8,6 +8,7 @@
 #include "topology/base/errors.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/progress.hpp"
+#include "workloads/serving/capacity_run.hpp"
 #include "workloads/serving/production_run.hpp"
 #include "workloads/serving/segment_pricer.hpp"
 #include "workloads/serving/serving_report.hpp"
@@ -199,9 +200,13 @@ WorkloadKind serving_workload() {
             if (!production_config_from_json(w, file)) serving_config_from_json(w, file);
           },
           [](const nlohmann::json& w, const std::string& file, const WorkloadOutput& output) {
-            if (const auto arrivals = production_config_from_json(w, file))  // request arrivals
+            if (const auto arrivals = production_config_from_json(w, file)) {  // request arrivals
+              if (arrivals->capacity)
+                return print_workload_result(run_capacity(*arrivals, output.command), output.format,
+                                             capacity_table);
               return print_workload_result(run_production(*arrivals, output.command, output.trace),
                                            output.format, production_table);
+            }
             return print_workload_result(
                 run_serving(serving_config_from_json(w, file), output.command, output.trace), output.format,
                 serving_table);

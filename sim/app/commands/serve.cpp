@@ -10,6 +10,7 @@
 #include "topology/base/units.hpp"
 #include "workloads/experiments/sweep.hpp"  // split_assignments
 #include "workloads/registry.hpp"
+#include "workloads/serving/capacity_run.hpp"
 #include "workloads/serving/production_run.hpp"
 #include "workloads/serving/serving_report.hpp"
 #include "workloads/serving/serving_run.hpp"
@@ -33,7 +34,15 @@ int cmd_serve(ServeArgs args, const std::string& command) {
   c.overrides = split_assignments(args.sets);
   ProductionConfig& p = args.production;
   args.arrivals.apply(p);
-  if (p.requests_file.empty() && p.generator.rate == 0) {
+  if (p.capacity) {
+    if (!p.timeline.empty() || !p.per_request.empty() || !args.trace.empty())
+      throw InputError(
+          "--timeline, --requests-out and --trace are for one rate's run, not the capacity "
+          "search (its trials: --curve)");
+  } else if (!p.curve.empty()) {
+    throw InputError("--curve is the capacity search's (--capacity)");
+  }
+  if (!p.capacity && p.requests_file.empty() && p.generator.rate == 0) {
     auto given = args.arrivals.given();
     // A static batch may draw its requests' lengths as arrivals would (its attention ranks then differ).
     if (const auto d = std::find(given.begin(), given.end(), "--length-dist"); d != given.end()) {
@@ -54,6 +63,7 @@ int cmd_serve(ServeArgs args, const std::string& command) {
   c.length_dist = p.generator.length_dist;  // as the generator draws them (the result's config says so)
   p.serving = c;
   p.share_requests();
+  if (p.capacity) return print_workload_result(run_capacity(p, command), args.format, capacity_table);
   return print_workload_result(run_production(p, command, args.trace), args.format, production_table);
 }
 
@@ -78,6 +88,9 @@ Command serve_command() {
                 ->group(arrivals);
             app.add_option("--requests-out", a.production.per_request,
                            "write each request's times and latencies as a CSV row")
+                ->group(arrivals);
+            app.add_option("--curve", a.production.curve,
+                           "--capacity: write each trial rate's attainment and latencies as a CSV row")
                 ->group(arrivals);
             app.add_option("--format", a.format, "table|json");
             return [args](const std::string& command_line) { return cmd_serve(*args, command_line); };
