@@ -23,6 +23,11 @@ struct PlanSpec {
   std::vector<std::string> schedulers{"continuous", "chunked", "disaggregated"};
   std::vector<double> prefill_shares{0.25, 0.5};  // disaggregated: the prefill pool's share of the chips
   double attainment = 0.9;                        // of requests within both SLOs
+  // Sizing a fleet by capacity: each deployment's capacity (`serve --capacity`) sets how many replicas of it
+  // (a whole topology each) serve `target_rate`; the cheapest fleet per million output tokens wins.
+  bool capacity = false;
+  double target_rate = 0;             // requests/s the fleet serves
+  std::uint64_t max_replicas = 1000;  // a fleet larger than this does not count
   // InputError naming the option: empty lists, an unknown scheduler, shares outside (0, 1), ...
   void validate() const;
 };
@@ -39,5 +44,16 @@ nlohmann::ordered_json plan_sweep_file(const PlanSpec& spec);
 nlohmann::ordered_json rank_plan(const std::vector<nlohmann::ordered_json>& rows, double attainment,
                                  std::size_t runners_up = 5);
 std::string plan_table(const nlohmann::ordered_json& answer);
+
+// The fleet from capacity rows (`serve --capacity` per deployment): replicas = ceil(target / capacity),
+// at most max_replicas; the fleet's cost per million output tokens at the target rate is every replica's
+// price over the tokens the target delivers. The answer: {"target_request_rate", "attainment", SLOs,
+// "deployments", "met", "failed", "best", "runners_up": [{..., "why"}]}, a row per deployment with
+// "replicas", "fleet_chips", "capacity_request_rate" (and per chip), "binding", "fleet_cost_per_mtok_usd",
+// "cost_per_mtok_usd" (one replica at capacity). Throws InputError "no fleet of at most N replicas ...;
+// the best reaches R requests/s (DEPLOYMENT)" when none serves the target.
+nlohmann::ordered_json rank_fleet(const std::vector<nlohmann::ordered_json>& rows, double target_rate,
+                                  std::uint64_t max_replicas, std::size_t runners_up = 5);
+std::string fleet_table(const nlohmann::ordered_json& answer);
 
 }  // namespace ultrasim

@@ -17,6 +17,7 @@
 #include "workloads/experiments/plan.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/serving/production_run.hpp"
+#include "workloads/serving/requests.hpp"
 
 namespace ultrasim {
 namespace {
@@ -29,6 +30,8 @@ struct PlanArgs {
   std::string jobs, shard, out, emit, format = "table", grid_cache;
   std::vector<std::string> from;
   bool resume = false;
+  bool capacity = false;  // size a fleet by each deployment's capacity
+  std::uint64_t max_replicas = 1000;
 };
 
 // The serving options plan takes (each deployment's are searched); the arrival ones are kArrivalOptions.
@@ -61,15 +64,34 @@ nlohmann::ordered_json plan_base(const PlanArgs& a) {
   if (!p.requests_file.empty())
     check_input_file(p.requests_file, "request trace '" + p.requests_file + "'", "a CSV or JSON Lines file");
   if (p.slo_ttft == 0 || p.slo_tpot == 0) throw InputError("plan: give both SLOs, --slo-ttft and --slo-tpot");
+  if (a.capacity && a.arrivals.was_given("num_requests"))
+    throw InputError(
+        "plan --capacity: each deployment's search sets its requests; --num-requests is for "
+        "plan without --capacity");
   nlohmann::ordered_json base;
   put_values(base, serving_options(), serving, kPlanServing);
-  const std::vector<std::string> generated{"rate", "num_requests", "burstiness", "length_dist"};
+  // With --capacity the rate is the fleet's target, not a deployment's: the search sets each one's.
+  std::vector<std::string> left_out{"rate", "num_requests", "burstiness", "length_dist"};
+  if (a.capacity) left_out = {"rate", "num_requests"};
+  if (!a.capacity && p.requests_file.empty()) left_out.clear();
   std::vector<std::string> arrivals;
   for (const auto& name : kArrivalOptions)
-    if (p.requests_file.empty() || std::find(generated.begin(), generated.end(), name) == generated.end())
-      arrivals.push_back(name);
+    if (std::find(left_out.begin(), left_out.end(), name) == left_out.end()) arrivals.push_back(name);
+  if (a.capacity && !p.requests_file.empty())
+    std::erase(arrivals, std::string("burstiness")), std::erase(arrivals, std::string("length_dist"));
   put_values(base, production_options(), p, arrivals);
+  if (a.capacity) base["capacity"] = true, base["attainment"] = parse_ratio(a.attainment);
   return base;
+}
+
+// The fleet's target: --rate, or the trace's mean rate.
+double target_rate(const PlanArgs& a) {
+  ProductionConfig p = plan_defaults();
+  a.arrivals.apply(p);
+  if (p.requests_file.empty()) return p.generator.rate;
+  const std::vector<ServingRequest> trace = read_request_trace(p.requests_file);
+  const double span = trace.back().arrival_s - trace.front().arrival_s;
+  return trace.size() > 1 && span > 0 ? static_cast<double>(trace.size() - 1) / span : 0;
 }
 
 PlanSpec plan_spec(const PlanArgs& a) {
@@ -84,6 +106,8 @@ PlanSpec plan_spec(const PlanArgs& a) {
   for (const auto& f : split_items(a.shares, ','))
     spec.prefill_shares.push_back(with_context("--prefill-share", [&] { return parse_ratio(f); }));
   spec.attainment = with_context("--attainment", [&] { return parse_ratio(a.attainment); });
+  spec.capacity = a.capacity, spec.max_replicas = a.max_replicas;
+  if (a.capacity) spec.target_rate = target_rate(a);
   spec.validate();
   return spec;
 }
@@ -116,10 +140,16 @@ int plan(const PlanArgs& a) {
   check_choice("format", a.format, {"table", "json"});
   std::vector<nlohmann::ordered_json> rows;
   double attainment = with_context("--attainment", [&] { return parse_ratio(a.attainment); });
+  double target = 0;
   if (!a.from.empty()) {
+    if (a.capacity) {
+      target = target_rate(a);
+      if (!(target > 0)) throw InputError("plan --capacity --from: give the fleet's target, --rate QPS");
+    }
     rows = read_rows(a.from);
   } else {
     PlanSpec spec = plan_spec(a);
+    target = spec.target_rate;
     if (!a.grid_cache.empty()) spec.base["grid_cache"] = a.grid_cache;
     if (!a.emit.empty()) {
       OutputFile file(a.emit, "sweep file");
@@ -150,7 +180,10 @@ int plan(const PlanArgs& a) {
     SweepOptions options;
     options.jobs = parse_jobs(a.jobs);
     options.out = a.out, options.resume = a.resume, options.binary = "/proc/self/exe";
-    options.columns = {"cost_per_mtok_usd", "good_fraction", "p99_ttft_s", "p99_tpot_s"};
+    options.columns =
+        a.capacity
+            ? std::vector<std::string>{"capacity_request_rate", "cost_per_mtok_usd", "binding"}
+            : std::vector<std::string>{"cost_per_mtok_usd", "good_fraction", "p99_ttft_s", "p99_tpot_s"};
     if (!a.shard.empty()) options.shard = parse_shard(a.shard);
     rows = run_sweep(grid, options);
     if (options.shard) {
@@ -159,8 +192,10 @@ int plan(const PlanArgs& a) {
       return 0;
     }
   }
-  const nlohmann::ordered_json answer = rank_plan(rows, attainment);
-  std::cout << (a.format == "json" ? json_text(answer, 2) + "\n" : printable_text(plan_table(answer), true));
+  const nlohmann::ordered_json answer =
+      a.capacity ? rank_fleet(rows, target, a.max_replicas) : rank_plan(rows, attainment);
+  const std::string table = a.capacity ? fleet_table(answer) : plan_table(answer);
+  std::cout << (a.format == "json" ? json_text(answer, 2) + "\n" : printable_text(table, true));
   return 0;
 }
 
@@ -191,6 +226,12 @@ Command plan_command() {
                        "a directory where the deployments share the step-time model's points (default: a "
                        "temporary one)");
         app.add_option("--from", a.from, "rank the rows of earlier runs (--out files of plan or sweep)");
+        app.add_flag("--capacity", a.capacity,
+                     "size a fleet: each deployment's capacity at the SLOs (serve --capacity) sets the "
+                     "replicas that serve --rate (or the trace's rate); the cheapest fleet wins");
+        app.add_option("--max-replicas", a.max_replicas,
+                       "--capacity: the largest fleet that counts (default 1000)")
+            ->check(CLI::Range(1, 1000000));
         app.add_option("--format", a.format, "table|json");
         return [args](const std::string&) { return plan(*args); };
       }};

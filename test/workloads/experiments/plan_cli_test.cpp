@@ -54,3 +54,32 @@ TEST_CASE("plan refuses SLOs no deployment meets, saying the best reached") {
       {"plan", "--rate", "1", "--slo-ttft", "1s", "--slo-tpot", "1s", "--scheduler", "fifo"},
       "plan: --scheduler: unknown scheduler 'fifo'; known: static, continuous, chunked, disaggregated");
 }
+
+TEST_CASE("plan --capacity sizes a fleet by each deployment's capacity, and refuses a target beyond it") {
+  const std::vector<std::string> fleet{
+      "plan",        "--capacity", "--model",      "llama3-70b", "--topology", "hgx-h100",
+      "--tp",        "4,8",        "--scheduler",  "chunked",    "--rate",     "100",
+      "--input-len", "512",        "--output-len", "64",         "--slo-ttft", "1s",
+      "--slo-tpot",  "40ms",       "--max-batch",  "32",         "--format",   "json"};
+  const CliResult r = run_cli(fleet);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json answer = json::parse(r.out);
+  CHECK(answer["deployments"] == 2);
+  // Each row's replicas cover the target, one fewer would not.
+  for (const json& d : {answer["best"], answer["runners_up"][0]}) {
+    const double capacity = d["capacity_request_rate"].get<double>(), replicas = d["replicas"].get<double>();
+    CHECK(replicas * capacity >= 100);
+    CHECK((replicas - 1) * capacity < 100);
+    CHECK(d["fleet_chips"].get<double>() == replicas * 8);
+  }
+  CHECK(answer["best"]["fleet_cost_per_mtok_usd"].get<double>() <=
+        answer["runners_up"][0]["fleet_cost_per_mtok_usd"].get<double>());
+  // The same search with one replica at most cannot serve 100 requests/s.
+  auto capped = fleet;
+  capped.insert(capped.end(), {"--max-replicas", "1"});
+  expect_input_error(capped, "plan: no fleet of at most 1 replicas serves 100 requests/s; the best reaches");
+  auto counted = fleet;
+  counted.insert(counted.end(), {"--num-requests", "50"});
+  expect_input_error(counted, "--num-requests is for plan without --capacity");
+}

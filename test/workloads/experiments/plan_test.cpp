@@ -82,3 +82,62 @@ TEST_CASE(
                     "plan: every deployment failed; the first: failed: no serving result");
   CHECK_THROWS_AS(rank_plan({}, 0.9), InputError);
 }
+
+namespace {
+
+// A deployment's capacity row: `chips` chips, `capacity` requests/s, 100 output tokens per request, one
+// replica at capacity costing `usd_per_s` (so cost_per_mtok = usd_per_s / (capacity x 100) x 1e6).
+nlohmann::ordered_json capacity_row(int point, const char* topology, int chips, double capacity,
+                                    double usd_per_s) {
+  return {{"point", point},
+          {"status", "ok"},
+          {"inputs", {{"topology", topology}, {"tp", 1}, {"scheduler", "chunked"}}},
+          {"chips", chips},
+          {"capacity_request_rate", capacity},
+          {"capacity_request_rate_per_chip", capacity / chips},
+          {"capacity_output_throughput", capacity * 100},
+          {"binding", "ttft"},
+          {"cost_per_mtok_usd", usd_per_s / (capacity * 100) * 1e6},
+          {"slo_ttft_s", 1.0},
+          {"slo_tpot_s", 0.05},
+          {"attainment_target", 0.9}};
+}
+
+}  // namespace
+
+TEST_CASE("a fleet is the replicas each deployment's capacity needs, and the cheapest fleet wins") {
+  // Target 25 requests/s. a: 10/s per replica at 1 USD/s -> 3 replicas, 3 USD/s for 2,500 tokens/s.
+  // b: 30/s at 2 USD/s -> 1 replica, 2 USD/s: cheaper per token although dearer at capacity.
+  std::vector<nlohmann::ordered_json> rows{capacity_row(0, "a", 4, 10, 1.0),
+                                           capacity_row(1, "b", 16, 30, 2.0)};
+  nlohmann::ordered_json broken{{"point", 2},
+                                {"status", "error"},
+                                {"inputs", {{"topology", "c"}, {"tp", 1}, {"scheduler", "chunked"}}},
+                                {"error", "the pool's layout does not fit: 90 GiB of weights per chip"}};
+  rows.push_back(broken);
+  const auto answer = rank_fleet(rows, 25, 1000);
+  const auto& best = answer["best"];
+  CHECK(best["deployment"] == "b tp 1 chunked");
+  CHECK(best["replicas"].get<double>() == 1);
+  CHECK(best["fleet_chips"].get<double>() == 16);
+  CHECK(best["fleet_cost_per_mtok_usd"].get<double>() == Approx(2.0 / 2500 * 1e6).epsilon(1e-12));
+  const auto& lost = answer["runners_up"];
+  REQUIRE(lost.size() == 2);
+  CHECK(lost[0]["replicas"].get<double>() == 3);
+  CHECK(lost[0]["fleet_cost_per_mtok_usd"].get<double>() == Approx(3.0 / 2500 * 1e6).epsilon(1e-12));
+  CHECK(lost[0]["why"].get<std::string>().rfind("costs 50.0 % more", 0) == 0);
+  CHECK(lost[1]["why"].get<std::string>().rfind("memory: ", 0) == 0);
+  CHECK(answer["failed"] == 1);
+  CHECK(answer["attainment"].get<double>() == 0.9);
+  // A target exactly at a capacity takes that many replicas, not one more.
+  CHECK(rank_fleet(rows, 30, 1000)["best"]["replicas"].get<double>() == 1);
+}
+
+TEST_CASE("a target no fleet within the replica limit serves is refused, naming the best reached") {
+  const std::vector<nlohmann::ordered_json> rows{capacity_row(0, "a", 4, 10, 1.0),
+                                                 capacity_row(1, "b", 16, 30, 2.0)};
+  CHECK_THROWS_WITH(rank_fleet(rows, 100, 3),
+                    "plan: no fleet of at most 3 replicas serves 100 requests/s; the best reaches 90.000 "
+                    "requests/s (b tp 1 chunked, 30.000 requests/s each)");
+  CHECK(rank_fleet(rows, 100, 4)["best"]["replicas"].get<double>() == 4);
+}
