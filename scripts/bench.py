@@ -130,6 +130,20 @@ SCENARIOS = [
                                                           "--num-requests", "2000", "--length-dist",
                                                           "uniform:0.5", "--slo-ttft", "2s", "--slo-tpot",
                                                           "100ms", "--format", "json"], 600, None, 1),
+    # Issue 54: the capacity of DeepSeek-V3 on trn3, disaggregated (a third of the chips prefill), at TTFT
+    # 2 s and TPOT 50 ms for 90 % of requests, lognormal lengths around 1,024 / 128 tokens (target: 60 s).
+    ("serve deepseek-v3 trn3 capacity disaggregated", ["serve", "--model", "deepseek-v3", "--capacity",
+                                                       "--scheduler", "disaggregated", "--prefill-share", "0.33",
+                                                       "--input-len", "1024", "--output-len", "128",
+                                                       "--length-dist", "lognormal:0.6", "--slo-ttft", "2s",
+                                                       "--slo-tpot", "50ms", "--format", "json"], 60, None, 1),
+    # Issue 54: the planner sizing fleets by capacity over the 60 deployments above (target: 15 minutes).
+    ("plan deepseek-v3 60 deployments capacity", ["plan", "--capacity", "--model", "deepseek-v3", "--topology",
+                                                  "trn3,trn2-ultraserver,nvl72", "--tp", "1,2,4,8",
+                                                  "--prefill-share", "0.25,0.33,0.5", "--rate", "500",
+                                                  "--length-dist", "lognormal:0.6", "--input-len", "1024",
+                                                  "--output-len", "128", "--slo-ttft", "2s", "--slo-tpot",
+                                                  "100ms", "--format", "json"], 900, None, 1),
     ("chakra trn3 144 ranks 32 layers overlapped", CHAKRA, None, None),
     ("chakra trn3 144 ranks 32 layers serial", CHAKRA + ["--streams", "serial"], None, None),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
