@@ -1,202 +1,192 @@
-#!/usr/bin/python3
-"""results/serving/production/: DeepSeek-V3 and Llama-3-70B served with request arrivals on trn3,
-trn2-ultraserver and nvl72, co-located (chunked prefill) against disaggregated prefill/decode pools, over
-a range of request rates; goodput and cost per million output tokens at two SLO pairs.
+"""Serving at capacity: the highest request rate each deployment sustains within a pair of SLOs, and cost
+and energy per million output tokens at that rate (results/serving/production/).
 
-Usage: scripts/serving_production.py [--binary build/ultrasim] [--jobs 2]
-Writes results/serving/production/{runs.jsonl, summary.md, goodput.png, cost.png, latency_cdf.png}.
-About 10 minutes on 2 cores; --cdf-only redraws the latency CDFs alone (2 minutes).
-"""
+Usage: scripts/serving_production.py [--binary build/ultrasim] [--jobs 2] [--only MODEL]
+
+Every point is one `ultrasim serve --capacity` (workloads/serving/README.md, "Capacity"): DeepSeek-V3,
+Qwen3-235B and Llama-3-70B; trn3, trn3 at the 2.56 TB/s NeuronLink headline, trn2-ultraserver and nvl72;
+co-located (chunked prefill) and disaggregated with the prefill share searched over 25, 33 and 50 %; an
+interactive and a relaxed SLO pair at 90 % attainment; two trace shapes of the Azure LLM inference trace
+2023 (`--trace-shape conversation` and `code`, `ultrasim list shapes`). Writes runs.jsonl (a row per
+search), summary.md (the tables and the claims' ratios), capacity.png and cost.png."""
 import argparse
 import concurrent.futures
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "results", "serving", "production")
 
-# The trace: Poisson arrivals, lognormal lengths around 1,024 prompt and 128 output tokens (an assumption
-# shaped like the conversation traces serving papers use: prompts of about a thousand tokens, answers of
-# about a hundred), 1,000 requests, seed 0.
-TRACE = ["--num-requests", "1000", "--input-len", "1024", "--output-len", "128", "--length-dist",
-         "lognormal:0.6", "--seed", "0"]
-SLOS = [("interactive", 2.0, 0.050), ("relaxed", 5.0, 0.100)]
-MODELS = {
-    "deepseek-v3": {"trn3": ["--tp", "1"], "trn2-ultraserver": ["--tp", "1"], "nvl72": ["--tp", "1"]},
-    "llama3-70b": {"trn3": ["--tp", "4"], "trn2-ultraserver": ["--tp", "4"], "nvl72": ["--tp", "8"]},
+HEADLINE = 2560 / 704  # the 2.56 TB/s per-chip headline over the three tiers' documented 704 GB/s
+SYSTEMS = {  # name: (topology, extra words)
+    "trn3": ("trn3", []),
+    "trn3-headline": ("trn3", ["--set", f"server_bandwidth={256 * HEADLINE:.6g}GBps",
+                               "--set", f"rack_bandwidth={320 * HEADLINE:.6g}GBps",
+                               "--set", f"cross_rack_bandwidth={128 * HEADLINE:.6g}GBps"]),
+    "trn2-ultraserver": ("trn2-ultraserver", []),
+    "nvl72": ("nvl72", []),
 }
-DEPLOYMENTS = {"co-located (chunked)": ["--scheduler", "chunked"],
-               "disaggregated (1/3 prefill)": ["--scheduler", "disaggregated", "--prefill-share", "0.33"]}
-RATES = [5, 10, 20, 40, 80, 160]
-CDF_RATE = 40  # the latency CDFs: every deployment at this rate
+# tp 1 for the MoE models (attention data parallel, experts over every chip); Llama-3-70B in tp 4 groups on
+# Trainium, tp 8 on nvl72 (its NVLink domain is flat: results/serving/README.md).
+TP = {"deepseek-v3": {}, "qwen3-235b": {}, "llama3-70b": {"nvl72": "8"}}
+DEFAULT_TP = {"deepseek-v3": "1", "qwen3-235b": "1", "llama3-70b": "4"}
+DEPLOYMENTS = {"co-located": ["--scheduler", "chunked"]}
+for share in ("0.25", "0.33", "0.5"):
+    DEPLOYMENTS[f"disaggregated {float(share) * 100:.0f} %"] = ["--scheduler", "disaggregated",
+                                                               "--prefill-share", share]
+SLOS = {"interactive": (2.0, 0.050), "relaxed": (5.0, 0.100)}
+SHAPES = ["conversation", "code"]
+# A 16,384-token budget per group and iteration: the conversation trace's longest prompt (14,050) fits a
+# disaggregated prefill whole.
+COMMON = ["--token-budget", "16384", "--seed", "0", "--format", "json"]
+KEEP = ["chips", "capacity_request_rate", "capacity_request_rate_low", "capacity_request_rate_high",
+        "capacity_request_rate_per_chip", "capacity_output_throughput_per_chip", "saturated_request_rate",
+        "binding", "cost_per_mtok_usd", "energy_per_token_j", "chip_power_w", "p99_ttft_s", "p99_tpot_s",
+        "trials", "unloaded_ttft_s", "unloaded_tpot_s"]
 
 
-def run(binary, model, system, deployment, rate):
-    args = [binary, "serve", "--model", model, "--topology", system, "--rate", str(rate)] + TRACE + \
-        MODELS[model][system] + DEPLOYMENTS[deployment] + ["--format", "json"]
-    name, ttft, tpot = SLOS[0]
-    slos = ["--slo-ttft", f"{ttft}s", "--slo-tpot", f"{tpot}s"]
-    p = subprocess.run(args + slos, capture_output=True, text=True)
-    row = {"model": model, "system": system, "deployment": deployment, "rate": rate}
+def run(binary, cache, model, system, deployment, slo, shape):
+    topology, extra = SYSTEMS[system]
+    tp = TP[model].get(system, DEFAULT_TP[model])
+    ttft, tpot = SLOS[slo]
+    args = [binary, "serve", "--capacity", "--model", model, "--topology", topology, "--tp", tp,
+            "--trace-shape", shape, "--slo-ttft", f"{ttft}s", "--slo-tpot", f"{tpot}s"] + extra + \
+        DEPLOYMENTS[deployment] + COMMON + ["--grid-cache", os.path.join(cache, f"{model}-{system}")]
+    row = {"model": model, "system": system, "deployment": deployment, "slo": slo, "shape": shape,
+           "cmd": " ".join(args[1:-2])}
+    p = subprocess.run(args, capture_output=True, text=True)
     if p.returncode != 0:
         row["error"] = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
         return row
     r = json.loads(p.stdout)
-    row.update({k: r[k] for k in ["duration_s", "request_throughput", "output_throughput", "median_ttft_s",
-                                   "p99_ttft_s", "median_tpot_s", "p99_tpot_s", "cost_per_mtok_usd",
-                                   "energy_per_token_j", "preemptions"]})
-    row["chips"] = r["chips"]
-    row[f"good_fraction_{name}"], row[f"goodput_{name}"] = r["good_fraction"], r["request_goodput"]
-    row["cmd"] = " ".join(args[1:])
+    row.update({k: r[k] for k in KEEP})
     return row
 
 
-def with_slos(binary, row):
-    """Good fraction at the other SLO pairs: one more run per pair (same inputs, those SLOs given)."""
-    if "error" in row:
-        return row
-    for name, ttft, tpot in SLOS[1:]:
-        args = [binary] + row["cmd"].split() + ["--slo-ttft", f"{ttft}s", "--slo-tpot", f"{tpot}s"]
-        r = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
-        row[f"good_fraction_{name}"] = r["good_fraction"]
-        row[f"goodput_{name}"] = r["request_goodput"]
-    return row
+def best(rows, model, system, slo, shape, disaggregated):
+    """The deployment of a kind with the highest capacity (the prefill share searched), or None."""
+    ok = [r for r in rows if r["model"] == model and r["system"] == system and r["slo"] == slo and
+          r["shape"] == shape and "error" not in r and r["deployment"].startswith("disaggregated") == disaggregated]
+    return max(ok, key=lambda r: r["capacity_request_rate"]) if ok else None
+
+
+def summarise(rows, models):
+    lines = ["# Serving at capacity", "",
+             "Generated by `scripts/serving_production.py` (its docstring says what runs). Capacity: the highest",
+             "request rate sustained in steady state with 90 % of requests within both SLOs (`serve --capacity`).",
+             "Disaggregated: the best of prefill shares 25, 33 and 50 %. Cost and energy per million output",
+             "tokens are at capacity; prices per system-hour are the chip profiles' (trn3 360 USD, an",
+             "assumption; trn2-ultraserver 143.04; nvl72 756).", ""]
+    for slo, (ttft, tpot) in SLOS.items():
+        for shape in SHAPES:
+            lines += [f"## {slo} (TTFT <= {ttft:g} s, TPOT <= {tpot * 1e3:g} ms), {shape} trace", "",
+                      "| model | system | deployment | capacity (req/s) | 95 % interval | per chip | output tok/s per chip "
+                      "| USD / Mtok | J / token | binds |",
+                      "|---|---|---|---:|---|---:|---:|---:|---:|---|"]
+            for m in models:
+                for s in SYSTEMS:
+                    for disaggregated in (False, True):
+                        b = best(rows, m, s, slo, shape, disaggregated)
+                        if b is None:
+                            errs = [r for r in rows if r["model"] == m and r["system"] == s and r["slo"] == slo
+                                    and r["shape"] == shape and "error" in r and
+                                    r["deployment"].startswith("disaggregated") == disaggregated]
+                            why = errs[0]["error"] if errs else "-"
+                            kind = "disaggregated" if disaggregated else "co-located"
+                            lines.append(f"| {m} | {s} | {kind} | - | - | - | - | - | - | {why} |")
+                            continue
+                        lines.append(
+                            f"| {m} | {s} | {b['deployment']} | {b['capacity_request_rate']:.2f} | "
+                            f"{b['capacity_request_rate_low']:.2f} - {b['capacity_request_rate_high']:.2f} | "
+                            f"{b['capacity_request_rate_per_chip']:.3f} | "
+                            f"{b['capacity_output_throughput_per_chip']:.1f} | {b['cost_per_mtok_usd']:.3f} | "
+                            f"{b['energy_per_token_j']:.3f} | {b['binding']} |")
+            lines.append("")
+    lines += ["## The documents' claims at capacity", "",
+              "Best deployment of each system (co-located or disaggregated, whichever has the higher capacity).",
+              "", "| SLOs | trace | model | trn3 / trn2-ultraserver capacity per system | trn3 / nvl72 cost per "
+              "Mtok | trn3-headline / trn3 capacity |", "|---|---|---|---:|---:|---:|"]
+    for slo in SLOS:
+        for shape in SHAPES:
+            for m in models:
+                def top(s):
+                    c = [x for x in (best(rows, m, s, slo, shape, d) for d in (False, True)) if x]
+                    return max(c, key=lambda r: r["capacity_request_rate"]) if c else None
+                t3, t2, nv, hl = top("trn3"), top("trn2-ultraserver"), top("nvl72"), top("trn3-headline")
+                ratio = lambda a, b, k: f"{a[k] / b[k]:.2f}" if a and b else "-"  # noqa: E731
+                lines.append(f"| {slo} | {shape} | {m} | {ratio(t3, t2, 'capacity_request_rate')} | "
+                             f"{ratio(t3, nv, 'cost_per_mtok_usd')} | {ratio(hl, t3, 'capacity_request_rate')} |")
+    lines.append("")
+    with open(os.path.join(OUT, "summary.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def plot(rows, models):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    for what, key, ylabel in [("capacity", "capacity_output_throughput_per_chip",
+                               "output tokens/s per chip at capacity"),
+                              ("cost", "cost_per_mtok_usd", "USD per million output tokens at capacity")]:
+        fig, axes = plt.subplots(len(SLOS), len(models), figsize=(5 * len(models), 4 * len(SLOS)), squeeze=False)
+        for i, slo in enumerate(SLOS):
+            for j, m in enumerate(models):
+                ax = axes[i][j]
+                width = 0.35
+                for k, shape in enumerate(SHAPES):
+                    for d, disaggregated in enumerate((False, True)):
+                        values = []
+                        for s in SYSTEMS:
+                            b = best(rows, m, s, slo, shape, disaggregated)
+                            values.append(b[key] if b else 0)
+                        xs = [x + (2 * k + d) * width / 2 for x in range(len(SYSTEMS))]
+                        ax.bar(xs, values, width / 2,
+                               label=f"{shape}, {'disaggregated' if disaggregated else 'co-located'}")
+                ax.set_xticks([x + 0.3 for x in range(len(SYSTEMS))])
+                ax.set_xticklabels(list(SYSTEMS), fontsize=8)
+                ax.set_title(f"{m}, {slo}")
+                ax.set_ylabel(ylabel, fontsize=8)
+                if what == "cost":
+                    ax.set_yscale("log")
+                ax.grid(True, axis="y", alpha=0.3)
+                ax.legend(fontsize=6)
+        fig.tight_layout()
+        fig.savefig(os.path.join(OUT, f"{what}.png"), dpi=100)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "ultrasim"))
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--cdf-only", action="store_true", help="only the latency CDFs")
+    ap.add_argument("--only", default="", help="only this model (the tables then hold it alone)")
     a = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
-    cache = tempfile.mkdtemp(prefix="ultrasim-production-")  # the step-time model's points, shared
-    TRACE.extend(["--grid-cache", cache])
-    if a.cdf_only:
-        cdfs(a.binary, a.jobs)
-        shutil.rmtree(cache)
-        return 0
-    points = [(m, s, d, rate) for m in MODELS for s in MODELS[m] for d in DEPLOYMENTS for rate in RATES]
+    models = [m for m in DEFAULT_TP if not a.only or m == a.only]
+    cache = tempfile.mkdtemp(prefix="ultrasim-capacity-")  # the step-time model's points, per model and system
+    points = [(m, s, d, slo, shape) for m in models for s in SYSTEMS for d in DEPLOYMENTS for slo in SLOS
+              for shape in SHAPES]
+    done = []
 
     def one(p):
-        return with_slos(a.binary, run(a.binary, *p))
+        row = run(a.binary, cache, *p)
+        done.append(row)
+        print(f"[{len(done)}/{len(points)}] {' '.join(p)}: "
+              f"{row.get('capacity_request_rate', row.get('error'))}", flush=True)
+        return row
 
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         rows = list(pool.map(one, points))
-    cdfs(a.binary, a.jobs)
     shutil.rmtree(cache)
     with open(os.path.join(OUT, "runs.jsonl"), "w") as f:
         for r in rows:
-            if "cmd" in r:
-                r["cmd"] = r["cmd"].replace(cache, "CACHE")
             f.write(json.dumps(r, sort_keys=True) + "\n")
-    summarise(rows)
-    plot(rows)
-
-
-def cdfs(binary, jobs):
-    """TTFT and TPOT CDFs of every deployment at CDF_RATE, from serve --requests-out."""
-    import csv
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    tmp = tempfile.mkdtemp(prefix="ultrasim-cdf-")
-    points = [(m, s, d) for m in MODELS for s in MODELS[m] for d in DEPLOYMENTS]
-
-    def one(p):
-        m, s, d = p
-        path = os.path.join(tmp, f"{m}-{s}-{d[:4]}.csv")
-        args = [binary, "serve", "--model", m, "--topology", s, "--rate", str(CDF_RATE)] + TRACE + \
-            MODELS[m][s] + DEPLOYMENTS[d] + ["--requests-out", path, "--format", "json"]
-        if subprocess.run(args, capture_output=True).returncode != 0:
-            return p, None
-        with open(path) as f:
-            rows = list(csv.DictReader(f))
-        return p, ([float(r["ttft_s"]) for r in rows], [float(r["tpot_s"]) for r in rows if r["tpot_s"]])
-
-    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        results = list(pool.map(one, points))
-    shutil.rmtree(tmp)
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
-    for col, m in enumerate(MODELS):
-        for (pm, s, d), data in results:
-            if pm != m or data is None:
-                continue
-            style = "-" if d.startswith("co") else "--"
-            for row, values in enumerate(data):
-                v = sorted(x * 1e3 for x in values)
-                axes[row][col].plot(v, [(i + 1) / len(v) for i in range(len(v))], style, label=f"{s}, {d}")
-        for row, what in enumerate(["TTFT (ms)", "TPOT (ms)"]):
-            ax = axes[row][col]
-            ax.set_title(f"{m} at {CDF_RATE} requests/s")
-            ax.set_xlabel(what)
-            ax.set_ylabel("share of requests")
-            ax.set_xscale("log")
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(OUT, "latency_cdf.png"), dpi=110)
-
-
-def summarise(rows):
-    lines = ["# Serving with request arrivals: goodput and cost per million tokens", "",
-             "Generated by `scripts/serving_production.py` (see its docstring for the trace); one row per model,",
-             "system and deployment: the highest request rate of " + ", ".join(map(str, RATES)) +
-             " req/s at which at least 90 % of requests meet",
-             "both SLOs, its goodput and its cost per million output tokens (every chip paid for the run).", ""]
-    for name, ttft, tpot in SLOS:
-        lines += [f"## {name}: TTFT <= {ttft:g} s, TPOT <= {tpot * 1e3:g} ms", "",
-                  "| model | system | chips | deployment | best rate (req/s) | goodput (req/s) | USD / Mtok | p99 TTFT ms | p99 TPOT ms |",
-                  "|---|---|---:|---|---:|---:|---:|---:|---:|"]
-        for m in MODELS:
-            for s in MODELS[m]:
-                for d in DEPLOYMENTS:
-                    ok = [r for r in rows if r["model"] == m and r["system"] == s and r["deployment"] == d
-                          and "error" not in r and r[f"good_fraction_{name}"] >= 0.9]
-                    errs = [r for r in rows if r["model"] == m and r["system"] == s and r["deployment"] == d
-                            and "error" in r]
-                    if not ok:
-                        why = errs[0]["error"] if errs else "no rate meets the SLOs"
-                        lines.append(f"| {m} | {s} | - | {d} | - | - | - | - | {why} |")
-                        continue
-                    b = max(ok, key=lambda r: r["rate"])
-                    lines.append(f"| {m} | {s} | {b['chips']} | {d} | {b['rate']} | {b[f'goodput_{name}']:.2f} | "
-                                 f"{b['cost_per_mtok_usd']:.3f} | {b['p99_ttft_s'] * 1e3:.0f} | {b['p99_tpot_s'] * 1e3:.1f} |")
-        lines.append("")
-    with open(os.path.join(OUT, "summary.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-
-
-def plot(rows):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    for what, key, ylabel in [("goodput", "goodput_interactive", "goodput at TTFT 2 s, TPOT 50 ms (req/s)"),
-                              ("cost", "cost_per_mtok_usd", "USD per million output tokens")]:
-        fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-        for ax, m in zip(axes, MODELS):
-            for s in MODELS[m]:
-                for d, style in zip(DEPLOYMENTS, ["-", "--"]):
-                    pts = [r for r in rows if r["model"] == m and r["system"] == s and r["deployment"] == d
-                           and "error" not in r]
-                    if pts:
-                        ax.plot([r["rate"] for r in pts], [r[key] for r in pts], style, marker="o",
-                                label=f"{s}, {d}")
-            ax.set_title(m)
-            ax.set_xlabel("request rate (req/s)")
-            ax.set_ylabel(ylabel)
-            ax.set_xscale("log", base=2)
-            if what == "cost":
-                ax.set_yscale("log")
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(os.path.join(OUT, f"{what}.png"), dpi=110)
+    summarise(rows, models)
+    plot(rows, models)
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -33,6 +33,14 @@ void add_arrival_options(OptionTable<P>& t) {
       "burstiness", [](auto& p) -> auto& { return p.generator.burstiness; }, 1e-9, 1000,
       "gamma shape of the gaps between arrivals: 1 Poisson, < 1 burstier",
       "Poisson arrivals (Vidur, vLLM bench)"));
+  Option<P> shape = text_field<P>(
+      "trace_shape", [](auto& p) -> auto& { return p.generator.shape; }, {},
+      "generated lengths and burstiness of a public trace: conversation | code | long-context | reasoning | "
+      "agentic (ultrasim list shapes)",
+      "none: --input-len, --output-len, --length-dist, --burstiness");
+  shape.excludes = {"requests", "length_dist", "burstiness"};
+  shape.why = "the shape draws the lengths and the gaps between arrivals";
+  t.push_back(shape);
   t.push_back(text_field<P>(
       "length_dist", [](auto& p) -> auto& { return p.generator.length_dist; }, {},
       "generated lengths around --input-len/--output-len: fixed | uniform:R | lognormal:SIGMA",
@@ -120,9 +128,9 @@ const std::vector<StaticOnlyOption>& static_only_serving_options() {
 
 }  // namespace
 
-const std::vector<std::string> kArrivalOptions{"requests",     "rate",        "num_requests",
-                                               "burstiness",   "length_dist", "max_batch",
-                                               "token_budget", "slo_ttft",    "slo_tpot"};
+const std::vector<std::string> kArrivalOptions{"requests",    "rate",        "num_requests", "burstiness",
+                                               "trace_shape", "length_dist", "max_batch",    "token_budget",
+                                               "slo_ttft",    "slo_tpot"};
 
 const OptionTable<ProductionConfig>& production_options() {
   static const OptionTable<P> table = [] {

@@ -11,6 +11,7 @@
 #include "topology/base/errors.hpp"
 #include "topology/base/input_files.hpp"
 #include "topology/base/mix.hpp"
+#include "topology/base/suggest.hpp"
 #include "topology/base/units.hpp"
 
 namespace ultrasim {
@@ -213,12 +214,59 @@ std::vector<ServingRequest> read_request_trace(const std::string& path) {
   return text[first] == '{' ? read_jsonl(path, text) : read_csv(path, text);
 }
 
+const std::vector<NamedTraceShape>& trace_shapes() {
+  // Each length is lognormal with the trace's median and, capped at its longest (or at a context limit,
+  // an assumption), its mean: the two figures that set a deployment's load. Sources:
+  // - Azure: Azure/AzurePublicDataset data/AzureLLMInferenceTrace_{conv,code}.csv @7909210 (one hour,
+  //   2023-11-16; Splitwise, ISCA 2024): medians, means and longest computed from the rows; burstiness
+  //   1 / CV^2 of the gaps between arrivals.
+  // - Mooncake: kvcache-ai/Mooncake FAST25-release/traces/conversation_trace.jsonl @3cca71d and the
+  //   paper's Table 2 (FAST 2025).
+  // - ServeGen: alibaba/ServeGen data/reason/deepseek-r1 @f891d11 (Alibaba Cloud's DeepSeek-R1 traffic,
+  //   73 clients over a day, weighted by their rates; arXiv 2505.09999).
+  static const std::vector<NamedTraceShape> shapes{
+      {"conversation", "chat: prompts of about a thousand tokens, answers of about two hundred", 1155.0,
+       0.499, 228.9, 1.071, 14050, 1000, 0.835,
+       "Azure LLM inference trace 2023, conversation: prompt median 1,020, mean 1,155, longest 14,050; "
+       "output median 129, mean 211, longest 1,000; gap CV 1.09 (computed)"},
+      {"code", "code completion: longer prompts, answers of a few tokens, very bursty arrivals", 2171.8,
+       0.884, 27.9, 1.236, 7437, 1899, 0.0058,
+       "Azure LLM inference trace 2023, code: prompt median 1,469, mean 2,048, longest 7,437; output median "
+       "13, mean 27.9, longest 1,899; gap CV 13.2 (computed)"},
+      {"long-context", "long documents and histories: prompts of about 12,000 tokens", 12208.4, 1.067, 343,
+       0.50, 131072, 4096, 0.127,
+       "Mooncake conversation trace: prompt median 6,909 (computed), mean 12,035 (Table 2); output mean 343 "
+       "(Table 2), sigma from its p99 / median (1,119 / 350); burstiness from the variance / mean of "
+       "arrivals per second (7.9); caps at a 128K context and 4,096 output tokens: assumption"},
+      {"reasoning", "a reasoning model: short prompts, long answers (thinking included)", 1541.3, 2.001,
+       1535.6, 1.151, 32768, 32768, 0.19,
+       "ServeGen DeepSeek-R1: prompt median 208, mean 1,268; output median 792, mean 1,527 (computed); "
+       "burstiness 1 / 2.28^2, the clients' request-weighted gap CV; 32,768-token caps: assumption"},
+      {"agentic", "tool and agent calls: long prompts, short answers (prefix reuse not modelled)", 8596,
+       1.067, 182, 0.50, 131072, 4096, 1,
+       "Mooncake tool & agent trace: means from Table 2; sigmas as the conversation trace's, Poisson "
+       "arrivals and the caps: assumptions"},
+  };
+  return shapes;
+}
+
+const NamedTraceShape& trace_shape_named(const std::string& name) {
+  return find_by_name(trace_shapes(), name, "trace shape");
+}
+
 void RequestGenerator::validate() const {
   if (!(rate > 0 && rate <= 1e9))
     throw InputError("--rate must be a number of requests per second in (0, 1e9]");
   if (count < 1 || count > kMaxRequestTokens)
     throw InputError("--num-requests must be between 1 and 16777216");
   if (!(burstiness > 0 && burstiness <= 1000)) throw InputError("--burstiness must be in (0, 1000]");
+  if (!shape.empty()) {
+    trace_shape_named(shape);
+    if (!lengths.empty() || length_dist != "fixed")
+      throw InputError("--trace-shape " + shape +
+                       " draws the lengths: give it without --lengths or --length-dist");
+    return;
+  }
   if (lengths.empty() &&
       (input_len < 1 || input_len > kMaxRequestTokens || output_len < 1 || output_len > kMaxRequestTokens))
     throw InputError("--input-len and --output-len must be between 1 and 16777216 with request arrivals");
@@ -234,9 +282,15 @@ void RequestGenerator::validate() const {
     throw InputError("--length-dist lognormal:SIGMA needs SIGMA in [0, 4]");
 }
 
-std::vector<ServingRequest> generate_requests(const RequestGenerator& g) {
-  g.validate();
+std::vector<ServingRequest> generate_requests(const RequestGenerator& given) {
+  given.validate();
+  RequestGenerator g = given;
+  const NamedTraceShape* named = g.shape.empty() ? nullptr : &trace_shape_named(g.shape);
+  if (named) g.burstiness = named->burstiness;
   Draws arrivals(g.seed), lengths(g.seed + 1);
+  auto lognormal = [&](double mean, double sigma, double most) {  // the mean kept (before the cap)
+    return clamp_tokens(std::min(most, mean * std::exp(sigma * lengths.normal() - sigma * sigma / 2)));
+  };
   const auto colon = g.length_dist.find(':');
   const std::string kind = g.length_dist.substr(0, colon);
   const double spread = colon == std::string::npos ? 0 : *number(g.length_dist.substr(colon + 1));
@@ -257,7 +311,10 @@ std::vector<ServingRequest> generate_requests(const RequestGenerator& g) {
     if (i > 0) t += arrivals.gamma(g.burstiness) / (g.burstiness * g.rate);
     ServingRequest r;
     r.arrival_s = t;
-    if (!g.lengths.empty()) {
+    if (named) {
+      r.prompt = lognormal(named->input_mean, named->input_sigma, named->input_max);
+      r.output = lognormal(named->output_mean, named->output_sigma, named->output_max);
+    } else if (!g.lengths.empty()) {
       const auto& [in, o] = g.lengths[static_cast<std::size_t>(lengths.uniform() * g.lengths.size())];
       r.prompt = std::max<std::uint64_t>(in, 1), r.output = std::max<std::uint64_t>(o, 1);
     } else {

@@ -34,10 +34,27 @@ struct ServingRequest {
 
 std::vector<ServingRequest> read_request_trace(const std::string& path);
 
+// A named trace shape (`--trace-shape NAME`, `ultrasim list shapes`): lognormal prompt and output lengths
+// and gamma-distributed gaps between arrivals, each figure from the published statistics of a public trace
+// (workloads/serving/README.md, "Trace shapes"; each entry's source names the trace and how the figure
+// was read from it).
+struct NamedTraceShape {
+  std::string name, description;
+  double input_mean, input_sigma;  // tokens; sigma of the lengths' logarithm
+  double output_mean, output_sigma;
+  double input_max, output_max;  // the longest drawn (the trace's longest, or a context limit)
+  double burstiness;             // gamma shape of the gaps: 1 / CV^2
+  std::string source;
+};
+const std::vector<NamedTraceShape>& trace_shapes();
+// InputError "unknown trace shape 'x'; did you mean ...".
+const NamedTraceShape& trace_shape_named(const std::string& name);
+
 struct RequestGenerator {
   double rate = 0;  // requests per second
   std::uint64_t count = 1000;
   double burstiness = 1;
+  std::string shape;  // a named trace shape: its lengths and burstiness instead of the fields below
   std::uint64_t input_len = 1024, output_len = 256;
   std::string length_dist = "fixed";                             // fixed | uniform:R | lognormal:SIGMA
   std::vector<std::pair<std::uint64_t, std::uint64_t>> lengths;  // drawn from, when not empty

@@ -14,6 +14,7 @@
 #include "workloads/moe/moe_options.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/serving/production_run.hpp"
+#include "workloads/serving/requests.hpp"
 #include "workloads/serving/schedulers/scheduler.hpp"
 #include "workloads/serving/serving.hpp"
 
@@ -124,6 +125,20 @@ nlohmann::ordered_json registries_json(const std::string& what) {
     for (const SchedulerEntry& e : serving_schedulers())
       list.push_back({{"name", e.name}, {"description", e.rule}, {"pools", e.pools}});
   }
+  if (wanted("shapes")) {
+    auto& list = out["shapes"] = nlohmann::ordered_json::array();
+    for (const NamedTraceShape& e : trace_shapes())
+      list.push_back({{"name", e.name},
+                      {"description", e.description},
+                      {"input_mean", e.input_mean},
+                      {"input_sigma", e.input_sigma},
+                      {"output_mean", e.output_mean},
+                      {"output_sigma", e.output_sigma},
+                      {"input_max", e.input_max},
+                      {"output_max", e.output_max},
+                      {"burstiness", e.burstiness},
+                      {"source", e.source}});
+  }
   if (wanted("chips")) {
     auto& list = out["chips"] = nlohmann::ordered_json::array();
     for (const ChipProfile& c : serving_chips()) list.push_back(chip_json(c));
@@ -171,6 +186,12 @@ void print_text(const nlohmann::ordered_json& out) {
         description +=
             " [tabled: " + names("kernels_tabled") + "; roofline: " + names("kernels_roofline") + "]";
       }
+      if (item.contains("input_mean"))  // a trace shape: its lengths and burstiness
+        description += " [input " + fixed_text(item["input_mean"].get<double>(), 0) + " tokens (sigma " +
+                       fixed_text(item["input_sigma"].get<double>(), 2) + "), output " +
+                       fixed_text(item["output_mean"].get<double>(), 0) + " (sigma " +
+                       fixed_text(item["output_sigma"].get<double>(), 2) + "), burstiness " +
+                       shortest_number(item["burstiness"].get<double>()) + "]";
       if (item.contains("pools"))  // a serving scheduler: its chip pools
         description += item["pools"] == 2 ? " [two pools: prefill, decode]" : " [one pool]";
       if (item.contains("declines"))  // an engine: what it declines and its error
@@ -196,7 +217,8 @@ void print_text(const nlohmann::ordered_json& out) {
 
 Command list_command() {
   return {"list",
-          "list topologies, collectives, algorithms, stacks, workloads, models, chips, engines, schedulers "
+          "list topologies, collectives, algorithms, stacks, workloads, models, chips, engines, schedulers, "
+          "trace shapes "
           "or the options of "
           "moe and serve",
           [](CLI::App& app) {
@@ -204,12 +226,12 @@ Command list_command() {
             auto format = std::make_shared<std::string>("text");
             app.add_option("what", *what,
                            "topologies|collectives|algorithms|stacks|workloads|models|chips|engines|"
-                           "schedulers|options (default: all)");
+                           "schedulers|shapes|options (default: all)");
             app.add_option("--format", *format, "text|json");
             return [=](const std::string&) {
               check_choice("list", *what,
                            {"all", "topologies", "collectives", "algorithms", "stacks", "workloads", "models",
-                            "chips", "engines", "schedulers", "options"});
+                            "chips", "engines", "schedulers", "shapes", "options"});
               check_choice("format", *format, {"text", "json"});
               const nlohmann::ordered_json out = registries_json(*what);
               if (*format == "json") {

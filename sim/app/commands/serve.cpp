@@ -60,6 +60,11 @@ int cmd_serve(ServeArgs args, const std::string& command) {
     if (args.flags.was_given(o.name)) given.push_back(o.name);
   if (const std::string refusal = static_only_refusal(given, !p.requests_file.empty()); !refusal.empty())
     throw InputError(refusal);
+  if (!p.generator.shape.empty())
+    for (const char* name : {"input_len", "output_len", "lengths"})
+      if (args.flags.was_given(name))
+        throw InputError(flag_of(name) +
+                         " with --trace-shape: the shape draws the lengths (ultrasim list shapes)");
   c.length_dist = p.generator.length_dist;  // as the generator draws them (the result's config says so)
   p.serving = c;
   p.share_requests();

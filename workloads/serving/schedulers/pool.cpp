@@ -59,6 +59,17 @@ const LiveRequest* PoolRun::head() const {
 
 int PoolRun::admit_head(std::uint64_t kv_tokens, int group, const std::vector<std::uint64_t>* budget,
                         std::uint64_t need) {
+  return admit_waiting(0, kv_tokens, group, budget, need);
+}
+
+std::size_t PoolRun::arrived() const {
+  std::size_t n = 0;
+  while (n < waiting_.size() && waiting_[n].first <= clock_) ++n;
+  return n;
+}
+
+int PoolRun::admit_waiting(std::size_t k, std::uint64_t kv_tokens, int group,
+                           const std::vector<std::uint64_t>* budget, std::uint64_t need) {
   const std::uint64_t blocks = blocks_for(kv_tokens);
   int best = -1;
   for (int g = 0; g < pool_.groups; ++g)
@@ -66,8 +77,9 @@ int PoolRun::admit_head(std::uint64_t kv_tokens, int group, const std::vector<st
         (!budget || (*budget)[g] >= need) && (best < 0 || free_[g] > free_[best]))
       best = g;
   if (best < 0) return -1;
-  LiveRequest r = waiting_.front().second;
-  waiting_.pop_front();
+  const auto at = waiting_.begin() + static_cast<std::ptrdiff_t>(k);
+  LiveRequest r = at->second;
+  waiting_.erase(at);
   r.group = best, r.blocks = blocks, r.admitted = admissions_++;
   free_[best] -= blocks, ++in_group_[best];
   out_.requests[r.id].group = best;

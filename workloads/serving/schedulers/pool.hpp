@@ -58,6 +58,13 @@ class PoolRun {
   // least `need` tokens of their budget left; the group, or -1 when none can take it.
   int admit_head(std::uint64_t kv_tokens, int group = -1, const std::vector<std::uint64_t>* budget = nullptr,
                  std::uint64_t need = 0);
+  // The waiting requests that have arrived by now (the first ones of the queue), the k-th of them, and
+  // admit_head for it: a scheduler may admit past a request that cannot be admitted yet.
+  std::size_t arrived() const;
+  const LiveRequest& waiting_at(std::size_t k) const { return waiting_[k].second; }
+  int admit_waiting(std::size_t k, std::uint64_t kv_tokens, int group = -1,
+                    const std::vector<std::uint64_t>* budget = nullptr, std::uint64_t need = 0);
+  std::uint64_t running_in(int group) const { return in_group_[group]; }
   // Blocks for `kv_tokens` of running request `id`, preempting the group's last admitted requests
   // (recompute: back to the front of the queue, their KV freed) while the group lacks them; false when
   // `id` itself was preempted.
