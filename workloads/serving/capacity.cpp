@@ -253,12 +253,19 @@ CapacityResult find_capacity(const TraceShape& shape, const Deployment& serve, c
       if (lo > 1e9) throw InputError("the capacity search passed 1e9 requests/s: is any step priced?");
     hi = up(lo);
   } else {
-    for (hi = rate; !trial(hi / 2); hi /= 2)
-      if (hi < 1e-6) {
+    // Down to a thousandth of the saturated throughput, or to the rate whose trial would span 1e5 s: a
+    // deployment that misses the SLOs there misses them at any rate (its requests barely meet).
+    auto too_slow = [&](double r) {
+      const TrialSize size = trial_size(o, r, out.unloaded_e2el_s);
+      return r < out.saturated_rate / 1000 || static_cast<double>(2 * size.warm + size.window) / r > 1e5;
+    };
+    for (hi = rate; too_slow(hi / 2) || !trial(hi / 2); hi /= 2)
+      if (too_slow(hi / 2)) {
         const CapacityTrial& t = out.curve.back();
         throw InputError("no rate meets the SLOs: at " + shortest_number(t.rate) + " requests/s " +
                          fixed_text(std::min(t.attainment, 1.0) * 100, 1) +
-                         " % of requests are within both (fails: " + t.fails + ")");
+                         " % of requests are within both (fails: " + t.fails + "; attainment asked " +
+                         fixed_text(o.attainment * 100, 1) + " %)");
       }
     lo = hi / 2;
   }

@@ -107,7 +107,9 @@ CapacityTrial capacity_trial(const TraceShape& shape, const Deployment& serve, c
                              double saturated = std::numeric_limits<double>::infinity());
 
 // InputError when an SLO is below the deployment's unloaded latency (one mean request alone: the figure
-// named) or when no rate down to 1e-6 requests/s meets the SLOs; `on_trial` hears each trial.
+// named) or when no rate meets the SLOs down to a thousandth of the saturated throughput (or to one whose
+// trial would span 1e5 s); `on_trial` hears each
+// trial.
 CapacityResult find_capacity(const TraceShape& shape, const Deployment& serve, const CapacityOptions& o,
                              const std::function<void(const CapacityTrial&)>& on_trial = {});
 
