@@ -257,7 +257,8 @@ CapacityResult find_capacity(const TraceShape& shape, const Deployment& serve, c
     // deployment that misses the SLOs there misses them at any rate (its requests barely meet).
     auto too_slow = [&](double r) {
       const TrialSize size = trial_size(o, r, out.unloaded_e2el_s);
-      return r < out.saturated_rate / 1000 || static_cast<double>(2 * size.warm + size.window) / r > 1e5;
+      return (std::isfinite(out.saturated_rate) && r < out.saturated_rate / 1000) ||
+             static_cast<double>(2 * size.warm + size.window) / r > 1e5;
     };
     for (hi = rate; too_slow(hi / 2) || !trial(hi / 2); hi /= 2)
       if (too_slow(hi / 2)) {
