@@ -123,8 +123,35 @@ def serving_reference(listing):
                   [[f"`{c['name']}`", c["description"], ", ".join(c["topologies"]),
                     "; ".join(f"`{v['name']}={v['value']}` ({v['source']})" for v in c["values"])]
                    for c in listing["chips"]])
+    shapes = table(["shape", "description", "prompt mean (sigma, longest)", "output mean (sigma, longest)",
+                    "burstiness", "source"],
+                   [[f"`{s['name']}`", s["description"],
+                     f"{s['input_mean']:g} ({s['input_sigma']:g}, {s['input_max']:g})",
+                     f"{s['output_mean']:g} ({s['output_sigma']:g}, {s['output_max']:g})", f"{s['burstiness']:g}",
+                     s["source"]] for s in listing["shapes"]])
     return ("\n## Model shapes (`ultrasim serve --model`)\n\n" + models +
-            "\n## Chip profiles (`ultrasim serve --chip`)\n\n" + chips)
+            "\n## Chip profiles (`ultrasim serve --chip`)\n\n" + chips +
+            "\n## Trace shapes (`ultrasim serve --trace-shape`)\n\nMeans before the cap; lognormal lengths, gamma "
+            "gaps ([serving/README.md](serving/README.md#request-arrivals-schedulers-goodput-the-step-time-model)).\n\n" +
+            shapes)
+
+
+def json_type(value):
+    return {bool: "boolean", int: "number", float: "number", str: "string", list: "array", dict: "object",
+            type(None): "null"}[type(value)]
+
+
+def capacity_reference(binary):
+    """The fields of a capacity result, read from a small search (their meanings: serving/README.md)."""
+    r = ultrasim(binary, "serve", "--capacity", "--model", "llama3-70b", "--topology", "hgx-h100", "--tp", "8",
+                 "--input-len", "512", "--output-len", "64", "--max-batch", "32", "--slo-ttft", "1s", "--slo-tpot",
+                 "40ms", "--format", "json")
+    fields = table(["field", "type"], [[f"`{k}`", json_type(v)] for k, v in r.items()])
+    trial = table(["field", "type"], [[f"`{k}`", json_type(v)] for k, v in r["curve"][0].items()])
+    return ("\n## Capacity result (`ultrasim serve --capacity --format json`)\n\nIts fields in order, as a "
+            "small search writes them; what each means: [serving/README.md](serving/README.md#capacity-the-highest-"
+            "rate-a-deployment-sustains-within-its-slos).\n\n" + fields + "\nEach element of `curve` (a trial "
+            "rate):\n\n" + trial)
 
 
 def options_reference(listing):
@@ -163,7 +190,7 @@ def main():
              "documents each.\n\n" + table(["workload", "description", "run by", "formats"],
                                              [[f"`{w['name']}`", w["description"], w["command"], ", ".join(w["formats"])]
                                               for w in listing["workloads"]]) + engines_reference(listing)
-             + serving_reference(listing) + options_reference(listing)}
+             + serving_reference(listing) + capacity_reference(args.binary) + options_reference(listing)}
     paths = {f: ROOT / f / "REFERENCE.md" for f in files}
     if not args.check:
         for f, text in files.items():
@@ -175,7 +202,8 @@ def main():
         problems.append(f"stale: {', '.join(stale)}; regenerate with: "
                         f"/usr/bin/python3 scripts/make_reference.py {args.binary}")
     registered = {"topology": listing["topologies"],
-                  "workloads": listing["workloads"] + listing["engines"] + listing["models"] + listing["chips"],
+                  "workloads": listing["workloads"] + listing["engines"] + listing["models"] + listing["chips"]
+                  + listing["shapes"],
                   "collectives": listing["collectives"] + listing["algorithms"]}
     if missing := [f"{x['name']} ({f}/REFERENCE.md)" for f, items in registered.items() for x in items
                    if f"| `{x['name']}` |" not in committed[f]]:  # each name has a table row
