@@ -183,8 +183,11 @@ double saturated_rate(const TraceShape& shape, const Deployment& serve, std::uin
     const std::size_t from = count / 4;
     std::size_t to = 3 * count / 4;
     while (to > from && finish[to] > backlog_s) --to;
-    if (to - from >= count / 8 && finish[to] > finish[from])
-      return static_cast<double>(to - from) / (finish[to] - finish[from]);
+    // Completions as fast as the requests "arrived" (1e9/s): it kept up, no saturation to measure.
+    if (to - from >= count / 8 && finish[to] > finish[from]) {
+      const double rate = static_cast<double>(to - from) / (finish[to] - finish[from]);
+      return rate < 1e8 ? rate : std::numeric_limits<double>::infinity();
+    }
   }
   return std::numeric_limits<double>::infinity();
 }
@@ -253,12 +256,12 @@ CapacityResult find_capacity(const TraceShape& shape, const Deployment& serve, c
       if (lo > 1e9) throw InputError("the capacity search passed 1e9 requests/s: is any step priced?");
     hi = up(lo);
   } else {
-    // Down to a thousandth of the saturated throughput, or to the rate whose trial would span 1e5 s: a
-    // deployment that misses the SLOs there misses them at any rate (its requests barely meet).
+    // Down to a thousandth of the saturated throughput, or to the rate whose trial would span 5e5 s (half
+    // the longest simulated time): a deployment that misses the SLOs there misses them at any rate.
     auto too_slow = [&](double r) {
       const TrialSize size = trial_size(o, r, out.unloaded_e2el_s);
       return (std::isfinite(out.saturated_rate) && r < out.saturated_rate / 1000) ||
-             static_cast<double>(2 * size.warm + size.window) / r > 1e5;
+             static_cast<double>(2 * size.warm + size.window) / r > kMaxTime / 2;
     };
     for (hi = rate; too_slow(hi / 2) || !trial(hi / 2); hi /= 2)
       if (too_slow(hi / 2)) {

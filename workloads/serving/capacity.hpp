@@ -97,7 +97,8 @@ TrialSize trial_size(const CapacityOptions& o, double rate, double e0);
 // The saturated throughput (vLLM's benchmark at --request-rate inf): `count` requests arriving at once,
 // requests/s completed between the count/4-th completion and the 3 count/4-th, or the last before the
 // queue emptied; with fewer than count/8 of them, again with twice the requests (twice more), then
-// infinity (a deployment that holds them all at once).
+// infinity (a deployment that holds them all at once); infinity too when they complete as fast as they
+// arrived (over 1e8/s).
 double saturated_rate(const TraceShape& shape, const Deployment& serve, std::uint64_t count);
 
 // The trial at `rate`, measured as above (e0: the unloaded end-to-end latency that sizes the warm-up;
@@ -108,7 +109,7 @@ CapacityTrial capacity_trial(const TraceShape& shape, const Deployment& serve, c
 
 // InputError when an SLO is below the deployment's unloaded latency (one mean request alone: the figure
 // named) or when no rate meets the SLOs down to a thousandth of the saturated throughput (or to one whose
-// trial would span 1e5 s); `on_trial` hears each
+// trial would span 5e5 s); `on_trial` hears each
 // trial.
 CapacityResult find_capacity(const TraceShape& shape, const Deployment& serve, const CapacityOptions& o,
                              const std::function<void(const CapacityTrial&)>& on_trial = {});

@@ -3,6 +3,8 @@
 // and the same answer from the search's sweep run in shards.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "cli_runner.hpp"
 #include "workloads/experiments/plan.hpp"
 
@@ -78,7 +80,15 @@ TEST_CASE("plan --capacity sizes a fleet by each deployment's capacity, and refu
   // The same search with one replica at most cannot serve 100 requests/s.
   auto capped = fleet;
   capped.insert(capped.end(), {"--max-replicas", "1"});
-  expect_input_error(capped, "plan: no fleet of at most 1 replicas serves 100 requests/s; the best reaches");
+  // (not a refusal up front: the capacities must be searched first, so not held to a refusal's 5 s)
+  const CliResult refused = run_cli(capped);
+  CHECK(refused.status == 2);
+  CHECK(refused.out.empty());
+  CHECK(refused.err.rfind(
+            "ultrasim: error: plan: no fleet of at most 1 replicas serves 100 requests/s; the best "
+            "reaches",
+            0) == 0);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
   auto counted = fleet;
   counted.insert(counted.end(), {"--num-requests", "50"});
   expect_input_error(counted, "--num-requests is for plan without --capacity");

@@ -152,3 +152,39 @@ TEST_CASE("bad capacity options are refused") {
                     "--slo-ttft 500.000 ms is below the unloaded TTFT of 1000.000 ms (the trace's mean "
                     "request alone): no rate can meet it");
 }
+
+TEST_CASE("a deployment that holds every request at once is searched up from one request's TTFT") {
+  // No queue: a request's TTFT is 1 s plus 10 ms per request that arrived between 1 s and 1 ms before it,
+  // so TTFT <= 2 s exactly when at most 100 did. Under Poisson arrivals at rate r that count is
+  // Poisson(0.999 r): the capacity at q = 0.9 is the r with P(N <= 100) = 0.9. Requests arriving at once
+  // all have the same TTFT: there is no saturated throughput to start from.
+  const Deployment crowd = [](const std::vector<ServingRequest>& requests) {
+    ServingSchedule s;
+    std::size_t first = 0, last = 0;  // the requests in (t - 1, t - 0.001]
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      const double t = requests[i].arrival_s;
+      while (requests[first].arrival_s <= t - 1) ++first;
+      while (last < i && requests[last].arrival_s <= t - 0.001) ++last;
+      RequestTimes times;
+      times.arrival_s = t;
+      times.first_token_s = times.finish_s = times.last_token_s =
+          t + 1 + 0.01 * static_cast<double>(last - std::min(first, last));
+      s.requests.push_back(times);
+    }
+    return s;
+  };
+  auto poisson_cdf = [](double mean, int k) {
+    double term = std::exp(-mean), sum = term;
+    for (int n = 1; n <= k; ++n) term *= mean / n, sum += term;
+    return sum;
+  };
+  double lo = 1, hi = 200;
+  for (int i = 0; i < 100; ++i) (poisson_cdf(0.999 * (lo + hi) / 2, 100) >= 0.9 ? lo : hi) = (lo + hi) / 2;
+  CapacityOptions o;
+  o.slo_ttft = 2, o.attainment = 0.9, o.window = 20000;
+  const CapacityResult r = find_capacity(one_token_requests(), crowd, o);
+  INFO("found " << r.rate << ", Poisson " << lo);
+  CHECK(std::isinf(r.saturated_rate));
+  CHECK(r.rate == Approx(lo).epsilon(0.03));
+  CHECK(r.binding == "ttft");
+}
