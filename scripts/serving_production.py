@@ -5,7 +5,8 @@ Usage: scripts/serving_production.py [--binary build/ultrasim] [--jobs 2] [--onl
 
 Every point is one `ultrasim serve --capacity` (workloads/serving/README.md, "Capacity"): DeepSeek-V3,
 Qwen3-235B and Llama-3-70B; trn3, trn3 at the 2.56 TB/s NeuronLink headline, trn2-ultraserver and nvl72;
-co-located (chunked prefill) and disaggregated with the prefill share searched over 25 and 50 %; an
+co-located (chunked prefill) and disaggregated with the prefill share searched over 25 and 50 % (22 and
+44 % for tp 8 on nvl72: pools of whole tp groups); an
 interactive and a relaxed SLO pair at 90 % attainment; the two trace shapes of the Azure LLM inference
 trace 2023 (`--trace-shape conversation` and `code`: `ultrasim list shapes`). Writes runs.jsonl (a row per
 search), summary.md (the tables and the claims' ratios), capacity.png and cost.png."""
@@ -51,10 +52,14 @@ KEEP = ["chips", "capacity_request_rate", "capacity_request_rate_low", "capacity
 def run(binary, cache, model, system, deployment, slo, shape):
     topology, extra = SYSTEMS[system]
     tp = TP[model].get(system, DEFAULT_TP[model])
+    words = list(DEPLOYMENTS[deployment])
+    if "--prefill-share" in words and tp == "8":  # tp 8 on 72 chips: pools of 16 and 32 chips (22 and 44 %)
+        at = words.index("--prefill-share") + 1
+        words[at] = {"0.25": "0.2222", "0.5": "0.4444"}[words[at]]
     ttft, tpot = SLOS[slo]
     args = [binary, "serve", "--capacity", "--model", model, "--topology", topology, "--tp", tp,
             "--trace-shape", shape, "--slo-ttft", f"{ttft}s", "--slo-tpot", f"{tpot}s"] + extra + \
-        DEPLOYMENTS[deployment] + COMMON + ["--grid-cache", os.path.join(cache, f"{model}-{system}")]
+        words + COMMON + ["--grid-cache", os.path.join(cache, f"{model}-{system}")]
     row = {"model": model, "system": system, "deployment": deployment, "slo": slo, "shape": shape,
            "cmd": " ".join(args[1:-2])}
     p = subprocess.run(args, capture_output=True, text=True)
@@ -162,12 +167,22 @@ def main():
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "ultrasim"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default="", help="only this model (the tables then hold it alone)")
+    ap.add_argument("--redo-errors", default=None, metavar="TEXT",
+                    help="run again only the rows of runs.jsonl whose error holds TEXT ('' for every failed "
+                         "row), keep the others")
     a = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     models = [m for m in DEFAULT_TP if not a.only or m == a.only]
     cache = tempfile.mkdtemp(prefix="ultrasim-capacity-")  # the step-time model's points, per model and system
     points = [(m, s, d, slo, shape) for m in models for s in SYSTEMS for d in DEPLOYMENTS for slo in SLOS
               for shape in SHAPES]
+    kept = {}
+    if a.redo_errors is not None:
+        for line in open(os.path.join(OUT, "runs.jsonl")):
+            r = json.loads(line)
+            if "error" not in r or a.redo_errors not in r["error"]:
+                kept[(r["model"], r["system"], r["deployment"], r["slo"], r["shape"])] = r
+        points = [p for p in points if p not in kept]
     done = []
 
     def one(p):
@@ -178,8 +193,11 @@ def main():
         return row
 
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        rows = list(pool.map(one, points))
+        fresh = dict(zip(points, pool.map(one, points)))
     shutil.rmtree(cache)
+    every = [(m, s, d, slo, shape) for m in models for s in SYSTEMS for d in DEPLOYMENTS for slo in SLOS
+             for shape in SHAPES]
+    rows = [kept[p] if p in kept else fresh[p] for p in every]
     with open(os.path.join(OUT, "runs.jsonl"), "w") as f:
         for r in rows:
             f.write(json.dumps(r, sort_keys=True) + "\n")
