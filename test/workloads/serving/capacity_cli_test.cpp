@@ -79,16 +79,16 @@ TEST_CASE("with SLOs no latency can break the capacity is the saturated throughp
 
 TEST_CASE("the capacity does not move when the measured window doubles") {
   const std::vector<std::string> slos{"--slo-ttft", "1s", "--slo-tpot", "40ms"};
-  const json once = capacity(kDense, slos);
+  const json once = capacity(kMoe, slos);
   auto twice_args = slos;
   twice_args.insert(twice_args.end(), {"--window-requests", "4000"});
-  const json twice = capacity(kDense, twice_args);
+  const json twice = capacity(kMoe, twice_args);
   CHECK(once["window_requests"] == 2000);
   CHECK(twice["window_requests"] == 4000);
   INFO(once["capacity_request_rate"] << " and " << twice["capacity_request_rate"]);
   CHECK(twice["capacity_request_rate"].get<double>() ==
         Approx(once["capacity_request_rate"].get<double>()).epsilon(0.03));
-  CHECK(once["binding"] == "ttft");
+  CHECK(once["binding"] == "tpot");
 }
 
 TEST_CASE("the capacity result's fields agree with each other and with its curve") {
@@ -117,9 +117,10 @@ TEST_CASE("the capacity result's fields agree with each other and with its curve
     if (at == rate) CHECK(c[i]["meets"].get<bool>());
     if (at > rate) CHECK_FALSE(c[i]["meets"].get<bool>());
   }
-  // Cost at capacity: the chips' price per second over the output tokens per second (the hgx-h100
-  // profile's price per hour for its 8 GPUs).
-  CHECK(r["cost_per_mtok_usd"].get<double>() > 0);
+  // Cost at capacity: the chips' price per second (the h100 profile's 32 USD per hour for 8 GPUs) over
+  // the output tokens per second.
+  CHECK(r["cost_per_mtok_usd"].get<double>() ==
+        Approx(32.0 / 3600 / r["capacity_output_throughput"].get<double>() * 1e6).epsilon(1e-9));
   CHECK(r["energy_per_token_j"].get<double>() >= r["energy_per_token_chips_j"].get<double>());
   // The CSV: a header and a row per trial, the same rates.
   std::istringstream in(read_file(curve));
