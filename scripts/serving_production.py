@@ -16,20 +16,15 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serving_results import SYSTEMS  # noqa: E402  (trn3, trn3 at the headline bandwidth, trn2-ultraserver, nvl72)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "results", "serving", "production")
 
-HEADLINE = 2560 / 704  # the 2.56 TB/s per-chip headline over the three tiers' documented 704 GB/s
-SYSTEMS = {  # name: (topology, extra words)
-    "trn3": ("trn3", []),
-    "trn3-headline": ("trn3", ["--set", f"server_bandwidth={256 * HEADLINE:.6g}GBps",
-                               "--set", f"rack_bandwidth={320 * HEADLINE:.6g}GBps",
-                               "--set", f"cross_rack_bandwidth={128 * HEADLINE:.6g}GBps"]),
-    "trn2-ultraserver": ("trn2-ultraserver", []),
-    "nvl72": ("nvl72", []),
-}
 # tp 1 for the MoE models (attention data parallel, experts over every chip); Llama-3-70B in tp 4 groups on
 # Trainium, tp 8 on nvl72 (its NVLink domain is flat: results/serving/README.md).
 TP = {"deepseek-v3": {}, "qwen3-235b": {}, "llama3-70b": {"nvl72": "8"}}
