@@ -41,8 +41,8 @@ TraceShape generated_shape(RequestGenerator generator) {
 }
 
 TraceShape trace_shape(std::vector<ServingRequest> trace) {
-  const double span = trace.back().arrival_s - trace.front().arrival_s;
-  if (trace.size() < 2 || !(span > 0))
+  const double span = trace.size() < 2 ? 0 : trace.back().arrival_s - trace.front().arrival_s;
+  if (!(span > 0))
     throw InputError(
         "a capacity search rescales the trace's arrivals to each rate: it needs two requests "
         "at different times");

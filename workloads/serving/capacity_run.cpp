@@ -108,9 +108,10 @@ json run_capacity(const ProductionConfig& config, const std::string& command) {
   out["window_requests"] = size.window;
   out["warmup_requests"] = size.warm;
   out["capacity_precision"] = o.precision;
+  const json at_capacity = trial_json(c);
   for (const char* k :
        {"median_ttft_s", "p90_ttft_s", "p99_ttft_s", "median_tpot_s", "p90_tpot_s", "p99_tpot_s"})
-    out[k] = trial_json(c)[k];
+    out[k] = at_capacity[k];
   energy_cost_json(out, energy, cost_per_s * seconds, tokens_per_s * seconds, seconds, chips);
   double duration = 0;  // the trial's, first arrival to last token
   for (const RequestTimes& t : schedule.requests) duration = std::max(duration, t.finish_s);

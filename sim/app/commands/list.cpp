@@ -52,6 +52,23 @@ nlohmann::ordered_json algorithms_json() {
   return list;
 }
 
+// The named trace shapes: their lengths, burstiness and source.
+nlohmann::ordered_json shapes_json() {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const NamedTraceShape& e : trace_shapes())
+    list.push_back({{"name", e.name},
+                    {"description", e.description},
+                    {"input_mean", e.input_mean},
+                    {"input_sigma", e.input_sigma},
+                    {"output_mean", e.output_mean},
+                    {"output_sigma", e.output_sigma},
+                    {"input_max", e.input_max},
+                    {"output_max", e.output_max},
+                    {"burstiness", e.burstiness},
+                    {"source", e.source}});
+  return list;
+}
+
 // A chip profile: its values with their sources, and which kernel classes its tables price (where a
 // shape lies inside them) and which the roofline always prices.
 nlohmann::ordered_json chip_json(const ChipProfile& c) {
@@ -125,20 +142,7 @@ nlohmann::ordered_json registries_json(const std::string& what) {
     for (const SchedulerEntry& e : serving_schedulers())
       list.push_back({{"name", e.name}, {"description", e.rule}, {"pools", e.pools}});
   }
-  if (wanted("shapes")) {
-    auto& list = out["shapes"] = nlohmann::ordered_json::array();
-    for (const NamedTraceShape& e : trace_shapes())
-      list.push_back({{"name", e.name},
-                      {"description", e.description},
-                      {"input_mean", e.input_mean},
-                      {"input_sigma", e.input_sigma},
-                      {"output_mean", e.output_mean},
-                      {"output_sigma", e.output_sigma},
-                      {"input_max", e.input_max},
-                      {"output_max", e.output_max},
-                      {"burstiness", e.burstiness},
-                      {"source", e.source}});
-  }
+  if (wanted("shapes")) out["shapes"] = shapes_json();
   if (wanted("chips")) {
     auto& list = out["chips"] = nlohmann::ordered_json::array();
     for (const ChipProfile& c : serving_chips()) list.push_back(chip_json(c));
