@@ -19,6 +19,7 @@ namespace ultrasim {
   X(collective_workload) \
   X(moe_workload) \
   X(training_workload) \
+  X(train_workload) \
   X(pingpong_workload) \
   X(chakra_workload) \
   X(jobs_workload) \

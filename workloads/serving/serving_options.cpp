@@ -4,38 +4,13 @@
 #include "sim/machine/dtypes.hpp"
 #include "topology/base/input_files.hpp"
 #include "workloads/moe/moe_options.hpp"
+#include "workloads/serving/model_options.hpp"
 #include "workloads/serving/serving.hpp"
 
 namespace ultrasim {
 namespace {
 
 using C = ServingConfig;
-
-// The model: a built-in name (or a JSON object in a workload file), or a model file.
-void add_model_options(OptionTable<C>& t) {
-  Option<C> model{"model", "a built-in name (ultrasim list models), or an object in a workload file",
-                  "the model's shape", "DeepSeek-V3 report (the default)"};
-  model.set = [](C& c, const nlohmann::json& v, const std::string& where) {
-    c.model = model_from_json(v, where);
-  };
-  model.value = [](const C& c) {
-    return c.model.name.empty() ? nlohmann::json() : nlohmann::json(c.model.name);
-  };
-  model.fallback = "deepseek-v3";
-  t.push_back(model);
-  Option<C> file{"model_file", "file", "a model's shape as a JSON object (workloads/serving/README.md)",
-                 "none: --model"};
-  file.set = [](C& c, const nlohmann::json& v, const std::string& where) {
-    const std::string path = option_text(v, where);
-    const std::string name = "model file '" + path + "'";
-    c.model = model_from_json(
-        parse_json_text(read_input_file(path, name, "a JSON object of a model's shape"), name), name);
-  };
-  file.value = [](const C&) { return nlohmann::json(); };
-  file.excludes = {"model"};
-  file.why = "a model is a built-in name or a file";
-  t.push_back(file);
-}
 
 // The requests: batch sizes, lengths (fixed or drawn from a file), the phase.
 void add_request_options(OptionTable<C>& t) {
@@ -116,7 +91,7 @@ const OptionTable<ServingConfig>& serving_options() {
     OptionTable<C> t;
     t.push_back(
         text_option("topology", &C::topology, {}, "topology spec (ultrasim list topologies)", "assumption"));
-    add_model_options(t);
+    add_model_options(t, "deepseek-v3", "DeepSeek-V3 report (the default)");
     t.push_back(integer_option("tp", &C::tp, 1, 4096, "attention tensor parallelism", "assumption"));
     t.push_back(integer_option("pp", &C::pp, 1, 4096, "pipeline stages", "assumption"));
     t.push_back(integer_option("micro_batches", &C::micro_batches, 1, 2,

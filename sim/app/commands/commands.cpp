@@ -14,6 +14,7 @@ namespace ultrasim {
   X(calibrate_chip_command)  \
   X(moe_command)             \
   X(serve_command)           \
+  X(train_command)           \
   X(plan_command)            \
   X(workload_command)
 

@@ -17,6 +17,8 @@
 #include "workloads/serving/requests.hpp"
 #include "workloads/serving/schedulers/scheduler.hpp"
 #include "workloads/serving/serving.hpp"
+#include "workloads/training/pipeline_schedule.hpp"
+#include "workloads/training/train_config.hpp"
 
 namespace ultrasim {
 namespace {
@@ -143,14 +145,20 @@ nlohmann::ordered_json registries_json(const std::string& what) {
       list.push_back({{"name", e.name}, {"description", e.rule}, {"pools", e.pools}});
   }
   if (wanted("shapes")) out["shapes"] = shapes_json();
+  if (wanted("pipelines")) {
+    auto& list = out["pipelines"] = nlohmann::ordered_json::array();
+    for (const PipelineSchedule& e : pipeline_schedules())
+      list.push_back({{"name", e.name}, {"description", e.description}, {"source", e.source}});
+  }
   if (wanted("chips")) {
     auto& list = out["chips"] = nlohmann::ordered_json::array();
     for (const ChipProfile& c : serving_chips()) list.push_back(chip_json(c));
   }
   if (wanted("options")) {
     auto& list = out["options"] = nlohmann::ordered_json::array();
-    for (const auto& tables : {options_json("moe", moe_options()), options_json("serve", serving_options()),
-                               options_json("serve", production_options())})
+    for (const auto& tables :
+         {options_json("moe", moe_options()), options_json("serve", serving_options()),
+          options_json("serve", production_options()), options_json("train", train_options())})
       for (const auto& o : tables) list.push_back(o);
   }
   return out;
@@ -222,20 +230,19 @@ void print_text(const nlohmann::ordered_json& out) {
 Command list_command() {
   return {"list",
           "list topologies, collectives, algorithms, stacks, workloads, models, chips, engines, schedulers, "
-          "trace shapes "
-          "or the options of "
-          "moe and serve",
+          "trace shapes, "
+          "pipeline schedules or the options of moe, serve and train",
           [](CLI::App& app) {
             auto what = std::make_shared<std::string>("all");
             auto format = std::make_shared<std::string>("text");
             app.add_option("what", *what,
                            "topologies|collectives|algorithms|stacks|workloads|models|chips|engines|"
-                           "schedulers|shapes|options (default: all)");
+                           "schedulers|shapes|pipelines|options (default: all)");
             app.add_option("--format", *format, "text|json");
             return [=](const std::string&) {
               check_choice("list", *what,
                            {"all", "topologies", "collectives", "algorithms", "stacks", "workloads", "models",
-                            "chips", "engines", "schedulers", "shapes", "options"});
+                            "chips", "engines", "schedulers", "shapes", "pipelines", "options"});
               check_choice("format", *format, {"text", "json"});
               const nlohmann::ordered_json out = registries_json(*what);
               if (*format == "json") {

@@ -1,0 +1,55 @@
+// `ultrasim train` ("workload": "train"): a training step of a model from the model table (the one serving
+// uses) in Megatron-LM's vocabulary: tensor (with sequence parallelism), context, pipeline (a schedule,
+// virtual stages), data (ZeRO 0-3: 1 is Megatron's distributed optimizer, 3 FSDP) and expert parallelism,
+// micro and global batch, sequence length, precision, activation recompute and the overlap switches.
+// The options are one table (train_options()): the flags of `ultrasim train`, the fields of a workload file,
+// `ultrasim list options` and the reference.
+//
+// Ranks (Megatron-LM's order, tensor innermost): rank = t + tp (c + cp (d + dp s)) for tensor rank t,
+// context rank c, data rank d and pipeline stage s; dp = chips / (tp cp pp). Expert parallelism divides
+// the data-parallel axis: the ep consecutive data ranks d = e + ep b form an expert group (experts split
+// tp-way inside it: expert tensor parallelism = tp), the expert-data-parallel group is b = 0..dp/ep - 1.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "topology/base/options.hpp"
+#include "workloads/serving/model.hpp"
+
+namespace ultrasim {
+
+struct TrainConfig {
+  std::string topology = "trn3";
+  ModelShape model;
+  std::string chip = "auto";  // a chip profile (ultrasim list chips), or a FILE.json
+  int tp = 1, cp = 1, pp = 1, ep = 1, vp = 1;
+  std::string schedule = "1f1b";
+  int micro_batch = 1, global_batch = 0;  // sequences; global 0: dp x micro x 4 pp (assumption)
+  int seq_len = 4096;
+  std::string precision = "bf16";  // bf16 | fp8 | mxfp8 | fp4: the GEMMs' inputs
+  std::string recompute = "none";  // none | selective | full
+  int zero = 1;                    // 0 all-reduce; 1 distributed optimizer; 2 + gradients; 3 + weights
+  bool sequence_parallel = true;
+  bool overlap_grad_reduce = true, overlap_param_gather = true, tp_comm_overlap = false, ep_overlap = false;
+  std::string grad_reduce_dtype = "float32";  // Megatron-LM's main gradients
+  std::string dp_algorithm = "auto", tp_algorithm = "ring";
+  double train_tokens = 1e12;  // for the time, energy and cost to train
+  std::string engine = "auto";
+  std::vector<std::pair<std::string, std::string>> overrides;  // --set
+
+  int dp(int chips) const { return chips / (tp * cp * pp); }
+  // Micro-batches per step per pipeline: global / (micro x dp).
+  int micro_batches(int chips) const { return global_batch / (micro_batch * dp(chips)); }
+  int rank(int t, int c, int d, int s, int chips) const { return t + tp * (c + cp * (d + dp(chips) * s)); }
+};
+
+const OptionTable<TrainConfig>& train_options();
+
+// Checks what needs only the chip count: the layout divides the chips, the batch divides into
+// micro-batches, layers into stages, the schedule takes the micro-batches; InputError naming the option.
+// Fills global_batch's default.
+void check_train_layout(TrainConfig& c, int chips);
+
+}  // namespace ultrasim

@@ -1,0 +1,211 @@
+#include "workloads/training/train_model.hpp"
+
+#include <algorithm>
+
+namespace ultrasim {
+namespace {
+
+// The GEMMs' input element for a --precision.
+std::string gemm_dtype(const std::string& precision) {
+  if (precision == "bf16") return "bfloat16";
+  if (precision == "fp4") return "mxfp4";
+  return "float8";  // fp8, mxfp8: 8-bit inputs at the 8-bit peak
+}
+
+double tokens_per_micro(const TrainConfig& c) {
+  return static_cast<double>(c.micro_batch) * c.seq_len / c.cp;
+}
+
+// Per token, the weights of a layer's parts a token runs through (not split by tp).
+struct LayerWeights {
+  double attention = 0, dense = 0, routed = 0, shared = 0, router = 0;
+};
+LayerWeights layer_weights(const ModelShape& m, int layer) {
+  LayerWeights w;
+  w.attention = m.attention_params();
+  if (m.is_moe_layer(layer)) {
+    w.routed = m.top_k * m.expert_params();
+    w.shared = m.shared_experts * m.expert_params();
+    w.router = m.router_params();
+  } else {
+    w.dense = m.dense_ffn_params();
+  }
+  return w;
+}
+
+}  // namespace
+
+std::vector<int> chunk_layers(int layers, int chunks) {
+  std::vector<int> out(chunks, layers / chunks);
+  for (int j = 0; j < layers % chunks; ++j) ++out[j];
+  return out;
+}
+
+double elementwise_bytes_per_token(const TrainConfig& c, int layer) {
+  const ModelShape& m = c.model;
+  const double H = static_cast<double>(m.hidden), tp = c.tp;
+  const double sp = c.sequence_parallel ? tp : 1.0;  // norms and residuals on T / tp tokens
+  const double heads_dim = m.attention == "mla" ? m.heads * static_cast<double>(m.qk_rope_head_dim)
+                                                : (m.heads + m.kv_heads) * static_cast<double>(m.head_dim);
+  double elements = 10 * H / sp + 2 * heads_dim / tp;  // 2 norms (2H), 2 residual adds (3H), rotary
+  double ffn_inputs = H;
+  if (m.is_moe_layer(layer)) {
+    const double F = static_cast<double>(m.expert_ffn);
+    elements += 3 * F * (m.top_k + m.shared_experts) / tp + 4 * H * m.top_k;  // SwiGLU, permute, unpermute
+    ffn_inputs = H * (1 + m.top_k) + F * (m.top_k + m.shared_experts) / tp;
+  } else {
+    elements += 3 * static_cast<double>(m.ffn) / tp;
+    ffn_inputs = H + static_cast<double>(m.ffn) / tp;
+  }
+  if (c.precision != "bf16")
+    elements += 1.5 * (H + heads_dim / tp + ffn_inputs);  // casts: bf16 in, 8 bit out
+  return 2 * elements;                                    // bf16 elements
+}
+
+double activation_bytes_per_token(const TrainConfig& c, int layer) {
+  const ModelShape& m = c.model;
+  const double H = static_cast<double>(m.hidden), tp = c.tp, sp = c.sequence_parallel ? tp : 1.0;
+  if (c.recompute == "full") return 2 * H / sp;     // the layer's input only
+  const double in = c.precision == "bf16" ? 2 : 1;  // a GEMM's saved input: its 8-bit cast under fp8
+  double qkv = 0, out = 0;
+  if (m.attention == "mla") {
+    qkv = m.heads * static_cast<double>(2 * (m.qk_nope_head_dim + m.qk_rope_head_dim) + m.v_head_dim);
+    out = m.heads * static_cast<double>(m.v_head_dim);
+  } else {
+    qkv = (m.heads + 2.0 * m.kv_heads) * static_cast<double>(m.head_dim);
+    out = m.heads * static_cast<double>(m.head_dim);
+  }
+  // The norms' inputs (bf16) and the GEMMs' inputs, sharded tp-way by sequence parallelism (re-gathered in
+  // the backward); q, k, v for the attention core's backward (selective recompute: recomputed); the core's
+  // output.
+  double bytes = 2 * (2 * H / sp) + in * H / sp + in * out / tp;
+  if (c.recompute != "selective") bytes += 2 * qkv / tp;
+  const bool moe = m.is_moe_layer(layer);
+  const double F = moe ? static_cast<double>(m.expert_ffn) : static_cast<double>(m.ffn);
+  const double copies = moe ? m.top_k + m.shared_experts : 1;  // a token's FFN copies
+  bytes += in * H * (moe ? copies / tp : 1 / sp);              // the FFN's input (an MoE: each permuted copy)
+  bytes += copies * (2 * 2 * F + in * F) / tp;                 // gate and up (bf16), the activation's output
+  return bytes;
+}
+
+LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int layer) {
+  const ModelShape& m = c.model;
+  const double T = tokens_per_micro(c), tp = c.tp;
+  const std::string dtype = gemm_dtype(c.precision);
+  LayerCompute out;
+  if (layer < 0) {  // the LM head and its cross-entropy (fp32 logits read and written three times)
+    ChipWork head{2 * T * static_cast<double>(m.vocab * m.hidden) / tp, T, "bfloat16"};
+    head.bytes =
+        static_cast<double>(m.vocab * m.hidden) / tp * 2 + 12 * T * static_cast<double>(m.vocab) / tp;
+    head.kernels = 4;
+    const double f = chip.time(head).seconds();
+    out.forward_s = f;
+    out.backward_s = 2 * f;
+    out.model_flops = out.hardware_flops = 3 * head.gemm_flops;
+    return out;
+  }
+  const LayerWeights w = layer_weights(m, layer);
+  // The GEMMs at their rows: the attention's, dense FFN's, shared experts' and router's at T, the routed
+  // experts' at the tokens each expert gets, T ep top_k / E.
+  ChipWork dense{2 * T * (w.attention + w.dense + w.shared) / tp + 2 * T * w.router, T, dtype};
+  dense.bytes = 2 * (w.attention + w.dense + w.shared) / tp;
+  ChipWork experts{2 * T * w.routed / tp, m.moe() ? T * c.ep * m.top_k / m.experts : 0, dtype};
+  experts.bytes = 2 * static_cast<double>(m.experts) / c.ep * m.expert_params() / tp * (w.routed > 0);
+  ChipWork attention;
+  attention.attention_flops = T * m.score_flops(0.5 * c.seq_len, false) / tp;
+  attention.decode = false;
+  ChipWork other;
+  other.bytes = T * elementwise_bytes_per_token(c, layer);
+  other.kernels = kKernelsPerLayer;
+  const double gemm_s =
+      chip.time(dense).seconds() + (experts.gemm_flops > 0 ? chip.time(experts).seconds() : 0);
+  const double attention_s = chip.time(attention).seconds();
+  const double other_s = chip.time(other).seconds() + chip.layer_overhead();
+  out.forward_s = gemm_s + attention_s + other_s;
+  out.attention_s = attention_s;
+  out.backward_s = 2 * gemm_s + 2.5 * attention_s + 2 * other_s;
+  const double fwd_flops = dense.gemm_flops + experts.gemm_flops + attention.attention_flops;
+  out.model_flops = 3 * dense.gemm_flops + 3 * experts.gemm_flops + 3.5 * attention.attention_flops;
+  out.hardware_flops = out.model_flops;
+  if (c.recompute == "full") {
+    out.backward_s += out.forward_s;
+    out.hardware_flops += fwd_flops;
+  } else if (c.recompute == "selective") {
+    out.backward_s += attention_s;
+    out.hardware_flops += attention.attention_flops;
+  }
+  return out;
+}
+
+double model_flops_per_token(const TrainConfig& c) {
+  const ModelShape& m = c.model;
+  double flops = 6.0 * static_cast<double>(m.vocab * m.hidden);  // the LM head
+  for (int l = 0; l < m.layers; ++l) {
+    const LayerWeights w = layer_weights(m, l);
+    flops += 6 * (w.attention + w.dense + w.routed + w.shared + w.router) +
+             3.5 * m.score_flops(0.5 * c.seq_len, false);
+  }
+  return flops;
+}
+
+StageWeights stage_params(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int stage,
+                          int chips) {
+  const ModelShape& m = c.model;
+  const int p = c.pp, chunks = static_cast<int>(layers_of_chunk.size());
+  StageWeights w;
+  int first = 0;
+  for (int j = 0; j < chunks; ++j) {
+    if (j % p == stage)
+      for (int l = first; l < first + layers_of_chunk[j]; ++l) {
+        const LayerWeights lw = layer_weights(m, l);
+        w.dense += (lw.attention + lw.dense + lw.shared) / c.tp + lw.router;
+        if (m.is_moe_layer(l)) w.expert += m.experts * m.expert_params() / (c.ep * c.tp);
+      }
+    first += layers_of_chunk[j];
+  }
+  const double embedding = m.embedding_params() / c.tp;
+  if (stage == 0) w.dense += embedding;
+  if (stage == (chunks - 1) % p && !m.tied_embeddings) w.dense += embedding;  // the LM head
+  (void)chips;
+  return w;
+}
+
+TrainMemory stage_memory(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int stage,
+                         int in_flight_chunks, int chips) {
+  const StageWeights w = stage_params(c, layers_of_chunk, stage, chips);
+  const double dp = static_cast<double>(c.dp(chips)) * c.cp, edp = dp / c.ep;
+  auto shard = [&](int from_stage, double dense, double expert) {
+    return c.zero >= from_stage ? dense / dp + expert / edp : dense + expert;
+  };
+  TrainMemory mem;
+  const double weight_bytes = c.precision == "bf16" ? 2 : 3;
+  mem.weights = shard(3, w.dense, w.expert) * weight_bytes;
+  mem.gradients = shard(2, w.dense, w.expert) * 4;
+  mem.optimizer = shard(1, w.dense, w.expert) * 12;
+  // Activations: the peak of (micro-batch, chunk) passes held, each with its chunk's layers (the largest).
+  const double T = tokens_per_micro(c);
+  double per_chunk = 0;
+  int first = 0;
+  for (std::size_t j = 0; j < layers_of_chunk.size(); ++j) {
+    double bytes = 0;
+    for (int l = first; l < first + layers_of_chunk[j]; ++l) bytes += T * activation_bytes_per_token(c, l);
+    if (static_cast<int>(j) % c.pp == stage) per_chunk = std::max(per_chunk, bytes);
+    first += layers_of_chunk[j];
+  }
+  mem.activations = per_chunk * in_flight_chunks;
+  if (stage == (static_cast<int>(layers_of_chunk.size()) - 1) % c.pp)
+    mem.logits = 4 * T * static_cast<double>(c.model.vocab) / c.tp;
+  return mem;
+}
+
+double optimizer_seconds(const TrainConfig& c, const ChipModel& chip, const StageWeights& params, int chips) {
+  const double dp = static_cast<double>(c.dp(chips)) * c.cp;
+  const double owned =
+      c.zero >= 1 ? params.dense / dp + params.expert / (dp / c.ep) : params.dense + params.expert;
+  ChipWork adam;
+  adam.bytes = 30 * owned;
+  adam.kernels = 4;
+  return chip.time(adam).seconds();
+}
+
+}  // namespace ultrasim
