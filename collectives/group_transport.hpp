@@ -11,13 +11,22 @@
 
 namespace ultrasim {
 
+// Which topology a group's ranks are chips of (what chip_of answers): the one below it, where member r
+// is chip inner.chip_of(members[r]) (a communicator: its algorithm is placed on the whole topology), or
+// one of the group's own, whose chip r is rank r (a job on `topology@chips`, placed on that part).
+enum class GroupChips { kOfInner, kOwnTopology };
+
 class GroupTransport : public Transport {
  public:
   // `members` must outlive this transport; `local` is this chip's index in it.
-  GroupTransport(Transport& inner, const std::vector<int>& members, int local, int step_offset = 0)
-      : inner_(inner), members_(members), local_(local), offset_(step_offset) {}
+  GroupTransport(Transport& inner, const std::vector<int>& members, int local, int step_offset = 0,
+                 GroupChips chips = GroupChips::kOfInner)
+      : inner_(inner), members_(members), local_(local), offset_(step_offset), chips_(chips) {}
   int rank() const override { return local_; }
   int size() const override { return static_cast<int>(members_.size()); }
+  int chip_of(int local) const override {
+    return chips_ == GroupChips::kOwnTopology ? local : inner_.chip_of(members_.at(local));
+  }
   RequestPtr send(int dst, Message message, int step) override {
     return inner_.send(members_.at(dst), std::move(message), step + offset_);
   }
@@ -34,7 +43,7 @@ class GroupTransport : public Transport {
   // The activity sees the same group, over its own inner transport.
   RequestPtr spawn(std::function<void(Transport&)> body) override {
     return inner_.spawn([this, body = std::move(body)](Transport& child) {
-      GroupTransport group(child, members_, local_, offset_);
+      GroupTransport group(child, members_, local_, offset_, chips_);
       body(group);
     });
   }
@@ -46,6 +55,7 @@ class GroupTransport : public Transport {
   Transport& inner_;
   const std::vector<int>& members_;
   int local_, offset_;
+  GroupChips chips_;
 };
 
 }  // namespace ultrasim

@@ -54,6 +54,16 @@ std::vector<int> level_labels(const std::string& groups, const Topology& topolog
                    " level; use groups=N (chips per group)");
 }
 
+std::vector<int> member_labels(const std::vector<int>& labels, int p, const std::function<int(int)>& chip) {
+  std::vector<int> mine;
+  for (int r = 0; r < p; ++r) {
+    const int c = chip(r);
+    if (c < 0 || c >= static_cast<int>(labels.size())) return {};
+    mine.push_back(labels[c]);
+  }
+  return mine;
+}
+
 Groups make_groups(const std::string& groups, int p, const std::vector<int>& labels) {
   Groups g;
   g.group_of.assign(p, 0);

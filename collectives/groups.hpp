@@ -4,6 +4,7 @@
 // every group and a chip of a small group owns several columns.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ struct Groups {
 // The level labels a `groups` value selects on a topology: each chip's server or rack index; empty for
 // "auto" without levels and for N. Throws InputError when the topology has no such level.
 std::vector<int> level_labels(const std::string& groups, const Topology& topology);
+
+// The labels of p ranks whose chips, as ranks of the topology `labels` came from, are chip(0..p-1): a
+// group of chips (communicator) is grouped by its members' levels. Empty where `labels` is, or where a
+// chip lies outside it (then make_groups falls back to blocks, as for a topology of another size).
+std::vector<int> member_labels(const std::vector<int>& labels, int p, const std::function<int(int)>& chip);
 
 // Resolves `groups` for p chips. `labels` (from level_labels) group chips by label when there is one per
 // chip; otherwise (none, or placed on a topology of another size, as on the recording fake) a level name

@@ -13,6 +13,10 @@
 //                   (an outer all-reduce between the two inner phases).
 // Each phase is a ring (p_g - 1 steps) or direct (one step) exchange, chosen by `inner` and `outer`.
 // A chip of a smaller group owns several columns and runs them one after the other.
+// On a group of chips (communicator, --groups) the group's members split by their own levels
+// (Transport::chip_of, CostInput::chip): members of one server (rack, domain) run the inner phases, the
+// outer phases pair them across servers, as on a topology of just those chips; a group inside one server
+// is one group, its outer phases empty, and runs as the inner exchange alone (rings: the ring's time).
 // model_s: the phases back to back, each timed at its slowest chip: ring phases on per-chip clocks
 // (rounds_time), direct phases by their busiest link (concurrent_flows_time) plus the largest
 // reduction. With G equal groups of g chips, rings, on a switch: 2(g-1)(α + n/(gβ)) + 2(G-1)(α + n/(pβ))
@@ -32,11 +36,11 @@ class Hierarchical : public Algorithm {
         groups_(std::move(groups)),
         inner_ring_(inner_ring),
         outer_ring_(outer_ring) {}
-  bool runs_on_groups() const override { return false; }
   void place(const Topology& topology) override { labels_ = level_labels(groups_, topology); }
 
   void run(Chip& me) const override {
-    Groups g = groups(me.size());
+    const Transport& transport = me.transport();
+    Groups g = groups(me.size(), [&](int r) { return transport.chip_of(r); });
     for (std::size_t ph = 0; ph < phases_.size(); ++ph) {
       auto [op, inner] = phases_[ph];
       run_exchanges(me, inner ? inner_exchanges(g) : outer_exchanges(g), op,
@@ -45,7 +49,7 @@ class Hierarchical : public Algorithm {
   }
 
   double model_s(const CostInput& in) const override {
-    Groups g = groups(in.p);
+    Groups g = groups(in.p, [&](int r) { return in.chip(r); });
     auto parts = even_chunks(in.bytes, in.p);
     double total = 0;
     for (auto [op, inner] : phases_)
@@ -55,7 +59,11 @@ class Hierarchical : public Algorithm {
   }
 
  private:
-  Groups groups(int p) const { return make_groups(groups_, p, labels_); }
+  // The groups of the p ranks whose chips are chip(0..p-1): on a group of chips (communicator), its
+  // members split by their own levels.
+  Groups groups(int p, const std::function<int(int)>& chip) const {
+    return make_groups(groups_, p, member_labels(labels_, p, chip));
+  }
   std::vector<HierarchicalPhase> phases_;
   std::string groups_;
   bool inner_ring_, outer_ring_;

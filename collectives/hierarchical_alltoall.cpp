@@ -22,6 +22,8 @@ namespace {
 class HierarchicalAlltoall : public Algorithm {
  public:
   explicit HierarchicalAlltoall(std::string groups) : groups_(std::move(groups)) {}
+  // Not on groups: its scratch slots (chunks) follow the groups' columns, which chunks(p) cannot know for
+  // a group of chips (its members' levels).
   bool runs_on_groups() const override { return false; }
   void place(const Topology& topology) override { labels_ = level_labels(groups_, topology); }
   // 2p slots plus scratch for the parts parked at a column owner: one per (group member, destination).

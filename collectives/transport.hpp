@@ -62,6 +62,10 @@ class Transport {
   virtual ~Transport() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // The chip that rank `local` of this transport is, as a rank of the topology the running algorithm was
+  // placed on (Algorithm::place): the identity for a chip's own transport; a group's (GroupTransport) maps
+  // its local ranks to its members. Hierarchical algorithms read their members' levels through it.
+  virtual int chip_of(int local) const { return local; }
   // Starts moving `message` to chip `dst` and returns at once (one-sided, like a DMA write: the transfer
   // does not wait for the receive to be posted). `step` labels it in records and traces and, with the
   // pair of chips, matches it to a receive: sends and receives with the same (src, dst, step) pair up
@@ -107,6 +111,7 @@ class ForwardingTransport : public Transport {
   explicit ForwardingTransport(Transport& inner) : inner_(inner) {}
   int rank() const override { return inner_.rank(); }
   int size() const override { return inner_.size(); }
+  int chip_of(int local) const override { return inner_.chip_of(local); }
   RequestPtr send(int dst, Message message, int step) override {
     return inner_.send(dst, std::move(message), step);
   }

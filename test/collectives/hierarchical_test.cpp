@@ -2,6 +2,8 @@
 // phase moves.
 #include <catch2/catch.hpp>
 
+#include "collectives/group_exchange.hpp"
+#include "collectives/group_transport.hpp"
 #include "collectives/groups.hpp"
 #include "collectives/hierarchical.hpp"
 #include "recording_transport.hpp"
@@ -119,4 +121,54 @@ TEST_CASE(
     CHECK(r.steps() == 1 + 3);  // one outer ring of 2, one inner ring of 4
     for (int c = 0; c < 8; ++c) CHECK(r.bytes_sent_by(c) == 7000);  // 1000 across, 3 x 2000 inside
   }
+}
+
+namespace {
+// A chip's own transport for chip_of alone: nothing moves.
+class OwnChipTransport : public Transport {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 16; }
+  RequestPtr send(int, Message, int) override { return nullptr; }
+  RequestPtr recv(int, int) override { return nullptr; }
+  void wait_all(const std::vector<RequestPtr>&) override {}
+  SwitchRequests switch_reduce(int, const std::vector<int>&, Message, const std::vector<int>&, int) override {
+    return {};
+  }
+  void compute(double, const std::string&) override {}
+  double now() const override { return 0; }
+};
+}  // namespace
+
+TEST_CASE("a group's ranks map to the topology's chips through every group and wrapper above it") {
+  OwnChipTransport whole;
+  CHECK(whole.chip_of(5) == 5);
+  const std::vector<int> outer{2, 4, 6, 8, 10}, inner{1, 3, 4};
+  GroupTransport group(whole, outer, 0);
+  ForwardingTransport wrapped(group);
+  GroupTransport nested(wrapped, inner, 0);  // a communicator of a communicator
+  CHECK(group.chip_of(3) == 8);
+  CHECK(nested.chip_of(0) == 4);
+  CHECK(nested.chip_of(2) == 10);
+  // A job's ranks are the chips of its own topology (topology@chips): a group inside maps onto those.
+  GroupTransport job(whole, outer, 0, 0, GroupChips::kOwnTopology);
+  GroupTransport in_job(job, inner, 0);
+  CHECK(job.chip_of(3) == 3);
+  CHECK(in_job.chip_of(2) == 4);
+}
+
+TEST_CASE("a group's members are grouped by their own labels: one group when all share one, unequal ones") {
+  const std::vector<int> servers{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2};  // a level label per chip
+  auto groups_of = [&](std::vector<int> chips) {
+    auto labels = member_labels(servers, static_cast<int>(chips.size()), [&](int r) { return chips[r]; });
+    return make_groups("server", static_cast<int>(chips.size()), labels).members;
+  };
+  using Members = std::vector<std::vector<int>>;
+  CHECK(groups_of({1, 2, 5, 9, 10}) == Members{{0, 1}, {2}, {3, 4}});  // local ranks, by first appearance
+  CHECK(groups_of({0, 1, 3}) == Members{{0, 1, 2}});                   // one server: one group
+  Groups one = make_groups("server", 3, {7, 7, 7});
+  for (const GroupExchange& e : outer_exchanges(one)) CHECK(e.members.size() == 1);  // outer: no-ops
+  // No labels (groups=N, or never placed), or a chip past them: make_groups' blocks.
+  CHECK(member_labels({}, 3, [](int r) { return r; }).empty());
+  CHECK(member_labels(servers, 2, [](int r) { return 11 + r; }).empty());
 }

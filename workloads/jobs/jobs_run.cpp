@@ -72,7 +72,8 @@ class SharedFabric : public Program {
     if (job.start_s > 0) fabric.compute(job.start_s, kWaiting);
     sends_[fabric.rank()] = {};
     CountingTransport counting(fabric, sends_[fabric.rank()]);
-    GroupTransport transport(counting, job.chips, local_[fabric.rank()]);
+    // The job's algorithms are placed on its own topology (`topology@chips`), whose chips are its ranks.
+    GroupTransport transport(counting, job.chips, local_[fabric.rank()], 0, GroupChips::kOwnTopology);
     job.prepared->program().run(transport);
   }
   Verdict verdict() const override {

@@ -120,6 +120,25 @@ TEST_CASE("two ring all-reduces crossing one ring:8 link share it max-min, on th
   }
 }
 
+TEST_CASE("a hierarchical collective on groups inside a job splits them by the job's own topology") {
+  // Job chips 4-11 of cluster:2:hgx-h100 are its topology cluster:2:hgx-h100@4-11 (servers 0-3 | 4-7);
+  // its group 0-5 splits 4 + 2 by server. Read as the fabric's chips 4-9 instead, the labels would not
+  // fit and the group would fall back to blocks of 2 (2.054 ms, not 1.804 ms).
+  json hierarchical = collective("allreduce", "64MiB");
+  hierarchical["algorithm"] = "hierarchical";
+  hierarchical["groups"] = "chips:0-5";
+  const json r = workload_json(json{{"workload", "jobs"},
+                                    {"topology", "cluster:2:hgx-h100"},
+                                    {"jobs", {job("h", "4-11", hierarchical)}}}
+                                   .dump(),
+                               "hierarchical_job.json");
+  REQUIRE(r["verified"] == true);
+  const json part = run_json({"--topology", "cluster:2:hgx-h100@4-11", "--collective", "allreduce",
+                              "--algorithm", "hierarchical", "--size", "64MiB", "--groups", "chips:0-5"});
+  CHECK(r["jobs"][0]["time_s"].get<double>() == Approx(part["time_s"].get<double>()).epsilon(1e-12));
+  CHECK(part["time_s"].get<double>() == Approx(1.8043518735135135e-3).epsilon(1e-9));
+}
+
 TEST_CASE("a training step and an MoE layer as jobs report what they report alone") {
   const json training{
       {"workload", "training"},
