@@ -1,6 +1,7 @@
 #include "workloads/serving/model.hpp"
 
 #include <cmath>
+#include <tuple>
 
 #include "sim/machine/chip_model.hpp"  // dtype_bytes
 #include "sim/machine/dtypes.hpp"
@@ -109,6 +110,64 @@ void ModelShape::validate(const std::string& where) const {
     with_context(where, [&] { return dtype_size(*dtype); });
 }
 
+namespace {
+
+// A dense GQA transformer (MHA when kv_heads = heads) with a gated FFN. A model whose FFN has two matrices
+// (GPT-3's GELU, Nemotron's squared ReLU: 2 H F' weights) is given the gated width F = 2 F' / 3 of the
+// same weights and FLOPs.
+ModelShape dense_shape(std::string name, std::string description, std::string source, int layers,
+                       std::uint64_t hidden, int heads, int kv_heads, std::uint64_t ffn, std::uint64_t vocab,
+                       double published) {
+  ModelShape m;
+  m.name = std::move(name), m.description = std::move(description), m.source = std::move(source);
+  m.layers = layers, m.dense_layers = layers, m.hidden = hidden, m.vocab = vocab, m.attention = "gqa";
+  m.heads = heads, m.kv_heads = kv_heads, m.head_dim = hidden / heads, m.ffn = ffn;
+  m.weight_dtype = "bfloat16";
+  m.published_params = published;
+  return m;
+}
+
+// The shapes of published training runs (results/validation/training/).
+std::vector<ModelShape> training_shapes() {
+  std::vector<ModelShape> m;
+  const std::string hf = "huggingface.co/";
+  m.push_back(dense_shape("llama3-8b", "8B dense: 32 layers, GQA 32 / 8, FFN 14336",
+                          hf + "meta-llama/Meta-Llama-3-8B config.json", 32, 4096, 32, 8, 14336, 128256,
+                          8.03e9));
+  m.push_back(dense_shape("llama3-405b", "405B dense: 126 layers, GQA 128 / 8, FFN 53248",
+                          hf + "meta-llama/Llama-3.1-405B config.json", 126, 16384, 128, 8, 53248, 128256,
+                          405.9e9));
+  m.push_back(dense_shape("llama2-7b", "7B dense: 32 layers, MHA 32 heads, FFN 11008",
+                          hf + "meta-llama/Llama-2-7b-hf config.json", 32, 4096, 32, 32, 11008, 32000,
+                          6.74e9));
+  m.push_back(dense_shape("llama2-70b", "70B dense: 80 layers, GQA 64 / 8, FFN 28672",
+                          hf + "meta-llama/Llama-2-70b-hf config.json", 80, 8192, 64, 8, 28672, 32000,
+                          69.0e9));
+  m.push_back(dense_shape("gpt3-175b", "175B dense: 96 layers, MHA 96 heads, GELU FFN 49152 (as gated 32768)",
+                          "Brown et al. 2020 (arXiv:2005.14165) Table 2.1; NeMo's GPT-3 175B config", 96,
+                          12288, 96, 96, 32768, 50257, 175e9));
+  m.push_back(dense_shape(
+      "nemotron4-340b", "340B dense: 96 layers, GQA 96 / 8, squared-ReLU FFN 73728 (as gated 49152)",
+      "NVIDIA Nemotron-4 340B report (arXiv:2406.11704) Table 1", 96, 18432, 96, 8, 49152, 256000, 341e9));
+  for (auto [name, layers, hidden, heads, ffn, vocab, published] :
+       {std::tuple{"mixtral-8x7b", 32, 4096, 32, 14336, 32000, 46.7e9},
+        std::tuple{"mixtral-8x22b", 56, 6144, 48, 16384, 32768, 141e9}}) {
+    ModelShape x =
+        dense_shape(name, "",
+                    hf + "mistralai/" +
+                        (std::string(name) == "mixtral-8x7b" ? "Mixtral-8x7B-v0.1" : "Mixtral-8x22B-v0.1") +
+                        " config.json",
+                    layers, hidden, heads, 8, 0, vocab, published);
+    x.description = std::to_string(static_cast<int>(published / 1e9)) + "B MoE: " + std::to_string(layers) +
+                    " layers, 8 experts, top-2, GQA " + std::to_string(heads) + " / 8";
+    x.dense_layers = 0, x.experts = 8, x.top_k = 2, x.expert_ffn = ffn;
+    m.push_back(x);
+  }
+  return m;
+}
+
+}  // namespace
+
 const std::vector<ModelShape>& model_shapes() {
   static const std::vector<ModelShape> kModels = [] {
     std::vector<ModelShape> m;
@@ -140,6 +199,7 @@ const std::vector<ModelShape>& model_shapes() {
     qw.experts = 128, qw.top_k = 8, qw.expert_ffn = 1536;
     qw.published_params = 235e9;
     m.push_back(qw);
+    for (ModelShape& more : training_shapes()) m.push_back(std::move(more));
     return m;
   }();
   return kModels;

@@ -19,7 +19,11 @@ void add_parallel_options(OptionTable<C>& t) {
   t.push_back(
       integer_option("pp", &C::pp, 1, 4096, "pipeline stages (--pipeline-model-parallel-size)", megatron));
   t.push_back(integer_option("ep", &C::ep, 1, 4096,
-                             "expert-parallel size: the routed experts split over ep data ranks", megatron));
+                             "expert-parallel size: the routed experts split over ep ranks of a stage",
+                             megatron));
+  t.push_back(
+      integer_option("etp", &C::etp, 1, 4096, "expert tensor-parallel size: each expert split etp ways",
+                     "Megatron-Core --expert-tensor-parallel-size (Megatron-Bridge's MoE recipes: 1)"));
   t.push_back(integer_option("vp", &C::vp, 1, 64,
                              "virtual stages per pipeline rank (the interleaved schedule)", megatron));
   std::vector<std::string> schedules;
@@ -106,11 +110,12 @@ void check_train_layout(TrainConfig& c, int chips) {
                      std::to_string(c.pp) + " = " + std::to_string(model_ranks) + " does not divide the " +
                      std::to_string(chips) + " chips of " + c.topology);
   const int dp = c.dp(chips);
-  if (dp % c.ep != 0)
-    throw InputError("--ep " + std::to_string(c.ep) + " does not divide the data-parallel size " +
-                     std::to_string(dp) + " (chips / (tp cp pp))");
+  if ((c.tp * c.cp * dp) % (c.ep * c.etp) != 0)
+    throw InputError("--ep " + std::to_string(c.ep) + " x --etp " + std::to_string(c.etp) +
+                     " does not divide the " + std::to_string(c.tp * c.cp * dp) +
+                     " ranks of a pipeline stage (tp x cp x dp)");
   if (c.ep > 1 && !c.model.moe())
-    throw InputError("--ep applies to MoE models; " + c.model.name + " is dense");
+    throw InputError("--ep and --etp apply to MoE models; " + c.model.name + " is dense");
   if (c.model.moe() && c.model.experts % c.ep != 0)
     throw InputError("--ep " + std::to_string(c.ep) + " does not divide the " +
                      std::to_string(c.model.experts) + " routed experts");

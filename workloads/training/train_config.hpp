@@ -6,9 +6,11 @@
 // `ultrasim list options` and the reference.
 //
 // Ranks (Megatron-LM's order, tensor innermost): rank = t + tp (c + cp (d + dp s)) for tensor rank t,
-// context rank c, data rank d and pipeline stage s; dp = chips / (tp cp pp). Expert parallelism divides
-// the data-parallel axis: the ep consecutive data ranks d = e + ep b form an expert group (experts split
-// tp-way inside it: expert tensor parallelism = tp), the expert-data-parallel group is b = 0..dp/ep - 1.
+// context rank c, data rank d and pipeline stage s; dp = chips / (tp cp pp). The MoE layers lay the same
+// tp cp dp ranks of a stage out again (Megatron-Core's expert grid), q = t + tp (c + cp d) =
+// et + etp (e + ep b): expert tensor rank et (experts split etp ways), expert rank e (the experts split
+// ep ways: an all-to-all group) and expert-data rank b (edp = tp cp dp / (etp ep): the expert weights'
+// gradient group).
 #pragma once
 
 #include <string>
@@ -24,7 +26,7 @@ struct TrainConfig {
   std::string topology = "trn3";
   ModelShape model;
   std::string chip = "auto";  // a chip profile (ultrasim list chips), or a FILE.json
-  int tp = 1, cp = 1, pp = 1, ep = 1, vp = 1;
+  int tp = 1, cp = 1, pp = 1, ep = 1, etp = 1, vp = 1;
   std::string schedule = "1f1b";
   int micro_batch = 1, global_batch = 0;  // sequences; global 0: dp x micro x 4 pp (assumption)
   int seq_len = 4096;
@@ -43,6 +45,8 @@ struct TrainConfig {
   // Micro-batches per step per pipeline: global / (micro x dp).
   int micro_batches(int chips) const { return global_batch / (micro_batch * dp(chips)); }
   int rank(int t, int c, int d, int s, int chips) const { return t + tp * (c + cp * (d + dp(chips) * s)); }
+  // The expert-data-parallel size: a stage's ranks / (etp ep).
+  int edp(int chips) const { return tp * cp * dp(chips) / (etp * ep); }
 };
 
 const OptionTable<TrainConfig>& train_options();

@@ -109,8 +109,10 @@ LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int laye
   // experts' at the tokens each expert gets, T ep top_k / E.
   ChipWork dense{2 * T * (w.attention + w.dense + w.shared) / tp + 2 * T * w.router, T, dtype};
   dense.bytes = 2 * (w.attention + w.dense + w.shared) / tp;
-  ChipWork experts{2 * T * w.routed / tp, m.moe() ? T * c.ep * m.top_k / m.experts : 0, dtype};
-  experts.bytes = 2 * static_cast<double>(m.experts) / c.ep * m.expert_params() / tp * (w.routed > 0);
+  // The routed experts: each chip takes its ep share of the experts, etp ways split, for the tokens its
+  // expert group brings (T / tp each, sequence parallel): 2 T top_k W_e / tp FLOPs whatever the grid.
+  ChipWork experts{2 * T * w.routed / tp, m.moe() ? T * c.ep * m.top_k * c.etp / (m.experts * tp) : 0, dtype};
+  experts.bytes = 2 * static_cast<double>(m.experts) / c.ep * m.expert_params() / c.etp * (w.routed > 0);
   ChipWork attention;
   attention.attention_flops = T * m.score_flops(0.5 * c.seq_len, false) / tp;
   attention.decode = false;
@@ -159,7 +161,7 @@ StageWeights stage_params(const TrainConfig& c, const std::vector<int>& layers_o
       for (int l = first; l < first + layers_of_chunk[j]; ++l) {
         const LayerWeights lw = layer_weights(m, l);
         w.dense += (lw.attention + lw.dense + lw.shared) / c.tp + lw.router;
-        if (m.is_moe_layer(l)) w.expert += m.experts * m.expert_params() / (c.ep * c.tp);
+        if (m.is_moe_layer(l)) w.expert += m.experts * m.expert_params() / (c.ep * c.etp);
       }
     first += layers_of_chunk[j];
   }
@@ -173,13 +175,12 @@ StageWeights stage_params(const TrainConfig& c, const std::vector<int>& layers_o
 TrainMemory stage_memory(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int stage,
                          int in_flight_chunks, int chips) {
   const StageWeights w = stage_params(c, layers_of_chunk, stage, chips);
-  const double dp = static_cast<double>(c.dp(chips)) * c.cp, edp = dp / c.ep;
+  const double dp = static_cast<double>(c.dp(chips)) * c.cp, edp = c.edp(chips);
   auto shard = [&](int from_stage, double dense, double expert) {
     return c.zero >= from_stage ? dense / dp + expert / edp : dense + expert;
   };
   TrainMemory mem;
-  const double weight_bytes = c.precision == "bf16" ? 2 : 3;
-  mem.weights = shard(3, w.dense, w.expert) * weight_bytes;
+  mem.weights = shard(3, w.dense, w.expert) * 2;  // bf16 (fp8 casts are made per micro-batch, not kept)
   mem.gradients = shard(2, w.dense, w.expert) * 4;
   mem.optimizer = shard(1, w.dense, w.expert) * 12;
   // Activations: the peak of (micro-batch, chunk) passes held, each with its chunk's layers (the largest).
@@ -201,7 +202,7 @@ TrainMemory stage_memory(const TrainConfig& c, const std::vector<int>& layers_of
 double optimizer_seconds(const TrainConfig& c, const ChipModel& chip, const StageWeights& params, int chips) {
   const double dp = static_cast<double>(c.dp(chips)) * c.cp;
   const double owned =
-      c.zero >= 1 ? params.dense / dp + params.expert / (dp / c.ep) : params.dense + params.expert;
+      c.zero >= 1 ? params.dense / dp + params.expert / c.edp(chips) : params.dense + params.expert;
   ChipWork adam;
   adam.bytes = 30 * owned;
   adam.kernels = 4;

@@ -12,7 +12,7 @@
 //   other     element-wise kernels (norms, residuals, rotary, SwiGLU, casts to fp8, the MoE's permutes) as
 //             HBM traffic (elementwise_bytes_per_token), kernels_per_layer launches, layer_overhead per pass
 //   last stage the LM head 2 T V H / tp and its cross-entropy; the first the embedding's read
-// Memory per chip: weights (2 bytes, + 1 for an fp8 copy), fp32 gradients (4 B), Adam's fp32 master and
+// Memory per chip: weights (2 bytes), fp32 gradients (4 B), Adam's fp32 master and
 // moments (12 B), sharded over the data-parallel group by ZeRO stage (1: optimizer; 2: + gradients;
 // 3: + weights; experts' over their expert-data-parallel group); activations per layer and micro-batch
 // held (activation_bytes_per_token) times the schedule's peak of micro-batches in flight; the logits; and

@@ -33,13 +33,14 @@ GroupList axis_groups(const TrainConfig& c, int chips, const std::string& axis) 
     for (int d = 0; d < dp; ++d)
       for (int k = 0; k < c.cp; ++k)
         for (int t = 0; t < c.tp; ++t) {
-          const int e = d % c.ep, b = d / c.ep;
+          const int q = t + c.tp * (k + c.cp * d);  // the expert grid: q = et + etp (e + ep b)
+          const int et = q % c.etp, e = q / c.etp % c.ep, b = q / (c.etp * c.ep);
           std::vector<int> rest = axis == "tp"   ? std::vector<int>{k, d, s}
                                   : axis == "cp" ? std::vector<int>{t, d, s}
                                   : axis == "pp" ? std::vector<int>{t, k, d}
                                   : axis == "dp" ? std::vector<int>{t, s}
-                                  : axis == "ep" ? std::vector<int>{t, k, b, s}
-                                                 : std::vector<int>{t, e, s};  // edp
+                                  : axis == "ep" ? std::vector<int>{et, b, s}
+                                                 : std::vector<int>{et, e, s};  // edp
           by_rest[rest].push_back(c.rank(t, k, d, s, chips));
         }
   GroupList groups;
@@ -113,7 +114,9 @@ TrainFabric::TrainFabric(const TrainConfig& c) : config_(c), profile_(chip_profi
   for (const ChipValue& v : profile_.values) values.emplace_back(v.name, v.value);
   values.insert(values.end(), c.overrides.begin(), c.overrides.end());
   ParamSet probe = extra_;
-  machine_ = build_machine(c.topology, probe.apply_known(c.overrides), extra_.names(), true);
+  // A chip has a message to every other in flight only in the expert all-to-all; the rings and the
+  // hierarchical rings keep one or two (the memory guard counts what a run may post).
+  machine_ = build_machine(c.topology, probe.apply_known(c.overrides), extra_.names(), c.ep > 1);
   values.emplace_back("groups", "domain");  // the hierarchical algorithms' level: the scale-up domain
   params_ = with_params(machine_.topology->params(), extra_.specs(), values);
   chip_ = std::make_unique<ChipModel>(params_);
@@ -191,17 +194,19 @@ struct ChunkPasses {
   double forward_compute = 0, backward_compute = 0;
   ExposedComm forward_exposed, backward_exposed;
   double model_flops = 0, hardware_flops = 0;
+  ExposedComm volume;  // the collectives' buffers (nccl-tests' sizes), bytes, by kind
 };
 
 // Per stage at the step's end: the gradients' reduction and the weights' gather, the optimizer.
 struct StageTail {
   double reduce = 0, gather = 0, optimizer = 0;
+  double volume = 0;  // the collectives' buffers, bytes
 };
 
 struct TrainPlan {
   std::vector<int> layers_of_chunk;
   std::vector<ChunkPasses> chunks;  // by model chunk j
-  double send = 0;                  // one micro-batch between stages
+  double send = 0, send_bytes = 0;  // one micro-batch between stages: s, bytes
   std::vector<StageTail> ends;      // by stage
   std::vector<TrainMemory> memory;
   std::vector<std::vector<PipePass>> order;
@@ -219,23 +224,24 @@ double exposed(const ChipModel& chip, double compute, double comm, bool overlap)
 // One layer's collectives, priced: tp all-reduces (or reduce-scatter + all-gather pairs, the same bytes),
 // the expert all-to-alls, the context-parallel KV all-gather (and its gradients' reduce-scatter).
 struct LayerCollectives {
-  double tp = 0, ep = 0, cp = 0;  // one of each, s
+  double tp = 0, ep = 0, cp = 0;                    // one of each, s
+  double tp_bytes = 0, ep_bytes = 0, cp_bytes = 0;  // its buffer
 };
 LayerCollectives layer_comm(const TrainConfig& c, TrainFabric& fabric, int layer) {
   const ModelShape& m = c.model;
   const double T = static_cast<double>(c.micro_batch) * c.seq_len / c.cp, H = static_cast<double>(m.hidden);
   LayerCollectives out;
-  if (c.tp > 1) out.tp = fabric.price("tp", "allreduce", whole(T * H * 2));
-  if (c.ep > 1 && m.is_moe_layer(layer))
-    out.ep =
-        fabric.price("ep", "alltoall", whole(T / c.tp * m.top_k * H * (c.precision == "bf16" ? 2 : 1.5)));
+  if (c.tp > 1) out.tp = fabric.price("tp", "allreduce", whole(out.tp_bytes = T * H * 2));
+  if (c.ep > 1 && m.is_moe_layer(layer))  // dispatch (8-bit under fp8) and combine (bf16): 1.5 bytes each
+    out.ep = fabric.price("ep", "alltoall",
+                          whole(out.ep_bytes = T / c.tp * m.top_k * H * (c.precision == "bf16" ? 2 : 1.5)));
   if (c.cp > 1) {
     const double kv = m.attention == "mla"
                           ? 2.0 * m.heads *
                                 static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) /
                                 c.tp
                           : 4.0 * m.kv_heads * static_cast<double>(m.head_dim) / m.kv_split(c.tp);
-    out.cp = fabric.price("cp", "allgather", whole(T * c.cp * kv));
+    out.cp = fabric.price("cp", "allgather", whole(out.cp_bytes = T * c.cp * kv));
   }
   return out;
 }
@@ -260,6 +266,9 @@ ChunkPasses chunk_cost(const TrainConfig& c, TrainFabric& fabric, int first, int
     cost.backward_exposed += b;
     cost.model_flops += lc.model_flops;
     cost.hardware_flops += lc.hardware_flops;
+    cost.volume.tp += (2 + tp_passes) * comm.tp_bytes;
+    cost.volume.ep += 4 * comm.ep_bytes;
+    cost.volume.cp += 3 * comm.cp_bytes;
   }
   if (head) {
     const LayerCompute lc = layer_compute(c, chip, -1);
@@ -280,6 +289,7 @@ void add_zero3(const TrainConfig& c, TrainFabric& fabric, ChunkPasses& cost, dou
   const double reduce = fabric.price("dp", "reducescatter", whole(gb * dense)) +
                         (expert > 0 ? fabric.price("edp", "reducescatter", whole(gb * expert)) : 0);
   const double f = cost.forward_compute, b = cost.backward_compute;
+  cost.volume.dp += (2 * 2 + gb) * (dense + expert);  // the weights gathered twice, the gradients reduced
   cost.forward_exposed.dp += std::max(0.0, gather - f);
   cost.backward_exposed.dp += std::max(0.0, gather + reduce - b);
 }
@@ -309,6 +319,7 @@ StageTail stage_end(const TrainConfig& c, TrainFabric& fabric, const StageWeight
   if (c.zero >= 1)
     end.gather = fabric.price("dp", "allgather", whole(2 * w.dense)) +
                  (w.expert > 0 ? fabric.price("edp", "allgather", whole(2 * w.expert)) : 0);
+  end.volume = (gb + (c.zero >= 1 ? 2 : 0)) * (w.dense + w.expert);
   return end;
 }
 
@@ -338,8 +349,8 @@ TrainPlan plan_step(const TrainConfig& c, TrainFabric& fabric) {
   const double sp = c.sequence_parallel ? c.tp : 1;
   if (p > 1)
     plan.send = fabric.price("pp", "send",
-                             whole(static_cast<double>(c.micro_batch) * c.seq_len / c.cp *
-                                   static_cast<double>(c.model.hidden) * 2 / sp));
+                             whole(plan.send_bytes = static_cast<double>(c.micro_batch) * c.seq_len / c.cp *
+                                                     static_cast<double>(c.model.hidden) * 2 / sp));
   int first = 0;
   for (int j = 0; j < p * v; ++j) {
     plan.chunks.push_back(chunk_cost(c, fabric, first, plan.layers_of_chunk[j], j + 1 == p * v));
@@ -405,6 +416,20 @@ nlohmann::ordered_json exposed_json(const TrainConfig& c, const TrainPlan& plan,
           {"dp", sum.dp * m + t.reduce_exposed[s] + t.gather_exposed[s]}};
 }
 
+// The critical stage's collectives over the step: their buffers' bytes by kind (the pipeline's sends too).
+nlohmann::ordered_json volume_json(const TrainConfig& c, const TrainPlan& plan, const TrainTimes& t,
+                                   int chips) {
+  ExposedComm sum;
+  const int s = t.critical, m = c.micro_batches(chips);
+  for (int chunk = 0; chunk < c.vp; ++chunk) sum += plan.chunks[chunk * c.pp + s].volume;
+  const double sends = c.pp > 1 ? plan.send_bytes * 2 * m * c.vp : 0;
+  return {{"tp", sum.tp * m},
+          {"cp", sum.cp * m},
+          {"ep", sum.ep * m},
+          {"pp", sends},
+          {"dp", sum.dp * m + plan.ends[s].volume}};
+}
+
 nlohmann::ordered_json memory_json(const TrainMemory& m, double capacity) {
   return {{"weights_bytes", m.weights},     {"gradients_bytes", m.gradients},
           {"optimizer_bytes", m.optimizer}, {"activations_bytes", m.activations},
@@ -432,6 +457,8 @@ nlohmann::ordered_json layout_json(const TrainConfig& c, int chips) {
           {"pp", c.pp},
           {"dp", c.dp(chips)},
           {"ep", c.ep},
+          {"etp", c.etp},
+          {"edp", c.edp(chips)},
           {"vp", c.vp},
           {"schedule", c.schedule},
           {"zero", c.zero},
@@ -479,6 +506,7 @@ nlohmann::ordered_json train_json(const TrainRequest& request, TrainFabric& fabr
   out["compute_s"] = t.pipeline.busy[t.critical];
   out["optimizer_s"] = plan.ends[t.critical].optimizer;
   out["exposed_comm_s"] = exposed_json(c, plan, t);
+  out["comm_volume_bytes"] = volume_json(c, plan, t, chips);
   const double capacity = serving_chip_table().read(fabric.params()).hbm_capacity;
   nlohmann::ordered_json memory = nlohmann::ordered_json::array();
   for (const TrainMemory& m : plan.memory) memory.push_back(memory_json(m, capacity));
