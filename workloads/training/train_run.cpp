@@ -170,7 +170,9 @@ double TrainFabric::price(const std::string& kind, const std::string& collective
   options.engine = parse_engine(config_.engine);
   options.contended = Engine::kFast;
   options.simgrid_fallback = false;
-  const SimResult r = simulate(machine_, program, options);
+  SimResult r = simulate(machine_, program, options);
+  // The stack's launch latency, once per collective (a send is not a collective launch).
+  if (collective != "send") r.time_s += machine_.protocol.launch_for(one.algorithm);
   if (r.verdict.wrong > 0)
     throw SimulationError("the " + kind + " " + collective + " did not verify: " + r.verdict.first_error);
   // A send's time is one chip's: every group sends along its chain at once, each link once.
