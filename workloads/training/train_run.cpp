@@ -590,6 +590,10 @@ nlohmann::ordered_json run_train(TrainRequest request) {
   return out;
 }
 
+int train_chip_count(const TrainConfig& config) {
+  return TrainFabric(config).machine().p();
+}
+
 std::string train_table(const nlohmann::ordered_json& r) {
   std::ostringstream out;
   const auto& l = r["layout"];

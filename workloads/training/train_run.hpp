@@ -28,6 +28,8 @@ struct TrainRequest {
 
 // Throws InputError for a bad configuration or one that does not fit memory (before any simulation).
 nlohmann::ordered_json run_train(TrainRequest request);
+// The chips of the configuration's topology (with its --set).
+int train_chip_count(const TrainConfig& config);
 std::string train_table(const nlohmann::ordered_json& result);
 // A "train" workload file: the fields of train_options(), "set", "description".
 TrainConfig train_config_from_json(const nlohmann::json& workload, const std::string& file);

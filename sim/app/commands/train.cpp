@@ -3,9 +3,11 @@
 // the flags and the workload file; this file adds what is not the step's: the outputs and --set.
 #include "sim/app/commands/command.hpp"
 #include "sim/app/commands/declared_options.hpp"
+#include "topology/base/errors.hpp"
 #include "topology/base/suggest.hpp"
 #include "workloads/experiments/sweep.hpp"  // split_assignments
 #include "workloads/training/train_run.hpp"
+#include "workloads/training/train_search.hpp"
 
 namespace ultrasim {
 namespace {
@@ -15,6 +17,7 @@ struct TrainArgs {
   DeclaredFlags<TrainConfig> flags;
   std::string format = "table";
   std::vector<std::string> sets;
+  bool search = false;
 };
 
 int cmd_train(TrainArgs args, const std::string& command) {
@@ -23,6 +26,10 @@ int cmd_train(TrainArgs args, const std::string& command) {
   args.flags.apply(c);
   c.overrides = split_assignments(args.sets);
   args.request.command = command;
+  if (args.search) {
+    if (!args.request.trace.empty()) throw InputError("--trace traces one step; give it without --search");
+    return print_workload_result(search_train_layouts(args.request), args.format, train_search_table);
+  }
   return print_workload_result(run_train(args.request), args.format, train_table);
 }
 
@@ -39,6 +46,10 @@ Command train_command() {
                              "software stack: ideal, nccl, neuron or a FILE.json (default: the topology's)");
             app.add_option("--trace", a.request.trace,
                            "write the step's Perfetto trace (a track per pipeline rank) to FILE");
+            app.add_flag(
+                "--search", a.search,
+                "try every layout (tp, pp, ep, schedule; the least recompute that fits) and rank them: "
+                "the best layout");
             app.add_option("--format", a.format, "table|json");
             return [args](const std::string& command_line) { return cmd_train(*args, command_line); };
           }};
