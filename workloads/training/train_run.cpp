@@ -82,6 +82,13 @@ class TrainFabric {
   double price(const std::string& kind, const std::string& collective, std::uint64_t bytes);
   const std::vector<PricedCollective>& priced() const { return priced_; }
   std::string algorithm_of(const std::string& kind, const std::string& collective) const;
+  // The same fabric for another layout: its groups and prices afresh.
+  void relayout(const TrainConfig& c) {
+    config_ = c;
+    groups_.clear();
+    cache_.clear();
+    priced_.clear();
+  }
 
  private:
   bool spans_domains(const GroupList& groups) const;
@@ -570,12 +577,10 @@ void write_train_trace(const std::string& path, const TrainConfig& c, const Trai
   out.close();
 }
 
-}  // namespace
-
-nlohmann::ordered_json run_train(TrainRequest request) {
+nlohmann::ordered_json run_on(TrainRequest request, TrainFabric& fabric) {
   TrainConfig& c = request.config;
   c.model.validate("--model");
-  TrainFabric fabric(c);
+  fabric.relayout(c);
   const int chips = fabric.machine().p();
   check_train_layout(c, chips);
   fabric.chip().check_dtype(c.precision == "bf16"  ? "bfloat16"
@@ -590,8 +595,24 @@ nlohmann::ordered_json run_train(TrainRequest request) {
   return out;
 }
 
-int train_chip_count(const TrainConfig& config) {
-  return TrainFabric(config).machine().p();
+}  // namespace
+
+nlohmann::ordered_json run_train(TrainRequest request) {
+  TrainFabric fabric(request.config);
+  return run_on(std::move(request), fabric);
+}
+
+struct TrainSession::Impl {
+  TrainFabric fabric;
+};
+TrainSession::TrainSession(const TrainConfig& config)
+    : impl_(std::make_unique<Impl>(Impl{TrainFabric(config)})) {}
+TrainSession::~TrainSession() = default;
+int TrainSession::chips() const {
+  return impl_->fabric.machine().p();
+}
+nlohmann::ordered_json TrainSession::run(TrainRequest request) {
+  return run_on(std::move(request), impl_->fabric);
 }
 
 std::string train_table(const nlohmann::ordered_json& r) {

@@ -12,6 +12,7 @@
 // their tp x cp x dp chips.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,8 +29,20 @@ struct TrainRequest {
 
 // Throws InputError for a bad configuration or one that does not fit memory (before any simulation).
 nlohmann::ordered_json run_train(TrainRequest request);
-// The chips of the configuration's topology (with its --set).
-int train_chip_count(const TrainConfig& config);
+// Steps of one topology, chip profile and --set in several layouts (train --search): the fabric is built
+// once and each step prices its own collectives.
+class TrainSession {
+ public:
+  explicit TrainSession(const TrainConfig& config);
+  ~TrainSession();
+  int chips() const;
+  // run_train of a request whose topology, chip and --set are the session's.
+  nlohmann::ordered_json run(TrainRequest request);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 std::string train_table(const nlohmann::ordered_json& result);
 // A "train" workload file: the fields of train_options(), "set", "description".
 TrainConfig train_config_from_json(const nlohmann::json& workload, const std::string& file);

@@ -49,7 +49,8 @@ std::string layout_text(const TrainConfig& c) {
 }  // namespace
 
 nlohmann::ordered_json search_train_layouts(const TrainRequest& request) {
-  const int chips = train_chip_count(request.config);
+  TrainSession session(request.config);
+  const int chips = session.chips();
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   nlohmann::ordered_json best;
   double best_rate = 0;
@@ -60,7 +61,7 @@ nlohmann::ordered_json search_train_layouts(const TrainRequest& request) {
       TrainRequest one{c, request.command, ""};
       one.config.recompute = recompute;
       try {
-        const nlohmann::ordered_json r = run_train(one);
+        const nlohmann::ordered_json r = session.run(one);
         row["recompute"] = recompute;
         row["tokens_per_s_per_chip"] = r["tokens_per_s_per_chip"];
         row["mfu"] = r["mfu"];
