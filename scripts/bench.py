@@ -144,6 +144,15 @@ SCENARIOS = [
                                                   "--length-dist", "lognormal:0.6", "--input-len", "1024",
                                                   "--output-len", "128", "--slo-ttft", "2s", "--slo-tpot",
                                                   "100ms", "--format", "json"], 900, None, 1),
+    # Issue 55: an 80-layer Llama-3-70B step on 2,304 chips (tp 4 x pp 4 x dp 144, 1f1b; target: 10 s, 1 GB)
+    # and a DeepSeek-V3 step on 1,152 chips (EP 16 inside each UltraServer, pp 8, dp across; target: 60 s).
+    ("train llama3-70b cluster:16:trn3 2,304 chips", ["train", "--topology", "cluster:16:trn3", "--model",
+                                                      "llama3-70b", "--tp", "4", "--pp", "4", "--global-batch",
+                                                      "1152", "--seq-len", "4096", "--format", "json"], 10, 1024, 1),
+    ("train deepseek-v3 cluster:8:trn3 1,152 chips", ["train", "--topology", "cluster:8:trn3", "--model",
+                                                      "deepseek-v3", "--pp", "8", "--ep", "16", "--global-batch",
+                                                      "2304", "--seq-len", "4096", "--precision", "mxfp8",
+                                                      "--recompute", "selective", "--format", "json"], 60, None, 1),
     ("chakra trn3 144 ranks 32 layers overlapped", CHAKRA, None, None),
     ("chakra trn3 144 ranks 32 layers serial", CHAKRA + ["--streams", "serial"], None, None),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,

@@ -631,8 +631,8 @@ std::string train_table(const nlohmann::ordered_json& r) {
       << fixed_text(100 * r["hfu"].get<double>(), 1) << " % (" << fixed_text(r["model_tflops_per_chip"], 1)
       << " model TFLOP/s per chip)\n";
   out << "bubble            " << fixed_text(100 * r["bubble_fraction"].get<double>(), 1) << " %\n";
-  out << "exposed comm      ";
-  for (const auto& [kind, s] : r["exposed_comm_s"].items()) out << kind << " " << ms(s) << "  ";
+  out << "exposed comm     ";
+  for (const auto& [kind, s] : r["exposed_comm_s"].items()) out << " " << kind << " " << ms(s);
   out << "\n";
   double most = 0;
   for (const auto& m : r["memory_per_chip"]) most = std::max(most, m["total_bytes"].get<double>());
