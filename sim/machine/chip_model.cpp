@@ -142,7 +142,16 @@ ParamTable<ChipParams> with_fixed_costs(ParamTable<ChipParams> t) {
             "assumption: none (chip profiles set it)",
             {},
             Range{0, 1, false}},
-           &C::comm_share);
+           &C::comm_share)
+      .add({"training_efficiency",
+            "1",
+            Unit::kRatio,
+            "share of the GEMM and attention rates above that a training step's kernels reach (their "
+            "forward and backward GEMMs and attention, against the kernels the efficiencies were fitted on)",
+            "assumption: 1 (chip profiles set it)",
+            {},
+            kFraction},
+           &C::training_efficiency);
 }
 
 // HBM, power (per class of work, the host's, the facility's) and price.

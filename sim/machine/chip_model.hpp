@@ -55,6 +55,7 @@ struct ChipParams {
   double request_overhead = 0;  // s of host time per request of a data-parallel group per step
   double host_overlap = 0;      // share of the host's time hidden behind the chips' (host_seconds)
   double comm_share = 0;
+  double training_efficiency = 1;  // training's GEMM and attention kernels, of the rates above
   // Kernel tables by shape (kernel_tables()), and the least time of a tabled kernel per class.
   std::string kernel_tables = "none";
   double gemm_floor = 0, attention_floor = 0;  // s
@@ -135,6 +136,7 @@ class ChipModel {
   // chips_s) hides behind the chips (host_overlap 1: max(chips_s, host) - chips_s).
   double host_seconds(double chips_s, double requests) const;
   double comm_share() const { return c_.comm_share; }
+  double training_efficiency() const { return c_.training_efficiency; }
   // Compute `compute_s` beside communication `comm_s` that occupies comm_share of the chip.
   double overlapped_seconds(double compute_s, double comm_s) const;
   const KernelTables& tables() const { return *tables_; }

@@ -98,7 +98,7 @@ LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int laye
     head.bytes =
         static_cast<double>(m.vocab * m.hidden) / tp * 2 + 12 * T * static_cast<double>(m.vocab) / tp;
     head.kernels = 4;
-    const double f = chip.time(head).seconds();
+    const double f = chip.time(head).seconds() / chip.training_efficiency();
     out.forward_s = f;
     out.backward_s = 2 * f;
     out.model_flops = out.hardware_flops = 3 * head.gemm_flops;
@@ -119,9 +119,10 @@ LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int laye
   ChipWork other;
   other.bytes = T * elementwise_bytes_per_token(c, layer);
   other.kernels = kKernelsPerLayer;
+  const double train = chip.training_efficiency();  // training's kernels, of the profile's rates
   const double gemm_s =
-      chip.time(dense).seconds() + (experts.gemm_flops > 0 ? chip.time(experts).seconds() : 0);
-  const double attention_s = chip.time(attention).seconds();
+      (chip.time(dense).seconds() + (experts.gemm_flops > 0 ? chip.time(experts).seconds() : 0)) / train;
+  const double attention_s = chip.time(attention).seconds() / train;
   const double other_s = chip.time(other).seconds() + chip.layer_overhead();
   out.forward_s = gemm_s + attention_s + other_s;
   out.attention_s = attention_s;

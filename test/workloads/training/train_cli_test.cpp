@@ -25,7 +25,8 @@ const std::vector<std::string> kIdealChip{"--set", "chip_flops=1e15",
                                           "--set", "layer_overhead=0",
                                           "--set", "hbm_bandwidth=1e18",
                                           "--set", "kernel_tables=none",
-                                          "--set", "hbm_efficiency=1"};
+                                          "--set", "hbm_efficiency=1",
+                                          "--set", "training_efficiency=1"};
 
 json train(std::vector<std::string> args) {
   args.insert(args.begin(), {"train", "--format", "json", "--model-file", temp_file("tiny.json", kModel)});
