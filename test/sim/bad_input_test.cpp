@@ -150,8 +150,8 @@ TEST_CASE("bad command-line options and words name the option") {
   expect_all({
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{},
-       "expected a command: list, topology, run, sweep, tune, calibrate, calibrate-chip, moe, serve, plan "
-       "or workload"},
+       "expected a command: list, topology, run, sweep, tune, calibrate, calibrate-chip, moe, serve, train, "
+       "plan or workload"},
       {{"run", "--topology", "switch:4"}, "--collective is required"},
       {run({"--size", "1KiB", "--size", "2KiB"}), "--size"},
       {run({"--size", "1KiB", "--bogus"}), "--bogus"},

@@ -27,20 +27,22 @@ TEST_CASE("list workloads names every kind, the command that runs it and its for
   CliResult r = run_cli({"list", "workloads", "--format", "json"});
   REQUIRE(r.status == 0);
   const json list = json::parse(r.out)["workloads"];
-  REQUIRE(list.size() == 7);
+  REQUIRE(list.size() == 8);
   CHECK(list[0]["name"] == "collective");
   CHECK(list[0]["command"] == "run, workload FILE");
   CHECK(list[0]["formats"] == json({"table", "json", "csv"}));
   CHECK(list[1]["name"] == "moe");
   CHECK(list[2]["name"] == "training");
   CHECK(list[2]["command"] == "workload FILE");
-  CHECK(list[3]["name"] == "pingpong");
-  CHECK(list[3]["command"] == "workload FILE");
-  CHECK(list[4]["name"] == "chakra");
-  CHECK(list[5]["name"] == "jobs");
-  CHECK(list[5]["formats"] == json({"table", "json"}));
-  CHECK(list[6]["name"] == "serving");
-  CHECK(list[6]["command"] == "serve, workload FILE");
+  CHECK(list[3]["name"] == "train");
+  CHECK(list[3]["command"] == "train, workload FILE");
+  CHECK(list[4]["name"] == "pingpong");
+  CHECK(list[4]["command"] == "workload FILE");
+  CHECK(list[5]["name"] == "chakra");
+  CHECK(list[6]["name"] == "jobs");
+  CHECK(list[6]["formats"] == json({"table", "json"}));
+  CHECK(list[7]["name"] == "serving");
+  CHECK(list[7]["command"] == "serve, workload FILE");
 }
 
 TEST_CASE("a collective workload file is `ultrasim run` with the same words, in every format") {

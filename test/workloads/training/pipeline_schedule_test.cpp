@@ -47,7 +47,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "1f1b holds at most p - r micro-batches on rank r; gpipe all of them; interleaved Megatron's warm-up") {
+    "1f1b holds at most p - r micro-batches on rank r, gpipe all of them, interleaved Megatron's warm-up") {
   const int p = 4, m = 8, v = 2;
   const auto one = peak_in_flight(find_schedule("1f1b").order(p, m, 1));
   const auto all = peak_in_flight(find_schedule("gpipe").order(p, m, 1));

@@ -59,7 +59,7 @@ TEST_CASE("train: full recompute runs the forward again: HFU = MFU x (3 + 1) / 3
 }
 
 TEST_CASE(
-    "train: a 1f1b pipeline of uniform stages idles (p - 1) / (m + p - 1); interleaved (p - 1) / (v m + p - "
+    "train: a 1f1b pipeline of uniform stages idles (p - 1) / (m + p - 1), interleaved (p - 1) / (v m + p - "
     "1)") {
   // pp 4 on 4 chips of one switch, sends of a micro-batch's activations made free by a huge link.
   const std::vector<std::string> base{"--topology", "switch:4",      "--pp", "4",     "--global-batch",
