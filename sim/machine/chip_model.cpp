@@ -142,16 +142,22 @@ ParamTable<ChipParams> with_fixed_costs(ParamTable<ChipParams> t) {
             "assumption: none (chip profiles set it)",
             {},
             Range{0, 1, false}},
-           &C::comm_share)
-      .add({"training_efficiency",
-            "1",
-            Unit::kRatio,
-            "share of the GEMM and attention rates above that a training step's kernels reach (their "
-            "forward and backward GEMMs and attention, against the kernels the efficiencies were fitted on)",
-            "assumption: 1 (chip profiles set it)",
-            {},
-            kFraction},
-           &C::training_efficiency);
+           &C::comm_share);
+}
+
+// What training's kernels reach of the rates above (workloads/training/train_model.hpp).
+ParamTable<ChipParams> with_training(ParamTable<ChipParams> t) {
+  using C = ChipParams;
+  return std::move(t).add({"training_efficiency",
+                           "1",
+                           Unit::kRatio,
+                           "share of the GEMM and attention rates above that a training step's kernels reach "
+                           "(their forward and backward GEMMs and attention, against the kernels the "
+                           "efficiencies were fitted on)",
+                           "assumption: 1 (chip profiles set it)",
+                           {},
+                           kFraction},
+                          &C::training_efficiency);
 }
 
 // HBM, power (per class of work, the host's, the facility's) and price.
@@ -241,7 +247,8 @@ ParamTable<ChipParams> with_power_and_price(ParamTable<ChipParams> t) {
 // The chip, energy and price parameters, declared once each with the member they fill: the chip model's
 // peaks and efficiencies, its fixed costs and overlap share, then HBM, energy and price.
 const ParamTable<ChipParams>& chip_table() {
-  static const ParamTable<ChipParams> table = with_power_and_price(with_fixed_costs(chip_model_table()));
+  static const ParamTable<ChipParams> table =
+      with_power_and_price(with_training(with_fixed_costs(chip_model_table())));
   return table;
 }
 
