@@ -82,11 +82,10 @@ class TrainFabric {
   double price(const std::string& kind, const std::string& collective, std::uint64_t bytes);
   const std::vector<PricedCollective>& priced() const { return priced_; }
   std::string algorithm_of(const std::string& kind, const std::string& collective) const;
-  // The same fabric for another layout: its groups and prices afresh.
+  // The same fabric for another layout: its groups afresh, the simulations kept.
   void relayout(const TrainConfig& c) {
     config_ = c;
     groups_.clear();
-    cache_.clear();
     priced_.clear();
   }
 
@@ -99,7 +98,8 @@ class TrainFabric {
   ParamSet params_;
   std::unique_ptr<ChipModel> chip_;
   std::map<std::string, GroupList> groups_;
-  std::map<std::tuple<std::string, std::string, std::uint64_t>, double> cache_;
+  // By (groups, collective, algorithm, bytes): kept across layouts (relayout).
+  std::map<std::tuple<std::string, std::string, std::string, std::uint64_t>, PricedCollective> cache_;
   std::vector<PricedCollective> priced_;
 };
 
@@ -157,35 +157,48 @@ std::string TrainFabric::algorithm_of(const std::string& kind, const std::string
 
 double TrainFabric::price(const std::string& kind, const std::string& collective, std::uint64_t bytes) {
   if (bytes == 0) return 0;
-  const auto key = std::make_tuple(kind, collective, bytes);
-  if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
   if (!groups_.count(kind)) groups_[kind] = axis_groups(config_, machine_.p(), kind);
   const GroupList& groups = groups_.at(kind);
-  if (groups.front().size() < 2) return cache_[key] = 0;
-  TrainingConfig step;
-  step.topology = config_.topology;
-  TrainingStage stage;
-  stage.name = kind + " " + collective;
-  StageCollective one{collective, algorithm_of(kind, collective), chips_spec(groups), bytes};
-  if (collective == "send")
-    stage.p2p = one;
-  else
-    stage.collectives.push_back(one);
-  step.stages.push_back(stage);
-  TrainingStep program(step, *machine_.topology, params_);
-  RunOptions options;
-  options.engine = parse_engine(config_.engine);
-  options.contended = Engine::kFast;
-  options.simgrid_fallback = false;
-  SimResult r = simulate(machine_, program, options);
-  // The stack's launch latency, once per collective (a send is not a collective launch).
-  if (collective != "send") r.time_s += machine_.protocol.launch_for(one.algorithm);
-  if (r.verdict.wrong > 0)
-    throw SimulationError("the " + kind + " " + collective + " did not verify: " + r.verdict.first_error);
-  // A send's time is one chip's: every group sends along its chain at once, each link once.
-  priced_.push_back({kind, collective, one.algorithm, bytes, static_cast<int>(groups.front().size()),
-                     static_cast<int>(groups.size()), r.time_s, engine_name(r.engine)});
-  return cache_[key] = r.time_s;
+  if (groups.front().size() < 2) return 0;
+  const StageCollective one{collective, algorithm_of(kind, collective), chips_spec(groups), bytes};
+  // The same groups, collective, algorithm and size are the same simulation, whatever layout asked.
+  const auto key = std::make_tuple(one.groups, collective, one.algorithm, bytes);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    TrainingConfig step;
+    step.topology = config_.topology;
+    TrainingStage stage;
+    stage.name = kind + " " + collective;
+    if (collective == "send")
+      stage.p2p = one;
+    else
+      stage.collectives.push_back(one);
+    step.stages.push_back(stage);
+    TrainingStep program(step, *machine_.topology, params_);
+    RunOptions options;
+    options.engine = parse_engine(config_.engine);
+    options.contended = Engine::kFast;
+    options.simgrid_fallback = false;
+    SimResult r = simulate(machine_, program, options);
+    // The stack's launch latency, once per collective (a send is not a collective launch).
+    if (collective != "send") r.time_s += machine_.protocol.launch_for(one.algorithm);
+    if (r.verdict.wrong > 0)
+      throw SimulationError("the " + kind + " " + collective + " did not verify: " + r.verdict.first_error);
+    // A send's time is one chip's: every group sends along its chain at once, each link once.
+    it = cache_
+             .emplace(key, PricedCollective{kind, collective, one.algorithm, bytes,
+                                            static_cast<int>(groups.front().size()),
+                                            static_cast<int>(groups.size()), r.time_s, engine_name(r.engine)})
+             .first;
+  }
+  const auto seen = std::find_if(priced_.begin(), priced_.end(), [&](const PricedCollective& p) {
+    return p.kind == kind && p.collective == collective && p.bytes == bytes;
+  });
+  if (seen == priced_.end()) {
+    priced_.push_back(it->second);
+    priced_.back().kind = kind;
+  }
+  return it->second.seconds;
 }
 
 // ExposedComm communication of one pass, by kind.
