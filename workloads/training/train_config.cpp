@@ -8,96 +8,96 @@
 namespace ultrasim {
 namespace {
 
-using C = TrainConfig;
+using Train = TrainConfig;
 
-void add_parallel_options(OptionTable<C>& t) {
+void add_parallel_options(OptionTable<Train>& t) {
   const std::string megatron = "Megatron-LM's default";
-  t.push_back(
-      integer_option("tp", &C::tp, 1, 4096, "tensor-parallel size (--tensor-model-parallel-size)", megatron));
-  t.push_back(
-      integer_option("cp", &C::cp, 1, 4096, "context-parallel size: the sequence split cp ways", megatron));
-  t.push_back(
-      integer_option("pp", &C::pp, 1, 4096, "pipeline stages (--pipeline-model-parallel-size)", megatron));
-  t.push_back(integer_option("ep", &C::ep, 1, 4096,
+  t.push_back(integer_option("tp", &Train::tp, 1, 4096, "tensor-parallel size (--tensor-model-parallel-size)",
+                             megatron));
+  t.push_back(integer_option("cp", &Train::cp, 1, 4096, "context-parallel size: the sequence split cp ways",
+                             megatron));
+  t.push_back(integer_option("pp", &Train::pp, 1, 4096, "pipeline stages (--pipeline-model-parallel-size)",
+                             megatron));
+  t.push_back(integer_option("ep", &Train::ep, 1, 4096,
                              "expert-parallel size: the routed experts split over ep ranks of a stage",
                              megatron));
   t.push_back(
-      integer_option("etp", &C::etp, 1, 4096, "expert tensor-parallel size: each expert split etp ways",
+      integer_option("etp", &Train::etp, 1, 4096, "expert tensor-parallel size: each expert split etp ways",
                      "Megatron-Core --expert-tensor-parallel-size (Megatron-Bridge's MoE recipes: 1)"));
-  t.push_back(integer_option("vp", &C::vp, 1, 64,
+  t.push_back(integer_option("vp", &Train::vp, 1, 64,
                              "virtual stages per pipeline rank (the interleaved schedule)", megatron));
   std::vector<std::string> schedules;
   for (const auto& s : pipeline_schedules()) schedules.push_back(s.name);
-  t.push_back(text_option("schedule", &C::schedule, schedules, "pipeline schedule (ultrasim list schedules)",
-                          "Megatron-LM: 1f1b"));
-  t.push_back(integer_option("zero", &C::zero, 0, 3,
+  t.push_back(text_option("schedule", &Train::schedule, schedules,
+                          "pipeline schedule (ultrasim list schedules)", "Megatron-LM: 1f1b"));
+  t.push_back(integer_option("zero", &Train::zero, 0, 3,
                              "ZeRO stage: 0 all-reduce, 1 distributed optimizer (optimizer states sharded), "
                              "2 + gradients, 3 + weights (FSDP)",
                              "Megatron-LM --use-distributed-optimizer (NeMo's default)"));
-  t.push_back(bool_option("sequence_parallel", &C::sequence_parallel,
+  t.push_back(bool_option("sequence_parallel", &Train::sequence_parallel,
                           "sequence parallelism: the tp all-reduces become reduce-scatters and all-gathers, "
                           "activations split tp-way",
                           "NeMo's default"));
 }
 
-void add_batch_options(OptionTable<C>& t) {
-  t.push_back(integer_option("micro_batch", &C::micro_batch, 1, 1 << 16, "sequences per micro-batch",
+void add_batch_options(OptionTable<Train>& t) {
+  t.push_back(integer_option("micro_batch", &Train::micro_batch, 1, 1 << 16, "sequences per micro-batch",
                              "Megatron-LM --micro-batch-size"));
-  Option<C> global = integer_option("global_batch", &C::global_batch, 0, 1 << 24,
+  Option<Train> global = integer_option("global_batch", &Train::global_batch, 0, 1 << 24,
                                     "sequences per step (0: dp x micro-batch x 4 pp)", "assumption");
   t.push_back(global);
-  t.push_back(integer_option("seq_len", &C::seq_len, 1, 1 << 22, "tokens per sequence", "assumption"));
-  t.push_back(text_option("precision", &C::precision, {"bf16", "fp8", "mxfp8", "fp4"},
+  t.push_back(integer_option("seq_len", &Train::seq_len, 1, 1 << 22, "tokens per sequence", "assumption"));
+  t.push_back(text_option("precision", &Train::precision, {"bf16", "fp8", "mxfp8", "fp4"},
                           "the GEMMs' inputs (Transformer Engine); attention and the rest stay bf16",
                           "assumption"));
-  t.push_back(text_option("recompute", &C::recompute, {"none", "selective", "full"},
+  t.push_back(text_option("recompute", &Train::recompute, {"none", "selective", "full"},
                           "activation recompute: selective recomputes the attention core, full every layer",
                           "Megatron-LM --recompute-granularity"));
-  t.push_back(text_option("grad_reduce_dtype", &C::grad_reduce_dtype, {"float32", "bfloat16"},
+  t.push_back(text_option("grad_reduce_dtype", &Train::grad_reduce_dtype, {"float32", "bfloat16"},
                           "the gradients' element in the data-parallel reduction",
                           "Megatron-LM: float32 main gradients"));
-  t.push_back(number_option("train_tokens", &C::train_tokens, 1, 1e18,
+  t.push_back(number_option("train_tokens", &Train::train_tokens, 1, 1e18,
                             "tokens to train on, for the time, energy and cost to train",
                             "assumption: 1e12"));
 }
 
-void add_overlap_options(OptionTable<C>& t) {
-  t.push_back(bool_option("overlap_grad_reduce", &C::overlap_grad_reduce,
+void add_overlap_options(OptionTable<Train>& t) {
+  t.push_back(bool_option("overlap_grad_reduce", &Train::overlap_grad_reduce,
                           "the gradient reduction overlaps the last micro-batch's backward",
                           "Megatron-LM --overlap-grad-reduce (NeMo's default)"));
-  t.push_back(bool_option("overlap_param_gather", &C::overlap_param_gather,
+  t.push_back(bool_option("overlap_param_gather", &Train::overlap_param_gather,
                           "the weights' all-gather overlaps the first micro-batch's forward",
                           "Megatron-LM --overlap-param-gather (NeMo's default)"));
-  t.push_back(bool_option("tp_comm_overlap", &C::tp_comm_overlap,
+  t.push_back(bool_option("tp_comm_overlap", &Train::tp_comm_overlap,
                           "tp communication overlaps the GEMMs (taking comm_share of the chip)",
                           "Transformer Engine userbuffers (NeMo --tp-comm-overlap)"));
-  t.push_back(bool_option("ep_overlap", &C::ep_overlap,
+  t.push_back(bool_option("ep_overlap", &Train::ep_overlap,
                           "the expert all-to-alls overlap compute (taking comm_share of the chip)",
                           "Megatron-LM --overlap-moe-expert-parallel-comm"));
-  t.push_back(text_option("dp_algorithm", &C::dp_algorithm, {},
+  t.push_back(text_option("dp_algorithm", &Train::dp_algorithm, {},
                           "data-parallel collectives' algorithm: auto = hierarchical when a group spans "
                           "scale-up domains, else ring",
                           "NCCL: rings inside a node, then across"));
-  t.push_back(text_option("tp_algorithm", &C::tp_algorithm, {}, "tensor-parallel collectives' algorithm",
+  t.push_back(text_option("tp_algorithm", &Train::tp_algorithm, {}, "tensor-parallel collectives' algorithm",
                           "NCCL: ring"));
 }
 
 }  // namespace
 
 const OptionTable<TrainConfig>& train_options() {
-  static const OptionTable<C> table = [] {
-    OptionTable<C> t;
-    t.push_back(
-        text_option("topology", &C::topology, {}, "topology spec (ultrasim list topologies)", "assumption"));
+  static const OptionTable<Train> table = [] {
+    OptionTable<Train> t;
+    t.push_back(text_option("topology", &Train::topology, {}, "topology spec (ultrasim list topologies)",
+                            "assumption"));
     add_model_options(t, "llama3-70b", "Meta Llama 3 (the default)");
-    t.push_back(text_option("chip", &C::chip, {},
+    t.push_back(text_option("chip", &Train::chip, {},
                             "the chip profile: auto (by topology) | a name (ultrasim list chips) | FILE.json",
                             "workloads/serving/chips.cpp, per value"));
     add_parallel_options(t);
     add_batch_options(t);
     add_overlap_options(t);
-    t.push_back(engine_option<C>(&C::engine,
-                                 "contention-free where it proves exact, else fast (each collective once)"));
+    t.push_back(engine_option<Train>(
+        &Train::engine, "contention-free where it proves exact, else fast (each collective once)"));
     return t;
   }();
   return table;

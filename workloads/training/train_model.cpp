@@ -94,7 +94,9 @@ LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int laye
   const std::string dtype = gemm_dtype(c.precision);
   LayerCompute out;
   if (layer < 0) {  // the LM head and its cross-entropy (fp32 logits read and written three times)
-    ChipWork head{2 * T * static_cast<double>(m.vocab * m.hidden) / tp, T, "bfloat16"};
+    ChipWork head;
+    head.gemm_flops = 2 * T * static_cast<double>(m.vocab * m.hidden) / tp, head.rows = T;
+    head.gemm_dtype = "bfloat16";
     head.bytes =
         static_cast<double>(m.vocab * m.hidden) / tp * 2 + 12 * T * static_cast<double>(m.vocab) / tp;
     head.kernels = 4;
@@ -107,11 +109,16 @@ LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int laye
   const LayerWeights w = layer_weights(m, layer);
   // The GEMMs at their rows: the attention's, dense FFN's, shared experts' and router's at T, the routed
   // experts' at the tokens each expert gets, T ep top_k / E.
-  ChipWork dense{2 * T * (w.attention + w.dense + w.shared) / tp + 2 * T * w.router, T, dtype};
+  ChipWork dense;
+  dense.gemm_flops = 2 * T * (w.attention + w.dense + w.shared) / tp + 2 * T * w.router, dense.rows = T;
+  dense.gemm_dtype = dtype;
   dense.bytes = 2 * (w.attention + w.dense + w.shared) / tp;
   // The routed experts: each chip takes its ep share of the experts, etp ways split, for the tokens its
   // expert group brings (T / tp each, sequence parallel): 2 T top_k W_e / tp FLOPs whatever the grid.
-  ChipWork experts{2 * T * w.routed / tp, m.moe() ? T * c.ep * m.top_k * c.etp / (m.experts * tp) : 0, dtype};
+  ChipWork experts;
+  experts.gemm_flops = 2 * T * w.routed / tp;
+  experts.rows = m.moe() ? T * c.ep * m.top_k * c.etp / (m.experts * tp) : 0;
+  experts.gemm_dtype = dtype;
   experts.bytes = 2 * static_cast<double>(m.experts) / c.ep * m.expert_params() / c.etp * (w.routed > 0);
   ChipWork attention;
   attention.attention_flops = T * m.score_flops(0.5 * c.seq_len, false) / tp;

@@ -20,7 +20,8 @@
 #include "workloads/workload_metrics.hpp"
 
 namespace ultrasim {
-namespace {
+// Named, not anonymous: TrainSession's Impl holds a TrainFabric.
+namespace train_internal {
 
 using GroupList = std::vector<std::vector<int>>;
 
@@ -201,6 +202,14 @@ double TrainFabric::price(const std::string& kind, const std::string& collective
   return it->second.seconds;
 }
 
+}  // namespace train_internal
+
+namespace {
+
+using train_internal::GroupList;
+using train_internal::PricedCollective;
+using train_internal::TrainFabric;
+
 // ExposedComm communication of one pass, by kind.
 struct ExposedComm {
   double tp = 0, cp = 0, ep = 0, dp = 0;
@@ -234,12 +243,12 @@ struct TrainPlan {
   std::vector<std::vector<PipePass>> order;
 };
 
-std::uint64_t whole(double bytes) {
+std::uint64_t whole_bytes(double bytes) {
   return static_cast<std::uint64_t>(bytes + 0.5);
 }
 
 // A pass's communication beside compute `compute`: exposed whole, or overlapped (taking comm_share).
-double exposed(const ChipModel& chip, double compute, double comm, bool overlap) {
+double exposed_s(const ChipModel& chip, double compute, double comm, bool overlap) {
   return overlap ? chip.overlapped_seconds(compute, comm) - compute : comm;
 }
 
@@ -253,17 +262,18 @@ LayerCollectives layer_comm(const TrainConfig& c, TrainFabric& fabric, int layer
   const ModelShape& m = c.model;
   const double T = static_cast<double>(c.micro_batch) * c.seq_len / c.cp, H = static_cast<double>(m.hidden);
   LayerCollectives out;
-  if (c.tp > 1) out.tp = fabric.price("tp", "allreduce", whole(out.tp_bytes = T * H * 2));
+  if (c.tp > 1) out.tp = fabric.price("tp", "allreduce", whole_bytes(out.tp_bytes = T * H * 2));
   if (c.ep > 1 && m.is_moe_layer(layer))  // dispatch (8-bit under fp8) and combine (bf16): 1.5 bytes each
-    out.ep = fabric.price("ep", "alltoall",
-                          whole(out.ep_bytes = T / c.tp * m.top_k * H * (c.precision == "bf16" ? 2 : 1.5)));
+    out.ep =
+        fabric.price("ep", "alltoall",
+                     whole_bytes(out.ep_bytes = T / c.tp * m.top_k * H * (c.precision == "bf16" ? 2 : 1.5)));
   if (c.cp > 1) {
     const double kv = m.attention == "mla"
                           ? 2.0 * m.heads *
                                 static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) /
                                 c.tp
                           : 4.0 * m.kv_heads * static_cast<double>(m.head_dim) / m.kv_split(c.tp);
-    out.cp = fabric.price("cp", "allgather", whole(out.cp_bytes = T * c.cp * kv));
+    out.cp = fabric.price("cp", "allgather", whole_bytes(out.cp_bytes = T * c.cp * kv));
   }
   return out;
 }
@@ -276,10 +286,10 @@ ChunkPasses chunk_cost(const TrainConfig& c, TrainFabric& fabric, int first, int
     const LayerCompute lc = layer_compute(c, chip, l);
     const LayerCollectives comm = layer_comm(c, fabric, l);
     ExposedComm f, b;
-    f.tp = exposed(chip, lc.forward_s, 2 * comm.tp, c.tp_comm_overlap);
-    b.tp = exposed(chip, lc.backward_s, tp_passes * comm.tp, c.tp_comm_overlap);
-    f.ep = exposed(chip, lc.forward_s, 2 * comm.ep, c.ep_overlap);
-    b.ep = exposed(chip, lc.backward_s, 2 * comm.ep, c.ep_overlap);
+    f.tp = exposed_s(chip, lc.forward_s, 2 * comm.tp, c.tp_comm_overlap);
+    b.tp = exposed_s(chip, lc.backward_s, tp_passes * comm.tp, c.tp_comm_overlap);
+    f.ep = exposed_s(chip, lc.forward_s, 2 * comm.ep, c.ep_overlap);
+    b.ep = exposed_s(chip, lc.backward_s, 2 * comm.ep, c.ep_overlap);
     f.cp = std::max(0.0, comm.cp - lc.attention_s);  // ring attention: under the core
     b.cp = std::max(0.0, 2 * comm.cp - 2.5 * lc.attention_s);
     cost.forward_compute += lc.forward_s;
@@ -306,10 +316,10 @@ ChunkPasses chunk_cost(const TrainConfig& c, TrainFabric& fabric, int first, int
 // reduce-scatters its gradients after; what the pass does not cover is exposed.
 void add_zero3(const TrainConfig& c, TrainFabric& fabric, ChunkPasses& cost, double dense, double expert) {
   const double gb = c.grad_reduce_dtype == "float32" ? 4 : 2;
-  const double gather = fabric.price("dp", "allgather", whole(2 * dense)) +
-                        (expert > 0 ? fabric.price("edp", "allgather", whole(2 * expert)) : 0);
-  const double reduce = fabric.price("dp", "reducescatter", whole(gb * dense)) +
-                        (expert > 0 ? fabric.price("edp", "reducescatter", whole(gb * expert)) : 0);
+  const double gather = fabric.price("dp", "allgather", whole_bytes(2 * dense)) +
+                        (expert > 0 ? fabric.price("edp", "allgather", whole_bytes(2 * expert)) : 0);
+  const double reduce = fabric.price("dp", "reducescatter", whole_bytes(gb * dense)) +
+                        (expert > 0 ? fabric.price("edp", "reducescatter", whole_bytes(gb * expert)) : 0);
   const double f = cost.forward_compute, b = cost.backward_compute;
   cost.volume.dp += (2 * 2 + gb) * (dense + expert);  // the weights gathered twice, the gradients reduced
   cost.forward_exposed.dp += std::max(0.0, gather - f);
@@ -336,17 +346,17 @@ StageTail stage_end(const TrainConfig& c, TrainFabric& fabric, const StageWeight
   if (c.zero >= 3) return end;
   const double gb = c.grad_reduce_dtype == "float32" ? 4 : 2;
   const char* reduce = c.zero == 0 ? "allreduce" : "reducescatter";
-  end.reduce = fabric.price("dp", reduce, whole(gb * w.dense)) +
-               (w.expert > 0 ? fabric.price("edp", reduce, whole(gb * w.expert)) : 0);
+  end.reduce = fabric.price("dp", reduce, whole_bytes(gb * w.dense)) +
+               (w.expert > 0 ? fabric.price("edp", reduce, whole_bytes(gb * w.expert)) : 0);
   if (c.zero >= 1)
-    end.gather = fabric.price("dp", "allgather", whole(2 * w.dense)) +
-                 (w.expert > 0 ? fabric.price("edp", "allgather", whole(2 * w.expert)) : 0);
+    end.gather = fabric.price("dp", "allgather", whole_bytes(2 * w.dense)) +
+                 (w.expert > 0 ? fabric.price("edp", "allgather", whole_bytes(2 * w.expert)) : 0);
   end.volume = (gb + (c.zero >= 1 ? 2 : 0)) * (w.dense + w.expert);
   return end;
 }
 
 // The step's plan: memory first (refused before anything is simulated), then every price.
-TrainPlan plan_step(const TrainConfig& c, TrainFabric& fabric) {
+TrainPlan plan_train_step(const TrainConfig& c, TrainFabric& fabric) {
   const int chips = fabric.machine().p(), p = c.pp, v = c.vp, m = c.micro_batches(chips);
   TrainPlan plan;
   plan.layers_of_chunk = chunk_layers(c.model.layers, p * v);
@@ -370,9 +380,10 @@ TrainPlan plan_step(const TrainConfig& c, TrainFabric& fabric) {
   }
   const double sp = c.sequence_parallel ? c.tp : 1;
   if (p > 1)
-    plan.send = fabric.price("pp", "send",
-                             whole(plan.send_bytes = static_cast<double>(c.micro_batch) * c.seq_len / c.cp *
-                                                     static_cast<double>(c.model.hidden) * 2 / sp));
+    plan.send =
+        fabric.price("pp", "send",
+                     whole_bytes(plan.send_bytes = static_cast<double>(c.micro_batch) * c.seq_len / c.cp *
+                                                   static_cast<double>(c.model.hidden) * 2 / sp));
   int first = 0;
   for (int j = 0; j < p * v; ++j) {
     plan.chunks.push_back(chunk_cost(c, fabric, first, plan.layers_of_chunk[j], j + 1 == p * v));
@@ -601,7 +612,7 @@ nlohmann::ordered_json run_on(TrainRequest request, TrainFabric& fabric) {
                                                    : "float8",
                             "--precision " + c.precision + " on " + fabric.profile().name);
   if (!request.trace.empty()) OutputFile(request.trace, "trace");  // a bad path fails before pricing
-  const TrainPlan plan = plan_step(c, fabric);
+  const TrainPlan plan = plan_train_step(c, fabric);
   const TrainTimes t = play_step(c, plan, chips);
   nlohmann::ordered_json out = train_json(request, fabric, plan, t);
   if (!request.trace.empty()) write_train_trace(request.trace, c, plan, t, chips, out);

@@ -16,7 +16,7 @@ std::vector<int> powers_of_two(int most) {
 }
 
 // The layouts tried, in a fixed order (the ranking's ties keep it).
-std::vector<TrainConfig> candidates(const TrainConfig& base, int chips) {
+std::vector<TrainConfig> layout_candidates(const TrainConfig& base, int chips) {
   const ModelShape& m = base.model;
   const int most_tp = base.topology.find("trn") != std::string::npos ? 16 : 8;
   std::vector<TrainConfig> out;
@@ -54,7 +54,7 @@ nlohmann::ordered_json search_train_layouts(const TrainRequest& request) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   nlohmann::ordered_json best;
   double best_rate = 0;
-  for (TrainConfig c : candidates(request.config, chips)) {
+  for (TrainConfig c : layout_candidates(request.config, chips)) {
     nlohmann::ordered_json row{{"layout", layout_text(c)}};
     std::string refused;
     for (const char* recompute : {"none", "selective", "full"}) {
