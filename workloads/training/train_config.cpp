@@ -44,7 +44,7 @@ void add_batch_options(OptionTable<Train>& t) {
   t.push_back(integer_option("micro_batch", &Train::micro_batch, 1, 1 << 16, "sequences per micro-batch",
                              "Megatron-LM --micro-batch-size"));
   Option<Train> global = integer_option("global_batch", &Train::global_batch, 0, 1 << 24,
-                                    "sequences per step (0: dp x micro-batch x 4 pp)", "assumption");
+                                        "sequences per step (0: dp x micro-batch x 4 pp)", "assumption");
   t.push_back(global);
   t.push_back(integer_option("seq_len", &Train::seq_len, 1, 1 << 22, "tokens per sequence", "assumption"));
   t.push_back(text_option("precision", &Train::precision, {"bf16", "fp8", "mxfp8", "fp4"},
@@ -80,6 +80,21 @@ void add_overlap_options(OptionTable<Train>& t) {
                           "NCCL: rings inside a node, then across"));
   t.push_back(text_option("tp_algorithm", &Train::tp_algorithm, {}, "tensor-parallel collectives' algorithm",
                           "NCCL: ring"));
+  t.push_back(
+      text_option("router", &Train::router, {"uniform", "random"},
+                  "the experts' routing of a micro-batch: uniform (each expert its expected share) or "
+                  "random (tokens drawn by popularity); the busiest expert rank sets the pace",
+                  "assumption"));
+  Option<Train> zipf =
+      number_option("zipf", &Train::zipf, 0, 100, "expert popularity exponent s", "the model's");
+  zipf.unset = "the model's expert_zipf";
+  t.push_back(zipf);
+  Option<Train> seed{"seed", "integer >= 0", "random seed of the router's draws", "assumption"};
+  seed.set = [](Train& c, const nlohmann::json& v, const std::string& where) {
+    c.seed = option_seed(v, where);
+  };
+  seed.value = [](const Train& c) { return nlohmann::json(c.seed); };
+  t.push_back(seed);
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 // gradient group).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,7 +39,10 @@ struct TrainConfig {
   bool overlap_grad_reduce = true, overlap_param_gather = true, tp_comm_overlap = false, ep_overlap = false;
   std::string grad_reduce_dtype = "float32";  // Megatron-LM's main gradients
   std::string dp_algorithm = "auto", tp_algorithm = "ring";
-  double train_tokens = 1e12;  // for the time, energy and cost to train
+  std::string router = "uniform";  // the experts' routing: uniform (the expected split) | random
+  std::optional<double> zipf;      // the experts' popularity (Zipf s); nullopt: the model's expert_zipf
+  std::uint64_t seed = 0;          // the random router's
+  double train_tokens = 1e12;      // for the time, energy and cost to train
   std::string engine = "auto";
   std::vector<std::pair<std::string, std::string>> overrides;  // --set
 

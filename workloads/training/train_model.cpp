@@ -1,5 +1,7 @@
 #include "workloads/training/train_model.hpp"
 
+#include "workloads/moe/moe.hpp"
+
 #include <algorithm>
 
 namespace ultrasim {
@@ -88,7 +90,34 @@ double activation_bytes_per_token(const TrainConfig& c, int layer) {
   return bytes;
 }
 
-LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int layer) {
+ExpertSkew expert_skew(const TrainConfig& c) {
+  const ModelShape& m = c.model;
+  const double zipf = c.zipf.value_or(m.expert_zipf);
+  if (!m.moe() || c.ep < 2 || (c.router == "uniform" && zipf == 0)) return {};
+  MoeConfig moe;
+  moe.experts = m.experts, moe.top_k = m.top_k, moe.hidden = m.hidden, moe.ffn = m.expert_ffn;
+  moe.tokens_per_chip = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(tokens_per_micro(c) / c.tp));
+  moe.router = c.router, moe.zipf = zipf, moe.seed = c.seed, moe.dedup = false;
+  const MoeRouting r = route_tokens(moe, c.ep, 0);
+  double copies = 0, busiest = 0, exchanged = 0, most = 0;
+  for (int chip = 0; chip < c.ep; ++chip) {
+    copies += static_cast<double>(r.copies_on(chip));
+    busiest = std::max(busiest, static_cast<double>(r.copies_on(chip)));
+    double sent = 0, received = 0;
+    for (int other = 0; other < c.ep; ++other)
+      if (other != chip)
+        sent += static_cast<double>(r.dispatch_tokens[chip][other]),
+            received += static_cast<double>(r.dispatch_tokens[other][chip]);
+    exchanged += sent;
+    most = std::max({most, sent, received});
+  }
+  ExpertSkew skew;
+  skew.compute = copies > 0 ? busiest / (copies / c.ep) : 1;
+  skew.exchange = exchanged > 0 ? most / (exchanged / c.ep) : 1;
+  return skew;
+}
+
+LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int layer, double skew) {
   const ModelShape& m = c.model;
   const double T = tokens_per_micro(c), tp = c.tp;
   const std::string dtype = gemm_dtype(c.precision);
@@ -128,7 +157,8 @@ LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int laye
   other.kernels = kKernelsPerLayer;
   const double train = chip.training_efficiency();  // training's kernels, of the profile's rates
   const double gemm_s =
-      (chip.time(dense).seconds() + (experts.gemm_flops > 0 ? chip.time(experts).seconds() : 0)) / train;
+      (chip.time(dense).seconds() + (experts.gemm_flops > 0 ? skew * chip.time(experts).seconds() : 0)) /
+      train;
   const double attention_s = chip.time(attention).seconds() / train;
   const double other_s = chip.time(other).seconds() + chip.layer_overhead();
   out.forward_s = gemm_s + attention_s + other_s;

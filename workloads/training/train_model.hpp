@@ -40,8 +40,18 @@ struct LayerCompute {
   double model_flops = 0, hardware_flops = 0;  // forward + backward
 };
 
-// The chip's compute for layer `layer` (its index in the model), or for the LM head with layer = -1.
-LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int layer);
+// How much more the busiest expert rank of a micro-batch's routing does than the mean: its experts' token
+// copies (compute) and the tokens it sends or receives (exchange), over an expert group of ep ranks holding
+// E / ep experts each (contiguous), routed as `moe` routes (workloads/moe/moe.hpp: router, Zipf popularity,
+// seed; one copy per expert). 1 and 1 for a dense model, and for the uniform router at zipf 0.
+struct ExpertSkew {
+  double compute = 1, exchange = 1;
+};
+ExpertSkew expert_skew(const TrainConfig& c);
+
+// The chip's compute for layer `layer` (its index in the model), or for the LM head with layer = -1; the
+// routed experts' at the busiest rank's load (`skew`).
+LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int layer, double skew = 1);
 // Model FLOPs per token, whole model, forward and backward (6 x active weights + 3 x score FLOPs): MFU's.
 double model_flops_per_token(const TrainConfig& c);
 

@@ -238,6 +238,7 @@ struct TrainPlan {
   std::vector<int> layers_of_chunk;
   std::vector<ChunkPasses> chunks;  // by model chunk j
   double send = 0, send_bytes = 0;  // one micro-batch between stages: s, bytes
+  ExpertSkew skew;                  // the busiest expert rank's load over the mean
   std::vector<StageTail> ends;      // by stage
   std::vector<TrainMemory> memory;
   std::vector<std::vector<PipePass>> order;
@@ -278,13 +279,15 @@ LayerCollectives layer_comm(const TrainConfig& c, TrainFabric& fabric, int layer
   return out;
 }
 
-ChunkPasses chunk_cost(const TrainConfig& c, TrainFabric& fabric, int first, int layers, bool head) {
+ChunkPasses chunk_cost(const TrainConfig& c, TrainFabric& fabric, int first, int layers, bool head,
+                       const ExpertSkew& skew) {
   const ChipModel& chip = fabric.chip();
   ChunkPasses cost;
   const int tp_passes = c.recompute == "full" ? 4 : 2;  // backward: its own two, and the forward's again
   for (int l = first; l < first + layers; ++l) {
-    const LayerCompute lc = layer_compute(c, chip, l);
-    const LayerCollectives comm = layer_comm(c, fabric, l);
+    const LayerCompute lc = layer_compute(c, chip, l, skew.compute);
+    LayerCollectives comm = layer_comm(c, fabric, l);
+    comm.ep *= skew.exchange;  // the busiest rank's sends or receives set the all-to-all's pace
     ExposedComm f, b;
     f.tp = exposed_s(chip, lc.forward_s, 2 * comm.tp, c.tp_comm_overlap);
     b.tp = exposed_s(chip, lc.backward_s, tp_passes * comm.tp, c.tp_comm_overlap);
@@ -379,6 +382,7 @@ TrainPlan plan_train_step(const TrainConfig& c, TrainFabric& fabric) {
                        " GiB HBM; raise --tp, --pp, --zero or --recompute, or lower --micro-batch");
   }
   const double sp = c.sequence_parallel ? c.tp : 1;
+  plan.skew = expert_skew(c);
   if (p > 1)
     plan.send =
         fabric.price("pp", "send",
@@ -386,7 +390,7 @@ TrainPlan plan_train_step(const TrainConfig& c, TrainFabric& fabric) {
                                                    static_cast<double>(c.model.hidden) * 2 / sp));
   int first = 0;
   for (int j = 0; j < p * v; ++j) {
-    plan.chunks.push_back(chunk_cost(c, fabric, first, plan.layers_of_chunk[j], j + 1 == p * v));
+    plan.chunks.push_back(chunk_cost(c, fabric, first, plan.layers_of_chunk[j], j + 1 == p * v, plan.skew));
     if (c.zero >= 3) {
       const StageWeights w = chunk_weights(c, plan.layers_of_chunk, j);
       add_zero3(c, fabric, plan.chunks.back(), w.dense, w.expert);
@@ -540,6 +544,7 @@ nlohmann::ordered_json train_json(const TrainRequest& request, TrainFabric& fabr
   out["optimizer_s"] = plan.ends[t.critical].optimizer;
   out["exposed_comm_s"] = exposed_json(c, plan, t);
   out["comm_volume_bytes"] = volume_json(c, plan, t, chips);
+  out["expert_skew"] = {{"compute", plan.skew.compute}, {"exchange", plan.skew.exchange}};
   const double capacity = serving_chip_table().read(fabric.params()).hbm_capacity;
   nlohmann::ordered_json memory = nlohmann::ordered_json::array();
   for (const TrainMemory& m : plan.memory) memory.push_back(memory_json(m, capacity));

@@ -135,3 +135,27 @@ TEST_CASE(
       {"train", "--topology", "hgx-h100", "--precision", "fp4", "--model", "llama3-8b", "--tp", "8"},
       "no 4-bit units");
 }
+
+TEST_CASE(
+    "train: routed experts wait for the busiest rank: Zipf popularity over contiguous experts, closed form") {
+  // 16 experts, top-1, on 4 expert ranks of 4 experts each: rank 0 holds the 4 most popular.
+  const std::string moe = R"({"name": "tiny-moe", "layers": 2, "dense_layers": 0, "hidden": 256, "vocab": 8,
+    "attention": "gqa", "heads": 4, "kv_heads": 4, "head_dim": 64, "experts": 16, "top_k": 1,
+    "expert_ffn": 256, "weight_dtype": "bfloat16"})";
+  auto run = [&](const std::string& zipf) {
+    const CliResult r =
+        run_cli({"train", "--format", "json", "--model-file", temp_file("moe.json", moe), "--topology",
+                 "switch:4", "--ep", "4", "--global-batch", "4", "--seq-len", "4096", "--zipf", zipf});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return json::parse(r.out);
+  };
+  const json flat = run("0"), skewed = run("1");
+  CHECK(flat["expert_skew"]["compute"] == 1.0);
+  double top = 0, all = 0;
+  for (int i = 1; i <= 16; ++i) (i <= 4 ? top : all) += 1.0 / i;
+  all += top;
+  CHECK(skewed["expert_skew"]["compute"].get<double>() == Approx(4 * top / all).epsilon(1e-3));
+  CHECK(skewed["expert_skew"]["exchange"].get<double>() > 1.5);
+  CHECK(skewed["step_time_s"].get<double>() > flat["step_time_s"].get<double>());
+}
