@@ -150,6 +150,14 @@ void check_train_layout(TrainConfig& c, int chips) {
   if (c.global_batch % (c.micro_batch * dp) != 0)
     throw InputError("--global-batch " + std::to_string(c.global_batch) +
                      " is not a multiple of micro-batch x dp = " + std::to_string(c.micro_batch * dp));
+  // Each pass is played out and kept (start, end): bound them before anything is built.
+  const double passes = static_cast<double>(c.micro_batches(chips)) * c.vp * c.pp;
+  if (passes > kMaxPipelinePasses)
+    throw InputError(
+        "--global-batch " + std::to_string(c.global_batch) + " makes " +
+        std::to_string(c.micro_batches(chips)) + " micro-batches x pp " + std::to_string(c.pp) + " x vp " +
+        std::to_string(c.vp) + " = " + shortest_number(passes) +
+        " pipeline passes, over the limit of 4194304; raise --micro-batch or lower --global-batch");
   schedule.check(c.pp, c.micro_batches(chips), c.vp);
 }
 

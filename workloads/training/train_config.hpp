@@ -56,9 +56,12 @@ struct TrainConfig {
 
 const OptionTable<TrainConfig>& train_options();
 
+// The most forward passes a step's pipeline plays (micro-batches x pp x vp): about 100 MiB of schedule.
+inline constexpr double kMaxPipelinePasses = 1 << 22;
+
 // Checks what needs only the chip count: the layout divides the chips, the batch divides into
 // micro-batches, layers into stages, the schedule takes the micro-batches; InputError naming the option.
-// Fills global_batch's default.
+// Fills global_batch's default. Refuses a step of more than kMaxPipelinePasses passes.
 void check_train_layout(TrainConfig& c, int chips);
 
 }  // namespace ultrasim

@@ -125,6 +125,9 @@ TEST_CASE(
       {"train", "--topology", "trn3", "--tp", "4", "--pp", "4", "--global-batch", "18"},
       "schedule 1f1b needs at least as many micro-batches as pipeline stages: 2 micro-batches for pp 4");
   expect_input_error({"train", "--schedule", "1fb1"}, "did you mean '1f1b'");
+  expect_input_error(
+      {"train", "--topology", "switch:1", "--model", "llama3-8b", "--global-batch", "16777216"},
+      "16777216 pipeline passes, over the limit of 4194304");
   expect_input_error({"train", "--topology", "hgx-h100", "--model", "llama3-70b"},
                      "the step does not fit: pipeline stage 0 needs");
   expect_input_error({"train", "--topology", "trn3", "--vp", "2"}, "--vp 2 needs --schedule interleaved");
