@@ -2,27 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "collectives/chip.hpp"
+#include "idle_transport.hpp"
 
 using namespace ultrasim;
 
-namespace {
-
-// A chip that never talks to the fabric: these tests only move data between its own slots.
-class NoFabric : public Transport {
- public:
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
-  RequestPtr send(int, Message, int) override { return nullptr; }
-  RequestPtr recv(int, int) override { return nullptr; }
-  void wait_all(const std::vector<RequestPtr>&) override {}
-  SwitchRequests switch_reduce(int, const std::vector<int>&, Message, const std::vector<int>&, int) override {
-    return {};
-  }
-  void compute(double, const std::string&) override {}
-  double now() const override { return 0; }
-};
-
-}  // namespace
+using NoFabric = ultrasim::test::IdleTransport;  // these tests only move data between its own slots
 
 TEST_CASE("a copied piece brings its size with it, so a part parked in another's slot keeps its own") {
   NoFabric fabric;

@@ -6,6 +6,7 @@
 #include "collectives/group_transport.hpp"
 #include "collectives/groups.hpp"
 #include "collectives/hierarchical.hpp"
+#include "idle_transport.hpp"
 #include "recording_transport.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/registry.hpp"
@@ -125,18 +126,8 @@ TEST_CASE(
 
 namespace {
 // A chip's own transport for chip_of alone: nothing moves.
-class OwnChipTransport : public Transport {
- public:
-  int rank() const override { return 0; }
-  int size() const override { return 16; }
-  RequestPtr send(int, Message, int) override { return nullptr; }
-  RequestPtr recv(int, int) override { return nullptr; }
-  void wait_all(const std::vector<RequestPtr>&) override {}
-  SwitchRequests switch_reduce(int, const std::vector<int>&, Message, const std::vector<int>&, int) override {
-    return {};
-  }
-  void compute(double, const std::string&) override {}
-  double now() const override { return 0; }
+struct OwnChipTransport : ultrasim::test::IdleTransport {
+  OwnChipTransport() : IdleTransport(16) {}
 };
 }  // namespace
 
