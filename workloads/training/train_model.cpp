@@ -1,18 +1,18 @@
 #include "workloads/training/train_model.hpp"
 
-#include "workloads/moe/moe.hpp"
-
 #include <algorithm>
 
-namespace ultrasim {
-namespace {
+#include "workloads/moe/moe.hpp"
 
-// The GEMMs' input element for a --precision.
-std::string gemm_dtype(const std::string& precision) {
+namespace ultrasim {
+
+std::string precision_dtype(const std::string& precision) {
   if (precision == "bf16") return "bfloat16";
   if (precision == "fp4") return "mxfp4";
   return "float8";  // fp8, mxfp8: 8-bit inputs at the 8-bit peak
 }
+
+namespace {
 
 double tokens_per_micro(const TrainConfig& c) {
   return static_cast<double>(c.micro_batch) * c.seq_len / c.cp;
@@ -120,7 +120,7 @@ ExpertSkew expert_skew(const TrainConfig& c) {
 LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int layer, double skew) {
   const ModelShape& m = c.model;
   const double T = tokens_per_micro(c), tp = c.tp;
-  const std::string dtype = gemm_dtype(c.precision);
+  const std::string dtype = precision_dtype(c.precision);
   LayerCompute out;
   if (layer < 0) {  // the LM head and its cross-entropy (fp32 logits read and written three times)
     ChipWork head;
@@ -188,31 +188,35 @@ double model_flops_per_token(const TrainConfig& c) {
   return flops;
 }
 
-StageWeights stage_params(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int stage,
-                          int chips) {
+StageWeights chunk_params(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int j) {
   const ModelShape& m = c.model;
-  const int p = c.pp, chunks = static_cast<int>(layers_of_chunk.size());
   StageWeights w;
   int first = 0;
-  for (int j = 0; j < chunks; ++j) {
-    if (j % p == stage)
-      for (int l = first; l < first + layers_of_chunk[j]; ++l) {
-        const LayerWeights lw = layer_weights(m, l);
-        w.dense += (lw.attention + lw.dense + lw.shared) / c.tp + lw.router;
-        if (m.is_moe_layer(l)) w.expert += m.experts * m.expert_params() / (c.ep * c.etp);
-      }
-    first += layers_of_chunk[j];
+  for (int k = 0; k < j; ++k) first += layers_of_chunk[k];
+  for (int l = first; l < first + layers_of_chunk[j]; ++l) {
+    const LayerWeights lw = layer_weights(m, l);
+    w.dense += (lw.attention + lw.dense + lw.shared) / c.tp + lw.router;
+    if (m.is_moe_layer(l)) w.expert += m.experts * m.expert_params() / (c.ep * c.etp);
   }
   const double embedding = m.embedding_params() / c.tp;
-  if (stage == 0) w.dense += embedding;
-  if (stage == (chunks - 1) % p && !m.tied_embeddings) w.dense += embedding;  // the LM head
-  (void)chips;
+  if (j == 0) w.dense += embedding;
+  if (j + 1 == static_cast<int>(layers_of_chunk.size()) && !m.tied_embeddings)
+    w.dense += embedding;  // LM head
+  return w;
+}
+
+StageWeights stage_params(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int stage) {
+  StageWeights w;
+  for (int j = stage; j < static_cast<int>(layers_of_chunk.size()); j += c.pp) {
+    const StageWeights chunk = chunk_params(c, layers_of_chunk, j);
+    w.dense += chunk.dense, w.expert += chunk.expert;
+  }
   return w;
 }
 
 TrainMemory stage_memory(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int stage,
                          int in_flight_chunks, int chips) {
-  const StageWeights w = stage_params(c, layers_of_chunk, stage, chips);
+  const StageWeights w = stage_params(c, layers_of_chunk, stage);
   const double dp = static_cast<double>(c.dp(chips)) * c.cp, edp = c.edp(chips);
   auto shard = [&](int from_stage, double dense, double expert) {
     return c.zero >= from_stage ? dense / dp + expert / edp : dense + expert;

@@ -52,6 +52,8 @@ ExpertSkew expert_skew(const TrainConfig& c);
 // The chip's compute for layer `layer` (its index in the model), or for the LM head with layer = -1; the
 // routed experts' at the busiest rank's load (`skew`).
 LayerCompute layer_compute(const TrainConfig& c, const ChipModel& chip, int layer, double skew = 1);
+// The GEMMs' input element of a --precision: bfloat16, float8 (fp8, mxfp8: the 8-bit peak) or mxfp4.
+std::string precision_dtype(const std::string& precision);
 // Model FLOPs per token, whole model, forward and backward (6 x active weights + 3 x score FLOPs): MFU's.
 double model_flops_per_token(const TrainConfig& c);
 
@@ -64,12 +66,13 @@ double activation_bytes_per_token(const TrainConfig& c, int layer);
 std::vector<int> chunk_layers(int layers, int chunks);
 
 // Weights one chip holds: dense (attention, dense FFNs, shared experts, router, embedding, LM head) and
-// expert weights, for pipeline rank `stage` (its chunks `chunks_of_rank`).
+// expert weights; of model chunk j (the embedding with chunk 0, the LM head with the last), and of pipeline
+// rank `stage` (its chunks j = stage, stage + pp, ...).
 struct StageWeights {
   double dense = 0, expert = 0;
 };
-StageWeights stage_params(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int stage,
-                          int chips);
+StageWeights chunk_params(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int j);
+StageWeights stage_params(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int stage);
 
 struct TrainMemory {
   double weights = 0, gradients = 0, optimizer = 0, activations = 0, logits = 0, buffers = kBufferBytes;

@@ -8,6 +8,7 @@
 
 #include "sim/engines/runner.hpp"
 #include "sim/machine/chip_model.hpp"
+#include "sim/machine/dtypes.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/output_file.hpp"
 #include "topology/base/units.hpp"
@@ -318,7 +319,7 @@ ChunkPasses chunk_cost(const TrainConfig& c, TrainFabric& fabric, int first, int
 // ZeRO-3: each pass gathers its chunk's weights first (prefetched under the previous pass), the backward
 // reduce-scatters its gradients after; what the pass does not cover is exposed.
 void add_zero3(const TrainConfig& c, TrainFabric& fabric, ChunkPasses& cost, double dense, double expert) {
-  const double gb = c.grad_reduce_dtype == "float32" ? 4 : 2;
+  const double gb = dtype_size(c.grad_reduce_dtype);
   const double gather = fabric.price("dp", "allgather", whole_bytes(2 * dense)) +
                         (expert > 0 ? fabric.price("edp", "allgather", whole_bytes(2 * expert)) : 0);
   const double reduce = fabric.price("dp", "reducescatter", whole_bytes(gb * dense)) +
@@ -329,25 +330,11 @@ void add_zero3(const TrainConfig& c, TrainFabric& fabric, ChunkPasses& cost, dou
   cost.backward_exposed.dp += std::max(0.0, gather + reduce - b);
 }
 
-// The weights of chunk j on its chip: dense and expert.
-StageWeights chunk_weights(const TrainConfig& c, const std::vector<int>& layers_of_chunk, int j) {
-  std::vector<int> only(layers_of_chunk.size(), 0);
-  only[j] = layers_of_chunk[j];
-  // stage_params counts the embedding on stage 0 and the head on the last chunk's stage: chunk-wise here.
-  TrainConfig bare = c;
-  bare.model.vocab = 0;
-  StageWeights w = stage_params(bare, only, j % c.pp, 0);
-  const double embedding = c.model.embedding_params() / c.tp;
-  if (j == 0) w.dense += embedding;
-  if (j + 1 == static_cast<int>(layers_of_chunk.size()) && !c.model.tied_embeddings) w.dense += embedding;
-  return w;
-}
-
 StageTail stage_end(const TrainConfig& c, TrainFabric& fabric, const StageWeights& w, int chips) {
   StageTail end;
   end.optimizer = optimizer_seconds(c, fabric.chip(), w, chips);
   if (c.zero >= 3) return end;
-  const double gb = c.grad_reduce_dtype == "float32" ? 4 : 2;
+  const double gb = dtype_size(c.grad_reduce_dtype);
   const char* reduce = c.zero == 0 ? "allreduce" : "reducescatter";
   end.reduce = fabric.price("dp", reduce, whole_bytes(gb * w.dense)) +
                (w.expert > 0 ? fabric.price("edp", reduce, whole_bytes(gb * w.expert)) : 0);
@@ -392,7 +379,7 @@ TrainPlan plan_train_step(const TrainConfig& c, TrainFabric& fabric) {
   for (int j = 0; j < p * v; ++j) {
     plan.chunks.push_back(chunk_cost(c, fabric, first, plan.layers_of_chunk[j], j + 1 == p * v, plan.skew));
     if (c.zero >= 3) {
-      const StageWeights w = chunk_weights(c, plan.layers_of_chunk, j);
+      const StageWeights w = chunk_params(c, plan.layers_of_chunk, j);
       add_zero3(c, fabric, plan.chunks.back(), w.dense, w.expert);
     }
     ChunkPasses& cost = plan.chunks.back();
@@ -403,7 +390,7 @@ TrainPlan plan_train_step(const TrainConfig& c, TrainFabric& fabric) {
     first += plan.layers_of_chunk[j];
   }
   for (int s = 0; s < p; ++s)
-    plan.ends.push_back(stage_end(c, fabric, stage_params(c, plan.layers_of_chunk, s, chips), chips));
+    plan.ends.push_back(stage_end(c, fabric, stage_params(c, plan.layers_of_chunk, s), chips));
   return plan;
 }
 
@@ -517,9 +504,7 @@ nlohmann::ordered_json train_json(const TrainRequest& request, TrainFabric& fabr
   const double model_flops = model_flops_per_token(c) * tokens;
   double chip_model = 0, chip_hardware = 0;
   for (const ChunkPasses& k : plan.chunks) chip_model += k.model_flops, chip_hardware += k.hardware_flops;
-  const double peak = fabric.chip().peak(c.precision == "bf16"  ? "bfloat16"
-                                         : c.precision == "fp4" ? "mxfp4"
-                                                                : "float8");
+  const double peak = fabric.chip().peak(precision_dtype(c.precision));
   const double mfu = model_flops / (t.step * chips * peak);
   nlohmann::ordered_json out;
   out["command"] = request.command;
@@ -612,9 +597,7 @@ nlohmann::ordered_json run_on(TrainRequest request, TrainFabric& fabric) {
   fabric.relayout(c);
   const int chips = fabric.machine().p();
   check_train_layout(c, chips);
-  fabric.chip().check_dtype(c.precision == "bf16"  ? "bfloat16"
-                            : c.precision == "fp4" ? "mxfp4"
-                                                   : "float8",
+  fabric.chip().check_dtype(precision_dtype(c.precision),
                             "--precision " + c.precision + " on " + fabric.profile().name);
   if (!request.trace.empty()) OutputFile(request.trace, "trace");  // a bad path fails before pricing
   const TrainPlan plan = plan_train_step(c, fabric);
