@@ -16,13 +16,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 OUT = ROOT / "results" / "training"
 sys.path.insert(0, str(HERE))
-from serving_results import HEADLINE  # noqa: E402  the 2.56 TB/s headline over the documented 704 GB/s
+from serving_results import SYSTEMS as SERVING_SYSTEMS  # noqa: E402  trn3 at the 2.56 TB/s headline
 
 SYSTEMS = {  # name: (topology of 1,152 chips, extra words)
     "trn3": ("cluster:8:trn3", []),
-    "trn3-headline": ("cluster:8:trn3", ["--set", f"server_bandwidth={256 * HEADLINE:.6g}GBps",
-                                         "--set", f"rack_bandwidth={320 * HEADLINE:.6g}GBps",
-                                         "--set", f"cross_rack_bandwidth={128 * HEADLINE:.6g}GBps"]),
+    "trn3-headline": ("cluster:8:trn3", SERVING_SYSTEMS["trn3-headline"][1]),
     "trn2-ultraserver": ("cluster:18:trn2-ultraserver", []),
     "nvl72": ("cluster:16:nvl72", []),
     "h100": ("cluster:144:hgx-h100", ["--set", "nic_bandwidth=50e9"]),
