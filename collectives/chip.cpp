@@ -47,6 +47,7 @@ std::vector<int> slot_range(int first, int count) {
 
 RequestPtr Chip::send(int dst, int step, std::span<const int> slots) {
   Message message;
+  message.pieces.reserve(slots.size());
   for (int s : slots) message.pieces.push_back(Piece{s, slot_bytes_.at(s), slots_.at(s)});
   return transport_.send(dst, std::move(message), step);
 }
@@ -66,12 +67,14 @@ RequestPtr Chip::send_sized(int dst, int step, int slot, int dst_slot, std::uint
 Transport::SwitchRequests Chip::switch_reduce(int sw, const std::vector<int>& members, int step,
                                               const std::vector<int>& slots, const std::vector<int>& wants) {
   Message message;
+  message.pieces.reserve(slots.size());
   for (int s : slots) message.pieces.push_back(Piece{s, slot_bytes_.at(s), slots_.at(s)});
   return transport_.switch_reduce(sw, members, std::move(message), wants, step);
 }
 
 RequestPtr Chip::send_to(int dst, int step, std::span<const SlotMove> moves) {
   Message message;
+  message.pieces.reserve(moves.size());
   for (const SlotMove& m : moves)
     message.pieces.push_back(Piece{m.to, slot_bytes_.at(m.from), slots_.at(m.from)});
   return transport_.send(dst, std::move(message), step);

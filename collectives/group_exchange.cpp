@@ -15,50 +15,94 @@ static std::vector<int> my_columns(const Groups& g, int group, int member) {
   return columns;
 }
 
-// Inner exchanges: in group i, member k's block holds every part of every column k owns.
+// Inner exchange of group i: member k's block holds every part of every column k owns.
+GroupExchange inner_exchange(const Groups& g, int i) {
+  GroupExchange e{g.members[i], {}};
+  for (int k = 0; k < static_cast<int>(e.members.size()); ++k) {
+    e.blocks.emplace_back();
+    for (int c : my_columns(g, i, k))
+      for (int j = 0; j < static_cast<int>(g.members.size()); ++j)
+        if (g.at(j, c) >= 0) e.blocks.back().push_back(g.at(j, c));
+  }
+  return e;
+}
+
+// Outer exchange of column c: one owner per group, owner j's block is the part of chip (j, c).
+GroupExchange outer_exchange(const Groups& g, int c) {
+  GroupExchange e;
+  for (int j = 0; j < static_cast<int>(g.members.size()); ++j) {
+    e.members.push_back(g.owner(j, c));
+    e.blocks.push_back(g.at(j, c) >= 0 ? std::vector<int>{g.at(j, c)} : std::vector<int>{});
+  }
+  return e;
+}
+
 std::vector<GroupExchange> inner_exchanges(const Groups& g) {
   std::vector<GroupExchange> out;
-  for (int i = 0; i < static_cast<int>(g.members.size()); ++i) {
-    GroupExchange e{g.members[i], {}};
-    for (int k = 0; k < static_cast<int>(e.members.size()); ++k) {
-      e.blocks.emplace_back();
-      for (int c : my_columns(g, i, k))
-        for (int j = 0; j < static_cast<int>(g.members.size()); ++j)
-          if (g.at(j, c) >= 0) e.blocks.back().push_back(g.at(j, c));
-    }
-    out.push_back(std::move(e));
-  }
+  for (int i = 0; i < static_cast<int>(g.members.size()); ++i) out.push_back(inner_exchange(g, i));
   return out;
 }
 
-// Outer exchanges: for column c, one owner per group, owner j's block is the part of chip (j, c).
 std::vector<GroupExchange> outer_exchanges(const Groups& g) {
   std::vector<GroupExchange> out;
-  for (int c = 0; c < g.columns(); ++c) {
-    GroupExchange e;
-    for (int j = 0; j < static_cast<int>(g.members.size()); ++j) {
-      e.members.push_back(g.owner(j, c));
-      e.blocks.push_back(g.at(j, c) >= 0 ? std::vector<int>{g.at(j, c)} : std::vector<int>{});
-    }
-    out.push_back(std::move(e));
-  }
+  for (int c = 0; c < g.columns(); ++c) out.push_back(outer_exchange(g, c));
   return out;
 }
 
-// The transfers of one exchange, round by round: ring rounds s = 0 .. n-2 (reduce-scatter: member q sends
-// block q-s-1 right; all-gather: block q-s), or a single direct round. Empty blocks are not sent.
+std::vector<GroupExchange> exchanges_of(const Groups& g, bool inner, int rank) {
+  const int group = rank < static_cast<int>(g.group_of.size()) ? g.group_of[rank] : -1;
+  if (group < 0) return {};
+  if (inner) return {inner_exchange(g, group)};
+  std::vector<GroupExchange> out;
+  for (int c : my_columns(g, group, g.position[rank])) out.push_back(outer_exchange(g, c));
+  return out;
+}
+
+// The block member q sends to member dst in step s of an exchange of n members: ring, reduce-scatter
+// q-s-1, all-gather q-s (dst is q+1); direct, reduce-scatter dst's own, all-gather q's own.
+static int sent_block(HierarchicalOp op, bool ring, int n, int q, int s, int dst) {
+  const int block = ring ? (op == HierarchicalOp::kReduceScatter ? q - s - 1 : q - s)
+                         : (op == HierarchicalOp::kReduceScatter ? dst : q);
+  return ((block % n) + n) % n;
+}
+
+// The transfers of one exchange, round by round: ring rounds s = 0 .. n-2 (member q sends to q+1), or a
+// single direct round (q sends to every other member). Empty blocks are not sent.
 static void exchange_rounds(const GroupExchange& e, HierarchicalOp op, bool ring,
                             const std::function<void(int, int, int, int)>& emit) {
   const int n = static_cast<int>(e.members.size());
   for (int q = 0; q < n; ++q)
     for (int s = 0; s < (ring ? n - 1 : 1); ++s)
       for (int k = 1; k < (ring ? 2 : n); ++k) {
-        int dst = (q + k) % n;
-        int block = ring ? (op == HierarchicalOp::kReduceScatter ? q - s - 1 : q - s)
-                         : (op == HierarchicalOp::kReduceScatter ? dst : q);
-        block = ((block % n) + n) % n;
+        const int dst = (q + k) % n, block = sent_block(op, ring, n, q, s, dst);
         if (!e.blocks[block].empty()) emit(s, e.members[q], e.members[dst], block);
       }
+}
+
+// The transfers of exchange_rounds that member `me` sends or receives, in exchange_rounds' order within
+// each step (by sender, then distance), found without visiting the others'.
+static void member_rounds(const GroupExchange& e, HierarchicalOp op, bool ring, int me,
+                          const std::function<void(int, int, int, int)>& emit) {
+  const int n = static_cast<int>(e.members.size());
+  const int last = ring ? 1 : n - 1;  // the largest distance a sender sends over
+  std::vector<int> senders;           // who sends to me, and me, in order: in a ring only my left
+  if (ring) {
+    senders = {std::min(me, (me + n - 1) % n), std::max(me, (me + n - 1) % n)};
+    if (senders[0] == senders[1]) senders.pop_back();
+  } else {
+    for (int q = 0; q < n; ++q) senders.push_back(q);
+  }
+  for (int s = 0; s < (ring ? n - 1 : 1); ++s)
+    for (int q : senders) {
+      auto send = [&](int k) {
+        const int dst = (q + k) % n, block = sent_block(op, ring, n, q, s, dst);
+        if (!e.blocks[block].empty()) emit(s, e.members[q], e.members[dst], block);
+      };
+      if (q == me)
+        for (int k = 1; k <= last; ++k) send(k);
+      else if (const int k = (me - q + n) % n; k <= last)
+        send(k);
+    }
 }
 
 std::vector<GroupExchange> split_slots(std::vector<GroupExchange> exchanges, int depth) {
@@ -75,17 +119,24 @@ std::vector<GroupExchange> split_slots(std::vector<GroupExchange> exchanges, int
 void run_exchanges(Chip& me, const std::vector<GroupExchange>& exchanges, HierarchicalOp op, bool ring,
                    int first_step) {
   const bool reduce = op == HierarchicalOp::kReduceScatter;
+  std::vector<std::vector<std::array<int, 3>>> mine;  // by step: (src, dst, block) involving me
+  std::vector<RequestPtr> received, all;
   for (const GroupExchange& e : exchanges) {
-    std::map<int, std::vector<std::array<int, 3>>> mine;  // step -> (src, dst, block) involving me
-    exchange_rounds(e, op, ring, [&](int s, int src, int dst, int block) {
-      if (src == me.rank() || dst == me.rank()) mine[s].push_back({src, dst, block});
-    });
-    for (const auto& [s, transfers] : mine) {
-      std::vector<RequestPtr> received, all;
-      for (const auto& [src, dst, block] : transfers) {
-        if (src == me.rank()) all.push_back(me.send(dst, first_step + s, e.blocks[block]));
-        if (dst == me.rank())
-          received.push_back(me.recv(src, first_step + s)), all.push_back(received.back());
+    const auto at = std::find(e.members.begin(), e.members.end(), me.rank());
+    if (at == e.members.end()) continue;
+    for (auto& step : mine) step.clear();
+    member_rounds(e, op, ring, static_cast<int>(at - e.members.begin()),
+                  [&](int s, int src, int dst, int block) {
+                    if (static_cast<int>(mine.size()) <= s) mine.resize(s + 1);
+                    mine[s].push_back({src, dst, block});
+                  });
+    for (std::size_t s = 0; s < mine.size(); ++s) {
+      if (mine[s].empty()) continue;
+      const int step = first_step + static_cast<int>(s);
+      received.clear(), all.clear();
+      for (const auto& [src, dst, block] : mine[s]) {
+        if (src == me.rank()) all.push_back(me.send(dst, step, e.blocks[block]));
+        if (dst == me.rank()) received.push_back(me.recv(src, step)), all.push_back(received.back());
       }
       me.wait(all);
       for (const auto& in : received) me.accept(in, reduce ? OnArrival::kReduce : OnArrival::kKeep);

@@ -22,12 +22,18 @@ struct GroupExchange {
 
 // Slot s is chip s's part. Inner: in group i, member k's block holds the parts of every column k owns.
 // Outer: for column c, one owner per group; owner j's block is the part of chip (j, c), if it exists.
-std::vector<GroupExchange> inner_exchanges(const Groups& g);
-std::vector<GroupExchange> outer_exchanges(const Groups& g);
+GroupExchange inner_exchange(const Groups& g, int group);
+GroupExchange outer_exchange(const Groups& g, int column);
+std::vector<GroupExchange> inner_exchanges(const Groups& g);  // every group's, in group order
+std::vector<GroupExchange> outer_exchanges(const Groups& g);  // every column's, in column order
+// The exchanges chip `rank` takes part in, in the order above: inner, its group's; outer, those of the
+// columns it owns. O(p) to build, where the whole list is O(p x columns).
+std::vector<GroupExchange> exchanges_of(const Groups& g, bool inner, int rank);
 // The same exchanges with each slot s split into the `depth` slots s*depth .. s*depth+depth-1.
 std::vector<GroupExchange> split_slots(std::vector<GroupExchange> exchanges, int depth);
 
-// Runs the exchanges this chip takes part in, one after the other. Ring: |members|-1 steps (reduce-scatter:
+// Runs the exchanges this chip takes part in (the others are skipped), one after the other; its own
+// transfers are found in O(|members|) per exchange. Ring: |members|-1 steps (reduce-scatter:
 // member q sends block q-s-1 to q+1 in step s; all-gather: block q-s). Direct: one step. Steps are labelled
 // first_step + s.
 void run_exchanges(Chip& me, const std::vector<GroupExchange>& exchanges, HierarchicalOp op, bool ring,

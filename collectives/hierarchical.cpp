@@ -43,8 +43,8 @@ class Hierarchical : public Algorithm {
     Groups g = groups(me.size(), [&](int r) { return transport.chip_of(r); });
     for (std::size_t ph = 0; ph < phases_.size(); ++ph) {
       auto [op, inner] = phases_[ph];
-      run_exchanges(me, inner ? inner_exchanges(g) : outer_exchanges(g), op,
-                    inner ? inner_ring_ : outer_ring_, static_cast<int>(ph) * me.size());
+      run_exchanges(me, exchanges_of(g, inner, me.rank()), op, inner ? inner_ring_ : outer_ring_,
+                    static_cast<int>(ph) * me.size());
     }
   }
 

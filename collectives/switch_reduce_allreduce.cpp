@@ -75,10 +75,11 @@ class SwitchReduceAllreduce : public Algorithm {
     Groups g = groups(me.size());
     const int group = g.group_of[me.rank()], sw = switch_index(me.rank());
     const auto& members = g.members[group];
-    const std::vector<int> all = slot_range(0, me.size()), mine = owned_parts(g)[me.rank()];
+    const GroupExchange inner = inner_exchange(g, group);
+    const std::vector<int> all = slot_range(0, me.size()), mine = inner.blocks[g.position[me.rank()]];
     if (g.members.size() == 1) return in_switch(me, sw, members, 0, all, all);
     in_switch(me, sw, members, 0, all, mine);  // reduce-scatter
-    auto outer = split_slots(outer_exchanges(g), depth_);
+    auto outer = split_slots(exchanges_of(g, false, me.rank()), depth_);
     run_exchanges(me, outer, HierarchicalOp::kReduceScatter, true, depth_);
     run_exchanges(me, outer, HierarchicalOp::kAllGather, true, depth_ + me.size());
     in_switch(me, sw, members, depth_ + 2 * me.size(), mine, all);  // all-gather
