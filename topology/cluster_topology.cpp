@@ -202,6 +202,13 @@ Topology cluster_build(const std::string& spec, const std::string& args, const P
                               : inner.multipath_default());
   cluster_add_domains(t, inner, c.domains);
   cluster_add_scaleout(t, p, c.domains, P);
+  // Domains are identical copies and the scale-out tier treats them alike (rail i joins chip i of every
+  // domain; every leaf joins every spine alike): permuting domains is a symmetry, so domain 0's chips
+  // (or the inner preset's own route sources) stand for all.
+  std::vector<int> sources = inner.route_sources();
+  if (sources.empty())
+    for (int r = 0; r < P; ++r) sources.push_back(r);
+  t.set_route_sources(std::move(sources));
   return t;
 }
 

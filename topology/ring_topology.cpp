@@ -23,6 +23,7 @@ GeneratorEntry ring_generator() {
                          for (long i = 0; i < links; ++i)
                            t.add_link(t.chip(static_cast<int>(i)), t.chip(static_cast<int>((i + 1) % n)),
                                       "link", l.bandwidth, l.latency, l.efficiency);
+                         if (n > 0) t.set_route_sources({0});  // a rotation maps chip 0 to any chip
                          return t;
                        }};
   entry.example = "ring:8";

@@ -129,31 +129,81 @@ int hashed_path(int a, int b, int count) {
   return static_cast<int>(z % static_cast<std::uint64_t>(count));
 }
 
+// The scratch state of one label-setting search, reset in time proportional to what it touched.
+struct Routes::Search {
+  Tree tree;
+  std::vector<Label> label;
+  std::vector<std::uint32_t> version;
+  std::vector<Vertex> touched;  // vertices whose entries may differ from the defaults
+  explicit Search(std::size_t n) : label(n), version(n, 0) {
+    tree.parent_link.assign(n, -1);
+    tree.parent.assign(n, 0);
+    tree.reached.assign(n, 0);
+    tree.latency.assign(n, 0.0);
+    tree.hops.assign(n, 0);
+  }
+  void reset() {
+    for (Vertex v : touched) {
+      tree.parent_link[v] = -1;
+      tree.parent[v] = 0;
+      tree.reached[v] = 0;
+      tree.latency[v] = 0;
+      tree.hops[v] = 0;
+      label[v] = Label{};
+      version[v] = 0;
+    }
+    touched.clear();
+    tree.ties.clear();
+  }
+};
+
 Routes::Routes(const Topology& topology, std::vector<char> down)
     : topology_(topology),
       down_(std::move(down)),
       policy_(multipath_policy(topology)),
       max_paths_(routing_table().read(topology.params()).max_paths),
       trees_(boost::num_vertices(topology.graph())),
-      messages_(static_cast<std::size_t>(topology.chip_count()) * topology.chip_count()) {}
+      searched_(boost::num_vertices(topology.graph()), 0) {}
 
-Routes::Tree& Routes::tree(Vertex from) const {
-  if (trees_[from]) return *trees_[from];
+Routes::~Routes() = default;
+
+const Routes::Tree& Routes::tree(Vertex from) const {
+  if (!trees_[from]) {
+    search(from, std::nullopt);
+    trees_[from] = std::make_unique<Tree>(search_->tree);
+  }
+  return *trees_[from];
+}
+
+const Routes::Tree& Routes::tree_to(Vertex from, Vertex to) const {
+  // Targeted searches from one source stop early; once they have touched as many vertices as the graph
+  // has, the whole tree (one more search) is cheaper than going on: at most twice the whole tree's work.
+  if (trees_[from] || searched_[from] >= boost::num_vertices(topology_.graph())) return tree(from);
+  search(from, to);
+  searched_[from] += search_->touched.size();
+  return search_->tree;
+}
+
+void Routes::search(Vertex from, std::optional<Vertex> to) const {
   const Graph& g = topology_.graph();
   const std::size_t n = boost::num_vertices(g);
-  auto tree = std::make_unique<Tree>();
-  tree->parent_link.assign(n, -1);
-  tree->parent.assign(n, from);
-  tree->reached.assign(n, 0);
-  tree->latency.assign(n, 0.0);
-  tree->hops.assign(n, 0);
-  std::vector<Label> label(n);
+  if (!search_) search_ = std::make_unique<Search>(n);
+  Search& st = *search_;
+  st.reset();
+  Tree* tree = &st.tree;
+  std::vector<Label>& label = st.label;
+  std::vector<std::uint32_t>& version = st.version;
+  auto touch = [&st](Vertex v) { st.touched.push_back(v); };
+  touch(from);
   label[from].latency = 0;
   // Label-setting search. The frontier pops the smallest (label, vertex), exact ties broken by vertex id,
   // so results are deterministic; an entry superseded by a better label for its vertex is skipped. A vertex
   // that relays nothing (a chip that does not forward) never enters the frontier: it only collects its best
   // label and ties, which are final once every relay is done (a relay popped after it could only offer a
   // route with more hops), so the frontier holds switches and forwarding chips only.
+  // With a target, the search stops once the frontier's best is no better than the target's label: every
+  // later pop offers only worse routes, so the target's route, its ties and every vertex they cross are
+  // final, and the pops so far are the whole search's first ones.
   struct Entry {
     std::uint32_t label;  // its label when pushed, in `pushed` (small entries: the heap moves them a lot)
     std::uint32_t version;
@@ -166,7 +216,6 @@ Routes::Tree& Routes::tree(Vertex from) const {
     return y.v < x.v;
   };
   std::priority_queue<Entry, std::vector<Entry>, decltype(after)> frontier(after);
-  std::vector<std::uint32_t> version(n, 0);
   auto relays = [&](Vertex v) {
     return v == from || g[v].kind == NodeKind::kSwitch || topology_.chip_forwarding();
   };
@@ -176,6 +225,7 @@ Routes::Tree& Routes::tree(Vertex from) const {
   };
   push(from, 0);
   while (!frontier.empty()) {
+    if (to && !better(pushed[frontier.top().label], label[*to])) break;
     const Vertex u = frontier.top().v;
     const bool stale = tree->reached[u] || frontier.top().version != version[u];
     frontier.pop();
@@ -194,6 +244,7 @@ Routes::Tree& Routes::tree(Vertex from) const {
       candidate.tiers.push_back(link.tier_index);
       // Among parallel links, the first added wins (strictly better only).
       if (better(candidate, label[v])) {
+        if (std::isinf(label[v].latency)) touch(v);
         label[v] = std::move(candidate);
         tree->parent[v] = u;
         tree->parent_link[v] = link.index;
@@ -207,18 +258,17 @@ Routes::Tree& Routes::tree(Vertex from) const {
       }
     }
   }
-  for (Vertex v = 0; v < n; ++v)
+  // Vertices that relay nothing are settled now: every of them (the whole tree), or the target.
+  for (Vertex v : to ? std::vector<Vertex>{*to} : st.touched)
     if (!tree->reached[v] && !std::isinf(label[v].latency)) {
       tree->reached[v] = 1;
       tree->latency[v] = label[v].latency;
       tree->hops[v] = label[v].hops;
     }
-  trees_[from] = std::move(tree);
-  return *trees_[from];
 }
 
 std::optional<Path> Routes::find(Vertex from, Vertex to) const {
-  const Tree& t = tree(from);
+  const Tree& t = tree_to(from, to);
   if (!t.reached[to]) return std::nullopt;
   std::vector<Vertex> vertices{to};
   std::vector<Hop> hops;
@@ -242,7 +292,7 @@ Path Routes::between(int src_rank, int dst_rank) const {
 }
 
 std::vector<Path> Routes::equal_paths(Vertex from, Vertex to) const {
-  const Tree& t = tree(from);
+  const Tree& t = tree_to(from, to);
   std::vector<Path> out;
   if (!t.reached[to]) return out;
   // Depth-first from `to` back to `from` over the tie predecessors, first predecessor first: the
@@ -272,8 +322,9 @@ std::vector<Path> Routes::equal_paths(Vertex from, Vertex to) const {
 }
 
 const std::vector<PathShare>& Routes::message_paths(int src_rank, int dst_rank) const {
-  auto& cached = messages_[static_cast<std::size_t>(src_rank) * topology_.chip_count() + dst_rank];
-  if (cached) return *cached;
+  const std::uint64_t key =
+      pair_key(static_cast<std::uint32_t>(src_rank), static_cast<std::uint32_t>(dst_rank));
+  if (auto cached = messages_.find(key); cached != messages_.end()) return cached->second;
   std::vector<PathShare> shares;
   if (policy_ == Multipath::kSingle || src_rank == dst_rank) {
     shares.push_back(PathShare{0, between(src_rank, dst_rank), 1.0});
@@ -292,8 +343,7 @@ const std::vector<PathShare>& Routes::message_paths(int src_rank, int dst_rank) 
         shares.push_back(PathShare{static_cast<int>(k), paths[k], paths[k].bandwidth / total});
     }
   }
-  cached = std::make_unique<std::vector<PathShare>>(std::move(shares));
-  return *cached;
+  return messages_.emplace(key, std::move(shares)).first->second;
 }
 
 double Routes::route_latency(int src_rank, int dst_rank) const {
@@ -323,28 +373,35 @@ double Routes::message_bandwidth(int src_rank, int dst_rank) const {
   return 1.0 / busiest;
 }
 
+std::vector<int> Routes::source_chips() const {
+  std::vector<int> sources = down_.empty() ? topology_.route_sources() : std::vector<int>{};
+  if (sources.empty())
+    for (int r = 0; r < topology_.chip_count(); ++r) sources.push_back(r);
+  return sources;
+}
+
 double Routes::min_chip_latency() const {
   int p = topology_.chip_count();
   if (p < 2) return 0;
   double best = std::numeric_limits<double>::infinity();
-  for (int a = 0; a < p; ++a)
+  for (int a : source_chips()) {
+    const Tree& t = tree(topology_.chip(a));
     for (int b = 0; b < p; ++b)
-      if (a != b) {
-        const Tree& t = tree(topology_.chip(a));
-        if (t.reached[topology_.chip(b)]) best = std::min(best, t.latency[topology_.chip(b)]);
-      }
+      if (a != b && t.reached[topology_.chip(b)]) best = std::min(best, t.latency[topology_.chip(b)]);
+  }
   return best;
 }
 
 int Routes::diameter() const {
   int p = topology_.chip_count(), longest = 0;
-  for (int a = 0; a < p; ++a)
+  for (int a : source_chips()) {
+    const Tree& t = tree(topology_.chip(a));
     for (int b = 0; b < p; ++b)
       if (a != b) {
-        const Tree& t = tree(topology_.chip(a));
         if (!t.reached[topology_.chip(b)]) between(a, b);  // throws, naming the pair
         longest = std::max(longest, t.hops[topology_.chip(b)]);
       }
+  }
   return longest;
 }
 

@@ -78,11 +78,12 @@ class Routes {
   // `max_paths`) where declared. Links marked in `down` (indexed like Topology::links(); empty: none)
   // are avoided as if absent: the routes around failed elements (sim/machine/faults.hpp).
   explicit Routes(const Topology& topology, std::vector<char> down = {});
+  ~Routes();
 
   // The route between two vertices; nullopt when `to` cannot be reached from `from`.
   std::optional<Path> find(Vertex from, Vertex to) const;
   // Whether find(from, to) has a route, without building it.
-  bool reachable(Vertex from, Vertex to) const { return tree(from).reached[to]; }
+  bool reachable(Vertex from, Vertex to) const { return tree_to(from, to).reached[to]; }
   // The route between two chips; throws SimulationError naming both when unreachable.
   Path between(int src_rank, int dst_rank) const;
 
@@ -122,6 +123,10 @@ class Routes {
   double min_chip_latency() const;
   // Largest hop count over all chip pairs (the diameter in links); throws if some pair is unreachable.
   int diameter() const;
+  // The chips whose routes to every chip stand for all pairs in the two above: the topology's declared
+  // route sources (Topology::route_sources) when no link is down, else every chip. Latencies and hop
+  // counts of routes are kept by the fabric's symmetries, whichever tied route is chosen.
+  std::vector<int> source_chips() const;
 
   const Topology& topology() const { return topology_; }
   bool link_down(int link) const { return !down_.empty() && down_[link]; }
@@ -137,14 +142,25 @@ class Routes {
     // one, for the vertices that have any (most have none: kept sparse).
     std::unordered_map<Vertex, std::vector<std::pair<Vertex, int>>> ties;
   };
-  Tree& tree(Vertex from) const;
+  struct Search;
+  // The whole tree from `from`, built once and kept.
+  const Tree& tree(Vertex from) const;
+  // A tree from `from` that is exact for `to` and the vertices its routes and tied paths cross: the
+  // whole tree if kept, else a search stopped once `to` is settled, in scratch storage valid until the
+  // next call. A source searched kTargetedSearches times gets its whole tree.
+  const Tree& tree_to(Vertex from, Vertex to) const;
+  // The label-setting search from `from` into search_ (stopping once `to` is settled, unless none).
+  void search(Vertex from, std::optional<Vertex> to) const;
 
   const Topology& topology_;
   std::vector<char> down_;  // per link: avoided (failed); empty: every link is up
   Multipath policy_ = Multipath::kSingle;
   int max_paths_ = kDefaultMaxPaths;
-  mutable std::vector<std::unique_ptr<Tree>> trees_;
-  mutable std::vector<std::unique_ptr<std::vector<PathShare>>> messages_;  // per ordered chip pair
+  mutable std::vector<std::unique_ptr<Tree>> trees_;  // whole trees, per vertex, where built
+  mutable std::vector<std::size_t> searched_;         // per vertex: vertices its targeted searches touched
+  mutable std::unique_ptr<Search> search_;            // the scratch state of the last search
+  // Per ordered chip pair queried (a << 32 | b): near-linear set-up where a run uses few pairs per chip.
+  mutable std::unordered_map<std::uint64_t, std::vector<PathShare>> messages_;
 };
 
 }  // namespace ultrasim

@@ -49,6 +49,7 @@ GeneratorEntry switch_generator() {
           for (Vertex hub : hubs) t.add_link(chip, hub, "link", l.bandwidth, l.latency, l.efficiency);
         }
         if (p.planes > 1) t.set_multipath_default("stripe");
+        if (n > 0) t.set_route_sources({0});  // every chip is linked alike: any one stands for all
         return t;
       }};
   entry.example = "switch:8";

@@ -90,6 +90,7 @@ void Topology::keep_chips(const std::vector<int>& ranks, std::string spec) {
   }
   chips_ = std::move(kept);
   fabric_ranks_ = std::move(fabric);
+  route_sources_.clear();  // a part of a symmetric fabric need not be symmetric
   spec_ = std::move(spec);
 }
 

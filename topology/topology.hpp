@@ -131,6 +131,14 @@ class Topology {
   // The rank chip `rank` has in the whole fabric (itself, unless keep_chips renumbered the chips).
   int fabric_rank(int rank) const { return fabric_ranks_.empty() ? rank : fabric_ranks_.at(rank); }
 
+  // Chips whose routes to every chip stand for all pairs where only route latencies and hop counts
+  // matter (Routes::diameter, min_chip_latency): every chip is the image of one of them under a symmetry
+  // of the fabric (a graph automorphism keeping links' latencies and tiers and switches' latencies).
+  // Declared by the generators of symmetric fabrics; empty: none declared, every chip counts. keep_chips
+  // forgets it.
+  const std::vector<int>& route_sources() const { return route_sources_; }
+  void set_route_sources(std::vector<int> ranks) { route_sources_ = std::move(ranks); }
+
   // Sum of delivered bandwidth of a chip's links, per direction: what it can inject at most.
   double injection_bandwidth(int rank) const;
 
@@ -140,7 +148,8 @@ class Topology {
   std::vector<std::string> tiers_;
   Graph graph_;
   std::vector<Vertex> chips_;
-  std::vector<int> fabric_ranks_;  // keep_chips: each chip's rank in the whole fabric; empty otherwise
+  std::vector<int> route_sources_;  // set_route_sources; empty: every chip
+  std::vector<int> fabric_ranks_;   // keep_chips: each chip's rank in the whole fabric; empty otherwise
   std::vector<Vertex> switches_;
   std::vector<Link> links_;
   bool chip_forwarding_ = true;

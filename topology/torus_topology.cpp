@@ -114,6 +114,8 @@ GeneratorEntry torus_generator() {
                          Topology t(spec, params, torus_tiers(dims));
                          for (long i = 0; i < total; ++i) t.add_chip();
                          add_torus_links(t, dims);
+                         // Every dimension wraps: a translation maps chip 0 to any chip.
+                         if (total > 0) t.set_route_sources({0});
                          return t;
                        }};
   entry.example = "torus:4x4";

@@ -17,7 +17,6 @@ constexpr double kProcessBytes = 100.0 * (1 << 20);  // SimGrid, the binary, buf
 constexpr double kPerVertexBytes = 1024;             // graph node, name, platform host
 constexpr double kPerLinkBytes = 1024;               // graph edge, name, two SimGrid links
 constexpr double kPerTreeEntryBytes = 48;            // one vertex of one chip's routing tree
-constexpr double kPerPairIndexBytes = 8;             // Routes' per-pair slot, allocated up front
 constexpr double kPerPairRouteBytes = 400;           // a cached route (path, hops, vertices)
 
 std::string count(double n) {
@@ -56,16 +55,31 @@ std::optional<double> cgroup_available() {
 
 }  // namespace
 
-MemoryEstimate topology_memory(const Topology& topology) {
+namespace {
+
+// The graph, and a whole routing tree from each of `trees` chips.
+MemoryEstimate graph_memory(const Topology& topology, double trees) {
   const double p = topology.chip_count();
   const double vertices = p + static_cast<double>(topology.switches().size());
   const double links = static_cast<double>(topology.links().size());
   MemoryEstimate e;
   e.bytes = kProcessBytes + vertices * kPerVertexBytes + links * kPerLinkBytes +
-            p * vertices * kPerTreeEntryBytes + p * p * kPerPairIndexBytes;
-  e.basis = count(p) + " chips, " + count(vertices - p) + " switches, " + count(links) +
-            " links; a routing tree per chip";
+            (trees + 1) * vertices * kPerTreeEntryBytes;  // + 1: the targeted searches' scratch
+  e.basis = count(p) + " chips, " + count(vertices - p) + " switches, " + count(links) + " links; " +
+            (trees == p ? "a routing tree per chip" : "routing trees from " + count(trees) + " chips");
   return e;
+}
+
+// The chips whose whole trees the diameter and the bound build (Routes::source_chips).
+double source_count(const Topology& topology) {
+  return topology.route_sources().empty() ? topology.chip_count()
+                                          : static_cast<double>(topology.route_sources().size());
+}
+
+}  // namespace
+
+MemoryEstimate topology_memory(const Topology& topology) {
+  return graph_memory(topology, source_count(topology));
 }
 
 MemoryEstimate export_memory(const Topology& topology, double text_bytes, const std::string& format) {
@@ -78,10 +92,14 @@ MemoryEstimate export_memory(const Topology& topology, double text_bytes, const 
 
 MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip, EngineFlowCost cost) {
   const double p = topology.chip_count();
-  MemoryEstimate e = topology_memory(topology);
+  // Routes are built for the pairs a run sends between: every pair where a chip posts to every peer (a
+  // whole tree from every chip then), a few per chip otherwise; SimGrid's platform declares them all.
+  const bool every_pair = cost.routes_every_pair || in_flight_per_chip >= p - 1;
+  const double pairs = every_pair ? p * (p - 1) : p * std::min(p - 1, in_flight_per_chip);
+  MemoryEstimate e = graph_memory(topology, every_pair ? p : source_count(topology));
   const double flows = p * in_flight_per_chip;
-  e.bytes += p * (p - 1) * kPerPairRouteBytes + flows * cost.bytes_per_flow;
-  e.basis += ", routes of " + count(p * (p - 1)) + " chip pairs, " + count(flows) + " flows in flight x " +
+  e.bytes += pairs * kPerPairRouteBytes + flows * cost.bytes_per_flow;
+  e.basis += ", routes of " + count(pairs) + " chip pairs, " + count(flows) + " flows in flight x " +
              count(cost.bytes_per_flow) + " B in " + cost.engine;
   return e;
 }

@@ -19,8 +19,8 @@ struct MemoryEstimate {
   std::string basis;  // what it counts, for the message ("144 chips, 288 links, ...")
 };
 
-// `ultrasim topology`: the graph, a routing tree from every chip (diameter, bisection) and the per-pair
-// route index.
+// `ultrasim topology`: the graph and a routing tree from every route source (Topology::route_sources:
+// the diameter; every chip where none are declared).
 MemoryEstimate topology_memory(const Topology& topology);
 // `ultrasim topology --format F` writing `text_bytes` of export (F: its name): topology_memory() and the
 // text, built whole before it is written and copied once, with the route plan beside it: 2.5 x its length
@@ -36,12 +36,15 @@ MemoryEstimate export_memory(const Topology& topology, double text_bytes, const 
 struct EngineFlowCost {
   const char* engine;
   double bytes_per_flow;
+  bool routes_every_pair = false;  // its platform declares the route of every chip pair up front
 };
-inline constexpr EngineFlowCost kSimGridFlowCost{"SimGrid", 2048};
+inline constexpr EngineFlowCost kSimGridFlowCost{"SimGrid", 2048, true};
 inline constexpr EngineFlowCost kFlowEngineFlowCost{"the flow engine, the leanest", 768};
 
-// `ultrasim run`: the above, the cached route of every chip pair (the bound and the closed forms look at
-// all of them) and the flows in flight at once, at `cost` each.
+// `ultrasim run`: the graph, the cached routes of the chip pairs it sends between (every pair, with a
+// whole tree from every chip, where a chip posts to all its peers or the engine is SimGrid; else
+// min(p - 1, in_flight_per_chip) per chip, with trees from the route sources alone) and the flows in
+// flight at once, at `cost` each.
 // `in_flight_per_chip`: what one chip has outstanding at worst (see flows_in_flight_per_chip).
 MemoryEstimate run_memory(const Topology& topology, double in_flight_per_chip, EngineFlowCost cost);
 

@@ -72,3 +72,62 @@ TEST_CASE("path_through builds the path a caller names, in link directions") {
   CHECK(via3.latency == Approx(1e-6));
   CHECK_THROWS_AS(path_through(t, {t.chip(0), t.chip(2)}), InputError);
 }
+
+namespace {
+
+// Every chip pair's message paths (vertex sequences and shares), in pair order.
+std::vector<std::pair<std::vector<Vertex>, double>> all_message_paths(const Routes& routes, int p) {
+  std::vector<std::pair<std::vector<Vertex>, double>> out;
+  for (int a = 0; a < p; ++a)
+    for (int b = 0; b < p; ++b)
+      for (const PathShare& share : routes.message_paths(a, b))
+        out.emplace_back(share.path.vertices, share.weight);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a route found by a search stopped at its destination is the whole tree's route, ties included") {
+  // Fresh Routes answer each pair by a search that stops once the destination is settled (near-linear
+  // set-up for runs that use a few pairs per chip); after whole trees are built (min_chip_latency over
+  // every chip, no sources declared), the same pairs must get the same paths and shares.
+  for (const char* spec : {"trn3", "nvl72", "cluster:2:switch:4", "torus:3x4", "hgx-h100"}) {
+    INFO(spec);
+    Topology t = make_topology(spec, {}, {});
+    const int p = t.chip_count();
+    Routes targeted(t);
+    const auto first = all_message_paths(targeted, p);
+    Topology every = t;
+    every.set_route_sources({});
+    Routes whole(every);
+    whole.min_chip_latency();  // a whole tree from every chip, before any pair is asked
+    CHECK(all_message_paths(whole, p) == first);
+  }
+}
+
+TEST_CASE("declared route sources give the diameter and the least latency of all pairs") {
+  // ring, switch, torus and cluster declare the chips that stand for all (Topology::route_sources): a
+  // symmetry maps every chip to one of them, so the all-pairs figures must be theirs.
+  for (const char* spec :
+       {"ring:9", "switch:7", "torus:3x4x2", "cluster:3:trn3-gen1", "cluster:2:switch:4"}) {
+    INFO(spec);
+    Topology t = make_topology(spec, {}, {});
+    REQUIRE_FALSE(t.route_sources().empty());
+    CHECK(t.route_sources().size() < static_cast<std::size_t>(t.chip_count()));
+    Topology every = t;
+    every.set_route_sources({});
+    Routes declared(t), all(every);
+    CHECK(declared.source_chips() == t.route_sources());
+    CHECK(all.source_chips().size() == static_cast<std::size_t>(t.chip_count()));
+    CHECK(declared.diameter() == all.diameter());
+    CHECK(declared.min_chip_latency() == all.min_chip_latency());
+  }
+  // A part of a fabric (SPEC@CHIPS) and a fabric with failed links forget them.
+  Topology part = make_topology("ring:8@0-5", {}, {});
+  CHECK(part.route_sources().empty());
+  Topology ring = make_topology("ring:8", {}, {});
+  std::vector<char> down(ring.links().size(), 0);
+  down[0] = 1;
+  CHECK(Routes(ring, down).source_chips().size() == 8);
+  CHECK(Routes(ring, down).diameter() == 7);  // the cut ring is a line
+}
