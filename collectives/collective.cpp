@@ -1,5 +1,6 @@
 #include "collectives/collective.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "topology/base/errors.hpp"
@@ -85,6 +86,7 @@ std::vector<std::uint64_t> part_slots(std::uint64_t bytes, int p, int chunks) {
 Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank,
                    const TrafficMatrix* traffic) {
   Layout layout;
+  layout.initial.reserve(std::max(chunks, 2 * p));
   switch (kind) {
     case CollectiveKind::kBroadcast:
       layout.slot_bytes = even_chunks(bytes, chunks);

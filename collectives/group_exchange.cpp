@@ -49,6 +49,18 @@ std::vector<GroupExchange> outer_exchanges(const Groups& g) {
   return out;
 }
 
+ExchangePlan::ExchangePlan(Groups g)
+    : groups(std::move(g)), inner(inner_exchanges(groups)), outer(outer_exchanges(groups)) {}
+
+std::vector<const GroupExchange*> ExchangePlan::of(bool in_group, int rank) const {
+  const int group = rank < static_cast<int>(groups.group_of.size()) ? groups.group_of[rank] : -1;
+  if (group < 0) return {};
+  if (in_group) return {&inner[group]};
+  std::vector<const GroupExchange*> out;
+  for (int c : my_columns(groups, group, groups.position[rank])) out.push_back(&outer[c]);
+  return out;
+}
+
 std::vector<GroupExchange> exchanges_of(const Groups& g, bool inner, int rank) {
   const int group = rank < static_cast<int>(g.group_of.size()) ? g.group_of[rank] : -1;
   if (group < 0) return {};
@@ -118,10 +130,18 @@ std::vector<GroupExchange> split_slots(std::vector<GroupExchange> exchanges, int
 
 void run_exchanges(Chip& me, const std::vector<GroupExchange>& exchanges, HierarchicalOp op, bool ring,
                    int first_step) {
+  std::vector<const GroupExchange*> each;
+  for (const GroupExchange& e : exchanges) each.push_back(&e);
+  run_exchanges(me, each, op, ring, first_step);
+}
+
+void run_exchanges(Chip& me, const std::vector<const GroupExchange*>& exchanges, HierarchicalOp op, bool ring,
+                   int first_step) {
   const bool reduce = op == HierarchicalOp::kReduceScatter;
   std::vector<std::vector<std::array<int, 3>>> mine;  // by step: (src, dst, block) involving me
   std::vector<RequestPtr> received, all;
-  for (const GroupExchange& e : exchanges) {
+  for (const GroupExchange* each : exchanges) {
+    const GroupExchange& e = *each;
     const auto at = std::find(e.members.begin(), e.members.end(), me.rank());
     if (at == e.members.end()) continue;
     for (auto& step : mine) step.clear();

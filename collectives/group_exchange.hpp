@@ -29,6 +29,15 @@ std::vector<GroupExchange> outer_exchanges(const Groups& g);  // every column's,
 // The exchanges chip `rank` takes part in, in the order above: inner, its group's; outer, those of the
 // columns it owns. O(p) to build, where the whole list is O(p x columns).
 std::vector<GroupExchange> exchanges_of(const Groups& g, bool inner, int rank);
+// Every group's inner exchange and every column's outer one, built once for all the chips of a run.
+struct ExchangePlan {
+  Groups groups;
+  std::vector<GroupExchange> inner, outer;
+  explicit ExchangePlan(Groups g);
+  // The exchanges chip `rank` takes part in, in order: inner, its group's; outer, its columns'.
+  std::vector<const GroupExchange*> of(bool inner, int rank) const;
+};
+
 // The same exchanges with each slot s split into the `depth` slots s*depth .. s*depth+depth-1.
 std::vector<GroupExchange> split_slots(std::vector<GroupExchange> exchanges, int depth);
 
@@ -36,6 +45,8 @@ std::vector<GroupExchange> split_slots(std::vector<GroupExchange> exchanges, int
 // transfers are found in O(|members|) per exchange. Ring: |members|-1 steps (reduce-scatter:
 // member q sends block q-s-1 to q+1 in step s; all-gather: block q-s). Direct: one step. Steps are labelled
 // first_step + s.
+void run_exchanges(Chip& me, const std::vector<const GroupExchange*>& exchanges, HierarchicalOp op, bool ring,
+                   int first_step);
 void run_exchanges(Chip& me, const std::vector<GroupExchange>& exchanges, HierarchicalOp op, bool ring,
                    int first_step);
 

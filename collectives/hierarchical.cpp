@@ -23,6 +23,10 @@
 // (plus reductions), which the simulation meets exactly on switch:N (each step one flow per link
 // direction). On trn3 with groups=server the outer rings share forwarded cross-rack links.
 #include "collectives/hierarchical.hpp"
+
+#include <memory>
+#include <mutex>
+
 #include "collectives/group_exchange.hpp"
 #include "topology/base/errors.hpp"
 
@@ -36,14 +40,19 @@ class Hierarchical : public Algorithm {
         groups_(std::move(groups)),
         inner_ring_(inner_ring),
         outer_ring_(outer_ring) {}
-  void place(const Topology& topology) override { labels_ = level_labels(groups_, topology); }
+  void place(const Topology& topology) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    labels_ = level_labels(groups_, topology);
+    plan_.reset();
+  }
 
   void run(Chip& me) const override {
     const Transport& transport = me.transport();
-    Groups g = groups(me.size(), [&](int r) { return transport.chip_of(r); });
+    const std::shared_ptr<const ExchangePlan> plan =
+        shared_plan(me.size(), [&](int r) { return transport.chip_of(r); });
     for (std::size_t ph = 0; ph < phases_.size(); ++ph) {
       auto [op, inner] = phases_[ph];
-      run_exchanges(me, exchanges_of(g, inner, me.rank()), op, inner ? inner_ring_ : outer_ring_,
+      run_exchanges(me, plan->of(inner, me.rank()), op, inner ? inner_ring_ : outer_ring_,
                     static_cast<int>(ph) * me.size());
     }
   }
@@ -64,10 +73,25 @@ class Hierarchical : public Algorithm {
   Groups groups(int p, const std::function<int(int)>& chip) const {
     return make_groups(groups_, p, member_labels(labels_, p, chip));
   }
+  // The exchanges of every group and column, built by the first chip to run and shared by the others
+  // while the ranks' chips are the same (chips may run on threads: the recording fake).
+  std::shared_ptr<const ExchangePlan> shared_plan(int p, const std::function<int(int)>& chip) const {
+    std::vector<int> chips(p);
+    for (int r = 0; r < p; ++r) chips[r] = chip(r);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!plan_ || plan_chips_ != chips) {
+      plan_ = std::make_shared<const ExchangePlan>(make_groups(groups_, p, member_labels(labels_, p, chip)));
+      plan_chips_ = std::move(chips);
+    }
+    return plan_;
+  }
   std::vector<HierarchicalPhase> phases_;
   std::string groups_;
   bool inner_ring_, outer_ring_;
   std::vector<int> labels_;
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<const ExchangePlan> plan_;
+  mutable std::vector<int> plan_chips_;  // the chip of each rank plan_ was built for
 };
 
 // The hierarchical entries' parameters: the groups, and the exchange inside and across them.

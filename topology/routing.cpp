@@ -135,6 +135,7 @@ struct Routes::Search {
   std::vector<Label> label;
   std::vector<std::uint32_t> version;
   std::vector<Vertex> touched;  // vertices whose entries may differ from the defaults
+  std::vector<Label> pushed;    // the labels entries were pushed with, kept for their storage
   explicit Search(std::size_t n) : label(n), version(n, 0) {
     tree.parent_link.assign(n, -1);
     tree.parent.assign(n, 0);
@@ -153,6 +154,7 @@ struct Routes::Search {
       version[v] = 0;
     }
     touched.clear();
+    pushed.clear();
     tree.ties.clear();
   }
 };
@@ -169,7 +171,7 @@ Routes::~Routes() = default;
 
 const Routes::Tree& Routes::tree(Vertex from) const {
   if (!trees_[from]) {
-    search(from, std::nullopt);
+    search(from, Stop::kWhole);
     trees_[from] = std::make_unique<Tree>(search_->tree);
   }
   return *trees_[from];
@@ -179,12 +181,12 @@ const Routes::Tree& Routes::tree_to(Vertex from, Vertex to) const {
   // Targeted searches from one source stop early; once they have touched as many vertices as the graph
   // has, the whole tree (one more search) is cheaper than going on: at most twice the whole tree's work.
   if (trees_[from] || searched_[from] >= boost::num_vertices(topology_.graph())) return tree(from);
-  search(from, to);
+  search(from, Stop::kAtTarget, to);
   searched_[from] += search_->touched.size();
   return search_->tree;
 }
 
-void Routes::search(Vertex from, std::optional<Vertex> to) const {
+double Routes::search(Vertex from, Stop stop, Vertex to) const {
   const Graph& g = topology_.graph();
   const std::size_t n = boost::num_vertices(g);
   if (!search_) search_ = std::make_unique<Search>(n);
@@ -203,13 +205,15 @@ void Routes::search(Vertex from, std::optional<Vertex> to) const {
   // route with more hops), so the frontier holds switches and forwarding chips only.
   // With a target, the search stops once the frontier's best is no better than the target's label: every
   // later pop offers only worse routes, so the target's route, its ties and every vertex they cross are
-  // final, and the pops so far are the whole search's first ones.
+  // final, and the pops so far are the whole search's first ones. Looking for the nearest chip, it stops
+  // once the frontier's latency is over the least chip latency labelled so far by more than the labels'
+  // tolerance allows a later route to tie or undercut it: the least latency is then the whole tree's.
   struct Entry {
     std::uint32_t label;  // its label when pushed, in `pushed` (small entries: the heap moves them a lot)
     std::uint32_t version;
     Vertex v;
   };
-  std::vector<Label> pushed;
+  std::vector<Label>& pushed = st.pushed;
   auto after = [&pushed](const Entry& x, const Entry& y) {  // the heap's order: x pops after y
     if (better(pushed[y.label], pushed[x.label])) return true;
     if (better(pushed[x.label], pushed[y.label])) return false;
@@ -224,8 +228,12 @@ void Routes::search(Vertex from, std::optional<Vertex> to) const {
     frontier.push(Entry{static_cast<std::uint32_t>(pushed.size() - 1), version, v});
   };
   push(from, 0);
+  auto is_chip = [&](Vertex v) { return v != from && g[v].kind == NodeKind::kChip && g[v].rank >= 0; };
+  double nearest = std::numeric_limits<double>::infinity();  // least chip latency labelled so far
   while (!frontier.empty()) {
-    if (to && !better(pushed[frontier.top().label], label[*to])) break;
+    const Label& top = pushed[frontier.top().label];
+    if (stop == Stop::kAtTarget && !better(top, label[to])) break;
+    if (stop == Stop::kNearestChip && top.latency > nearest * (1 + 1e-8)) break;
     const Vertex u = frontier.top().v;
     const bool stale = tree->reached[u] || frontier.top().version != version[u];
     frontier.pop();
@@ -246,6 +254,7 @@ void Routes::search(Vertex from, std::optional<Vertex> to) const {
       if (better(candidate, label[v])) {
         if (std::isinf(label[v].latency)) touch(v);
         label[v] = std::move(candidate);
+        if (is_chip(v)) nearest = std::min(nearest, label[v].latency);
         tree->parent[v] = u;
         tree->parent_link[v] = link.index;
         tree->ties.erase(v);
@@ -258,13 +267,20 @@ void Routes::search(Vertex from, std::optional<Vertex> to) const {
       }
     }
   }
+  if (stop == Stop::kNearestChip) {  // the labels now final: some may have moved up within the tolerance
+    nearest = std::numeric_limits<double>::infinity();
+    for (Vertex v : st.touched)
+      if (is_chip(v)) nearest = std::min(nearest, label[v].latency);
+    return nearest;
+  }
   // Vertices that relay nothing are settled now: every of them (the whole tree), or the target.
-  for (Vertex v : to ? std::vector<Vertex>{*to} : st.touched)
+  for (Vertex v : stop == Stop::kAtTarget ? std::vector<Vertex>{to} : st.touched)
     if (!tree->reached[v] && !std::isinf(label[v].latency)) {
       tree->reached[v] = 1;
       tree->latency[v] = label[v].latency;
       tree->hops[v] = label[v].hops;
     }
+  return nearest;
 }
 
 std::optional<Path> Routes::find(Vertex from, Vertex to) const {
@@ -385,9 +401,14 @@ double Routes::min_chip_latency() const {
   if (p < 2) return 0;
   double best = std::numeric_limits<double>::infinity();
   for (int a : source_chips()) {
-    const Tree& t = tree(topology_.chip(a));
+    const Vertex from = topology_.chip(a);
+    if (!trees_[from]) {  // a search stopped at the nearest chip, unless the whole tree is at hand
+      best = std::min(best, search(from, Stop::kNearestChip));
+      continue;
+    }
     for (int b = 0; b < p; ++b)
-      if (a != b && t.reached[topology_.chip(b)]) best = std::min(best, t.latency[topology_.chip(b)]);
+      if (a != b && trees_[from]->reached[topology_.chip(b)])
+        best = std::min(best, trees_[from]->latency[topology_.chip(b)]);
   }
   return best;
 }

@@ -149,8 +149,11 @@ class Routes {
   // whole tree if kept, else a search stopped once `to` is settled, in scratch storage valid until the
   // next call. A source searched kTargetedSearches times gets its whole tree.
   const Tree& tree_to(Vertex from, Vertex to) const;
-  // The label-setting search from `from` into search_ (stopping once `to` is settled, unless none).
-  void search(Vertex from, std::optional<Vertex> to) const;
+  // The label-setting search from `from` into search_: the whole tree (kWhole), stopped once `to` is
+  // settled (kAtTarget), or stopped once no chip can come nearer than the nearest labelled one
+  // (kNearestChip); returns, for kNearestChip, that chip's route latency (infinite if none).
+  enum class Stop { kWhole, kAtTarget, kNearestChip };
+  double search(Vertex from, Stop stop, Vertex to = 0) const;
 
   const Topology& topology_;
   std::vector<char> down_;  // per link: avoided (failed); empty: every link is up
