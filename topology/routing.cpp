@@ -136,6 +136,7 @@ struct Routes::Search {
   std::vector<std::uint32_t> version;
   std::vector<Vertex> touched;  // vertices whose entries may differ from the defaults
   std::vector<Label> pushed;    // the labels entries were pushed with, kept for their storage
+  bool whole = false;           // the last search built the whole tree
   explicit Search(std::size_t n) : label(n), version(n, 0) {
     tree.parent_link.assign(n, -1);
     tree.parent.assign(n, 0);
@@ -165,7 +166,8 @@ Routes::Routes(const Topology& topology, std::vector<char> down)
       policy_(multipath_policy(topology)),
       max_paths_(routing_table().read(topology.params()).max_paths),
       trees_(boost::num_vertices(topology.graph())),
-      searched_(boost::num_vertices(topology.graph()), 0) {}
+      searched_(boost::num_vertices(topology.graph()), 0),
+      messages_(topology.chip_count()) {}
 
 Routes::~Routes() = default;
 
@@ -178,12 +180,16 @@ const Routes::Tree& Routes::tree(Vertex from) const {
 }
 
 const Routes::Tree& Routes::tree_to(Vertex from, Vertex to) const {
-  // Targeted searches from one source stop early; once they have touched as many vertices as the graph
-  // has, the whole tree (one more search) is cheaper than going on: at most twice the whole tree's work.
-  if (trees_[from] || searched_[from] >= boost::num_vertices(topology_.graph())) return tree(from);
+  // Targeted searches from one source stop early; once they have touched half as many vertices as the
+  // graph has, the whole tree (one more search) is cheaper than going on: at most 1.5 times its work. A
+  // search that reaches half the graph itself goes on to the whole tree (a star's first search does).
+  const std::size_t n = boost::num_vertices(topology_.graph());
+  if (trees_[from] || 2 * searched_[from] >= n) return tree(from);
   search(from, Stop::kAtTarget, to);
   searched_[from] += search_->touched.size();
-  return search_->tree;
+  if (!search_->whole) return search_->tree;
+  trees_[from] = std::make_unique<Tree>(search_->tree);  // it went on to the whole tree: keep it
+  return *trees_[from];
 }
 
 double Routes::search(Vertex from, Stop stop, Vertex to) const {
@@ -192,6 +198,7 @@ double Routes::search(Vertex from, Stop stop, Vertex to) const {
   if (!search_) search_ = std::make_unique<Search>(n);
   Search& st = *search_;
   st.reset();
+  st.whole = stop == Stop::kWhole;
   Tree* tree = &st.tree;
   std::vector<Label>& label = st.label;
   std::vector<std::uint32_t>& version = st.version;
@@ -232,6 +239,7 @@ double Routes::search(Vertex from, Stop stop, Vertex to) const {
   double nearest = std::numeric_limits<double>::infinity();  // least chip latency labelled so far
   while (!frontier.empty()) {
     const Label& top = pushed[frontier.top().label];
+    if (stop == Stop::kAtTarget && 2 * st.touched.size() >= n) stop = Stop::kWhole, st.whole = true;
     if (stop == Stop::kAtTarget && !better(top, label[to])) break;
     if (stop == Stop::kNearestChip && top.latency > nearest * (1 + 1e-8)) break;
     const Vertex u = frontier.top().v;
@@ -337,10 +345,21 @@ std::vector<Path> Routes::equal_paths(Vertex from, Vertex to) const {
   return out;
 }
 
+std::unique_ptr<std::vector<PathShare>>& Routes::message_slot(int src_rank, int dst_rank) const {
+  Destinations& d = messages_.at(src_rank);
+  if (!d.indexed.empty()) return d.indexed[dst_rank];
+  for (auto& [dst, shares] : d.listed)
+    if (dst == dst_rank) return shares;
+  if (d.listed.size() < kListedPairs) return d.listed.emplace_back(dst_rank, nullptr).second;
+  d.indexed.resize(topology_.chip_count());  // a source that sends to many: index its destinations
+  for (auto& [dst, shares] : d.listed) d.indexed[dst] = std::move(shares);
+  d.listed.clear();
+  return d.indexed[dst_rank];
+}
+
 const std::vector<PathShare>& Routes::message_paths(int src_rank, int dst_rank) const {
-  const std::uint64_t key =
-      pair_key(static_cast<std::uint32_t>(src_rank), static_cast<std::uint32_t>(dst_rank));
-  if (auto cached = messages_.find(key); cached != messages_.end()) return cached->second;
+  std::unique_ptr<std::vector<PathShare>>& cached = message_slot(src_rank, dst_rank);
+  if (cached) return *cached;
   std::vector<PathShare> shares;
   if (policy_ == Multipath::kSingle || src_rank == dst_rank) {
     shares.push_back(PathShare{0, between(src_rank, dst_rank), 1.0});
@@ -359,7 +378,8 @@ const std::vector<PathShare>& Routes::message_paths(int src_rank, int dst_rank) 
         shares.push_back(PathShare{static_cast<int>(k), paths[k], paths[k].bandwidth / total});
     }
   }
-  return messages_.emplace(key, std::move(shares)).first->second;
+  cached = std::make_unique<std::vector<PathShare>>(std::move(shares));
+  return *cached;
 }
 
 double Routes::route_latency(int src_rank, int dst_rank) const {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "topology/base/param_table.hpp"
@@ -162,8 +163,15 @@ class Routes {
   mutable std::vector<std::unique_ptr<Tree>> trees_;  // whole trees, per vertex, where built
   mutable std::vector<std::size_t> searched_;         // per vertex: vertices its targeted searches touched
   mutable std::unique_ptr<Search> search_;            // the scratch state of the last search
-  // Per ordered chip pair queried (a << 32 | b): near-linear set-up where a run uses few pairs per chip.
-  mutable std::unordered_map<std::uint64_t, std::vector<PathShare>> messages_;
+  // The cached message paths of the pairs a source chip was asked for: a few pairs listed (near-linear
+  // memory where a run uses few pairs per chip), or, past kListedPairs, a slot per destination.
+  struct Destinations {
+    std::vector<std::pair<int, std::unique_ptr<std::vector<PathShare>>>> listed;
+    std::vector<std::unique_ptr<std::vector<PathShare>>> indexed;  // empty until the list is outgrown
+  };
+  static constexpr std::size_t kListedPairs = 16;
+  std::unique_ptr<std::vector<PathShare>>& message_slot(int src_rank, int dst_rank) const;
+  mutable std::vector<Destinations> messages_;  // per source chip
 };
 
 }  // namespace ultrasim
