@@ -86,7 +86,8 @@ std::vector<std::uint64_t> part_slots(std::uint64_t bytes, int p, int chunks) {
 Layout make_layout(CollectiveKind kind, std::uint64_t bytes, int p, int chunks, int rank,
                    const TrafficMatrix* traffic) {
   Layout layout;
-  layout.initial.reserve(std::max(chunks, 2 * p));
+  const bool exchange = kind == CollectiveKind::kAlltoall || kind == CollectiveKind::kAlltoallv;
+  layout.initial.reserve(exchange ? std::max(chunks, 2 * p) : chunks);  // p chips hold this each: no slack
   switch (kind) {
     case CollectiveKind::kBroadcast:
       layout.slot_bytes = even_chunks(bytes, chunks);

@@ -138,29 +138,32 @@ void run_exchanges(Chip& me, const std::vector<GroupExchange>& exchanges, Hierar
 void run_exchanges(Chip& me, const std::vector<const GroupExchange*>& exchanges, HierarchicalOp op, bool ring,
                    int first_step) {
   const bool reduce = op == HierarchicalOp::kReduceScatter;
-  std::vector<std::vector<std::array<int, 3>>> mine;  // by step: (src, dst, block) involving me
+  std::vector<std::array<int, 3>> step;  // the transfers of one step involving me: (src, dst, block)
   std::vector<RequestPtr> received, all;
   for (const GroupExchange* each : exchanges) {
     const GroupExchange& e = *each;
     const auto at = std::find(e.members.begin(), e.members.end(), me.rank());
     if (at == e.members.end()) continue;
-    for (auto& step : mine) step.clear();
-    member_rounds(e, op, ring, static_cast<int>(at - e.members.begin()),
-                  [&](int s, int src, int dst, int block) {
-                    if (static_cast<int>(mine.size()) <= s) mine.resize(s + 1);
-                    mine[s].push_back({src, dst, block});
-                  });
-    for (std::size_t s = 0; s < mine.size(); ++s) {
-      if (mine[s].empty()) continue;
-      const int step = first_step + static_cast<int>(s);
+    // Transfers come in step order: each step is run once the next one's first transfer shows up.
+    int current = -1;
+    auto run_step = [&] {
+      if (step.empty()) return;
       received.clear(), all.clear();
-      for (const auto& [src, dst, block] : mine[s]) {
-        if (src == me.rank()) all.push_back(me.send(dst, step, e.blocks[block]));
-        if (dst == me.rank()) received.push_back(me.recv(src, step)), all.push_back(received.back());
+      for (const auto& [src, dst, block] : step) {
+        if (src == me.rank()) all.push_back(me.send(dst, first_step + current, e.blocks[block]));
+        if (dst == me.rank())
+          received.push_back(me.recv(src, first_step + current)), all.push_back(received.back());
       }
       me.wait(all);
       for (const auto& in : received) me.accept(in, reduce ? OnArrival::kReduce : OnArrival::kKeep);
-    }
+      step.clear();
+    };
+    member_rounds(e, op, ring, static_cast<int>(at - e.members.begin()),
+                  [&](int s, int src, int dst, int block) {
+                    if (s != current) run_step(), current = s;
+                    step.push_back({src, dst, block});
+                  });
+    run_step();
   }
 }
 
