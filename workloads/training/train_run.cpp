@@ -400,6 +400,7 @@ struct TrainTimes {
   std::vector<double> end, reduce_exposed, gather_exposed;  // per stage
   int critical = 0;                                         // the stage that ends last
   double step = 0;
+  double sends_exposed = 0;  // what the pipeline's sends add to its span (played again with free sends)
 };
 
 TrainTimes play_step(const TrainConfig& c, const TrainPlan& plan, int chips) {
@@ -410,6 +411,11 @@ TrainTimes play_step(const TrainConfig& c, const TrainPlan& plan, int chips) {
   costs.send = [&](int from, int to) { return from == to ? 0.0 : plan.send; };
   TrainTimes t;
   t.pipeline = run_pipeline(plan.order, p, c.micro_batches(chips), c.vp, costs);
+  if (p > 1) {
+    PipelineCosts free = costs;
+    free.send = [](int, int) { return 0.0; };
+    t.sends_exposed = t.pipeline.span - run_pipeline(plan.order, p, c.micro_batches(chips), c.vp, free).span;
+  }
   for (int s = 0; s < p; ++s) {
     const StageTail& e = plan.ends[s];
     const double reduce =
@@ -432,11 +438,10 @@ nlohmann::ordered_json exposed_json(const TrainConfig& c, const TrainPlan& plan,
     sum += plan.chunks[chunk * c.pp + s].forward_exposed;
     sum += plan.chunks[chunk * c.pp + s].backward_exposed;
   }
-  const double busy = t.pipeline.busy[s];
   return {{"tp", sum.tp * m},
           {"cp", sum.cp * m},
           {"ep", sum.ep * m},
-          {"pp", t.pipeline.span - busy},
+          {"pp", t.sends_exposed},
           {"dp", sum.dp * m + t.reduce_exposed[s] + t.gather_exposed[s]}};
 }
 

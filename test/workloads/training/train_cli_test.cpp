@@ -58,6 +58,17 @@ TEST_CASE("train: full recompute runs the forward again: HFU = MFU x (3 + 1) / 3
   CHECK(none["step_time_s"].get<double>() * 4 / 3 == Approx(full["step_time_s"].get<double>()).epsilon(2e-3));
 }
 
+TEST_CASE("train: exposed pp is what the sends add to the step, 2 (p - 1) sends under gpipe") {
+  // Uniform stages: gpipe's span is (m + p - 1)(f + b) + 2 (p - 1) sends (pipeline_schedule_test).
+  const json r = train({"--topology", "switch:4", "--pp", "4", "--global-batch", "8", "--seq-len", "512",
+                        "--schedule", "gpipe", "--set", "link_bandwidth=1e9"});
+  double send = 0;
+  for (const json& c : r["collectives"])
+    if (c["kind"] == "pp") send = c["time_s"].get<double>();
+  REQUIRE(send > 1e-4);
+  CHECK(r["exposed_comm_s"]["pp"].get<double>() == Approx(2 * 3 * send).epsilon(1e-9));
+}
+
 TEST_CASE(
     "train: a 1f1b pipeline of uniform stages idles (p - 1) / (m + p - 1), interleaved (p - 1) / (v m + p - "
     "1)") {
@@ -72,6 +83,7 @@ TEST_CASE(
   const json one = with({"--schedule", "1f1b"});
   CHECK(one["layout"]["micro_batches"] == 8);
   CHECK(one["bubble_fraction"].get<double>() == Approx(3.0 / 11).epsilon(1e-3));
+  CHECK(one["exposed_comm_s"]["pp"].get<double>() == Approx(0).margin(1e-9));  // the bubble is not a send
   const json inter = with({"--schedule", "interleaved", "--vp", "2"});
   CHECK(inter["bubble_fraction"].get<double>() == Approx(3.0 / 19).epsilon(1e-3));
   CHECK(inter["step_time_s"].get<double>() < one["step_time_s"].get<double>());
