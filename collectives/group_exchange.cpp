@@ -170,31 +170,37 @@ void run_exchanges(Chip& me, const std::vector<const GroupExchange*>& exchanges,
 double exchanges_time(const CostInput& in, const std::vector<GroupExchange>& exchanges, HierarchicalOp op,
                       bool ring, const std::vector<std::uint64_t>& slot_bytes) {
   const bool reduce = op == HierarchicalOp::kReduceScatter;
-  auto block_bytes = [&](const std::vector<int>& block) {
-    std::uint64_t sum = 0;
-    for (int s : block) sum += slot_bytes[s];
-    return sum;
+  auto blocks_bytes = [&](const GroupExchange& e) {  // each block's bytes, summed once per exchange
+    std::vector<std::uint64_t> bytes;
+    for (const auto& block : e.blocks) {
+      bytes.push_back(0);
+      for (int s : block) bytes.back() += slot_bytes[s];
+    }
+    return bytes;
   };
   if (ring) {
     std::vector<std::vector<RoundTransfer>> rounds;
     int base = 0;  // a chip's exchanges run one after the other: number their rounds apart
     for (const GroupExchange& e : exchanges) {
+      const std::vector<std::uint64_t> bytes = blocks_bytes(e);
       exchange_rounds(e, op, true, [&](int s, int src, int dst, int block) {
         if (static_cast<int>(rounds.size()) <= base + s) rounds.resize(base + s + 1);
-        rounds[base + s].push_back({src, dst, block_bytes(e.blocks[block]), reduce});
+        rounds[base + s].push_back({src, dst, bytes[block], reduce});
       });
       base += static_cast<int>(e.members.size()) - 1;
     }
     return rounds_time(in, static_cast<int>(rounds.size()),
-                       [&](int k, std::vector<RoundTransfer>& out) { out = rounds[k]; });
+                       [&](int k, std::vector<RoundTransfer>& out) { out.swap(rounds[k]); });  // each once
   }
   std::map<std::pair<int, int>, std::uint64_t> flows;
   std::vector<std::uint64_t> reduced(in.p, 0);
-  for (const GroupExchange& e : exchanges)
+  for (const GroupExchange& e : exchanges) {
+    const std::vector<std::uint64_t> bytes = blocks_bytes(e);
     exchange_rounds(e, op, false, [&](int, int src, int dst, int block) {
-      flows[{src, dst}] += block_bytes(e.blocks[block]);
-      if (reduce) reduced[dst] += block_bytes(e.blocks[block]);
+      flows[{src, dst}] += bytes[block];
+      if (reduce) reduced[dst] += bytes[block];
     });
+  }
   if (flows.empty()) return 0;
   return concurrent_flows_time(in, flows) + in.reduce_time(*std::max_element(reduced.begin(), reduced.end()));
 }
