@@ -10,6 +10,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = ["run", "--size", "1GiB", "--format", "json"]
+RUN_1K = ["run", "--size", "1KiB", "--format", "json", "--no-link-stats", "--collective", "allreduce"]
 POINT_TIMES = "/tmp/ultrasim-bench-point-times.jsonl"
 # Issue 18's MoE layer on trn3 with the random router (add --zipf S and --seed N).
 MOE = ["moe", "--topology", "trn3", "--experts", "256", "--top-k", "8", "--tokens-per-chip", "256", "--hidden",
@@ -153,6 +154,26 @@ SCENARIOS = [
                                                       "deepseek-v3", "--pp", "8", "--ep", "16", "--global-batch",
                                                       "2304", "--seq-len", "4096", "--precision", "mxfp8",
                                                       "--recompute", "selective", "--format", "json"], 60, None, 1),
+    # Issue 55 at Llama 3's scale: the 405B step on 8,192 H100s (tp 8 x pp 16 x dp 64), which set-up kept out
+    # of reach before (routes of every chip pair: 30 GiB estimated).
+    ("train llama3-405b cluster:1024:hgx-h100 8,192 chips", ["train", "--topology", "cluster:1024:hgx-h100",
+                                                             "--model", "llama3-405b", "--tp", "8", "--pp", "16",
+                                                             "--global-batch", "2048", "--seq-len", "8192",
+                                                             "--zero", "2", "--set", "nic_bandwidth=50e9",
+                                                             "--format", "json"], None, None, 1),
+    # Issue 56, set-up: the summary (diameter, bisection) and a 1 KiB all-reduce on UltraClusters of 576-2,304
+    # chips, and a 2,304-chip ring (targets: cluster:16:trn3 0.5 s; its all-reduce 1 s and 300 MB; ring 1 s).
+    ("topology cluster:4:trn3", ["topology", "cluster:4:trn3"], None, None),
+    ("topology cluster:8:trn3", ["topology", "cluster:8:trn3"], None, None),
+    ("topology cluster:16:trn3", ["topology", "cluster:16:trn3"], 0.5, None),
+    ("topology ring:2304", ["topology", "ring:2304"], 1, None),
+    ("hierarchical allreduce 1KiB cluster:8:trn3", RUN_1K + ["--topology", "cluster:8:trn3", "--algorithm",
+                                                             "hierarchical"], None, None),
+    ("hierarchical allreduce 1KiB cluster:16:trn3", RUN_1K + ["--topology", "cluster:16:trn3", "--algorithm",
+                                                              "hierarchical"], 1, 300),
+    ("ring allreduce 1KiB cluster:16:trn3", RUN_1K + ["--topology", "cluster:16:trn3", "--algorithm", "ring"],
+     None, None),
+    ("ring allreduce 1KiB ring:2304", RUN_1K + ["--topology", "ring:2304", "--algorithm", "ring"], None, None),
     ("chakra trn3 144 ranks 32 layers overlapped", CHAKRA, None, None),
     ("chakra trn3 144 ranks 32 layers serial", CHAKRA + ["--streams", "serial"], None, None),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
