@@ -192,6 +192,16 @@ const Routes::Tree& Routes::tree_to(Vertex from, Vertex to) const {
   return *trees_[from];
 }
 
+// Label-setting search. The frontier pops the smallest (label, vertex), exact ties broken by vertex id,
+// so results are deterministic; an entry superseded by a better label for its vertex is skipped. A vertex
+// that relays nothing (a chip that does not forward) never enters the frontier: it only collects its best
+// label and ties, which are final once every relay is done (a relay popped after it could only offer a
+// route with more hops), so the frontier holds switches and forwarding chips only.
+// With a target, the search stops once the frontier's best is no better than the target's label: every
+// later pop offers only worse routes, so the target's route, its ties and every vertex they cross are
+// final, and the pops so far are the whole search's first ones. Looking for the nearest chip, it stops
+// once the frontier's latency is over the least chip latency labelled so far by more than the labels'
+// tolerance allows a later route to tie or undercut it: the least latency is then the whole tree's.
 double Routes::search(Vertex from, Stop stop, Vertex to) const {
   const Graph& g = topology_.graph();
   const std::size_t n = boost::num_vertices(g);
@@ -205,16 +215,6 @@ double Routes::search(Vertex from, Stop stop, Vertex to) const {
   auto touch = [&st](Vertex v) { st.touched.push_back(v); };
   touch(from);
   label[from].latency = 0;
-  // Label-setting search. The frontier pops the smallest (label, vertex), exact ties broken by vertex id,
-  // so results are deterministic; an entry superseded by a better label for its vertex is skipped. A vertex
-  // that relays nothing (a chip that does not forward) never enters the frontier: it only collects its best
-  // label and ties, which are final once every relay is done (a relay popped after it could only offer a
-  // route with more hops), so the frontier holds switches and forwarding chips only.
-  // With a target, the search stops once the frontier's best is no better than the target's label: every
-  // later pop offers only worse routes, so the target's route, its ties and every vertex they cross are
-  // final, and the pops so far are the whole search's first ones. Looking for the nearest chip, it stops
-  // once the frontier's latency is over the least chip latency labelled so far by more than the labels'
-  // tolerance allows a later route to tie or undercut it: the least latency is then the whole tree's.
   struct Entry {
     std::uint32_t label;  // its label when pushed, in `pushed` (small entries: the heap moves them a lot)
     std::uint32_t version;
@@ -275,20 +275,27 @@ double Routes::search(Vertex from, Stop stop, Vertex to) const {
       }
     }
   }
+  return settle(from, stop, to);
+}
+
+double Routes::settle(Vertex from, Stop stop, Vertex to) const {
+  Search& st = *search_;
+  const Graph& g = topology_.graph();
   if (stop == Stop::kNearestChip) {  // the labels now final: some may have moved up within the tolerance
-    nearest = std::numeric_limits<double>::infinity();
+    double nearest = std::numeric_limits<double>::infinity();
     for (Vertex v : st.touched)
-      if (is_chip(v)) nearest = std::min(nearest, label[v].latency);
+      if (v != from && g[v].kind == NodeKind::kChip && g[v].rank >= 0)
+        nearest = std::min(nearest, st.label[v].latency);
     return nearest;
   }
   // Vertices that relay nothing are settled now: every of them (the whole tree), or the target.
   for (Vertex v : stop == Stop::kAtTarget ? std::vector<Vertex>{to} : st.touched)
-    if (!tree->reached[v] && !std::isinf(label[v].latency)) {
-      tree->reached[v] = 1;
-      tree->latency[v] = label[v].latency;
-      tree->hops[v] = label[v].hops;
+    if (!st.tree.reached[v] && !std::isinf(st.label[v].latency)) {
+      st.tree.reached[v] = 1;
+      st.tree.latency[v] = st.label[v].latency;
+      st.tree.hops[v] = st.label[v].hops;
     }
-  return nearest;
+  return std::numeric_limits<double>::infinity();
 }
 
 std::optional<Path> Routes::find(Vertex from, Vertex to) const {

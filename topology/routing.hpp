@@ -155,6 +155,9 @@ class Routes {
   // (kNearestChip); returns, for kNearestChip, that chip's route latency (infinite if none).
   enum class Stop { kWhole, kAtTarget, kNearestChip };
   double search(Vertex from, Stop stop, Vertex to = 0) const;
+  // The end of search(): settles what relays nothing (the target, or every vertex of a whole tree), or
+  // returns the nearest chip's latency, from search_'s final labels.
+  double settle(Vertex from, Stop stop, Vertex to) const;
 
   const Topology& topology_;
   std::vector<char> down_;  // per link: avoided (failed); empty: every link is up
