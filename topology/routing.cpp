@@ -14,7 +14,7 @@
 #include "topology/base/suggest.hpp"
 
 namespace ultrasim {
-namespace {
+namespace routing_labels {  // named, not anonymous: Routes::Search holds labels
 
 // A route's cost, compared lexicographically: latency (equal within a relative 1e-9, so that sums of
 // the same latencies in another order tie), hops, then the tiers crossed in order.
@@ -31,6 +31,13 @@ bool better(const Label& x, const Label& y) {
   if (x.hops != y.hops) return x.hops < y.hops;
   return x.tiers < y.tiers;
 }
+
+}  // namespace routing_labels
+
+using routing_labels::better;
+using routing_labels::Label;
+
+namespace {
 
 Path finish_path(const Topology& topology, std::vector<Vertex> vertices, std::vector<Hop> hops) {
   Path path;
@@ -136,7 +143,6 @@ struct Routes::Search {
   std::vector<std::uint32_t> version;
   std::vector<Vertex> touched;  // vertices whose entries may differ from the defaults
   std::vector<Label> pushed;    // the labels entries were pushed with, kept for their storage
-  bool whole = false;           // the last search built the whole tree
   explicit Search(std::size_t n) : label(n), version(n, 0) {
     tree.parent_link.assign(n, -1);
     tree.parent.assign(n, 0);
@@ -180,16 +186,14 @@ const Routes::Tree& Routes::tree(Vertex from) const {
 }
 
 const Routes::Tree& Routes::tree_to(Vertex from, Vertex to) const {
-  // Targeted searches from one source stop early; once they have touched half as many vertices as the
-  // graph has, the whole tree (one more search) is cheaper than going on: at most 1.5 times its work. A
-  // search that reaches half the graph itself goes on to the whole tree (a star's first search does).
-  const std::size_t n = boost::num_vertices(topology_.graph());
-  if (trees_[from] || 2 * searched_[from] >= n) return tree(from);
+  // Targeted searches from one source stop early; once they have touched as many vertices as the graph
+  // has, the whole tree (one more search, kept) is cheaper than going on: at most twice its work where
+  // every pair is routed. A search that touches much of the graph need not be near its end (a rail
+  // switch labels a chip of every node, and popping them all is the work), so none goes on by itself.
+  if (trees_[from] || searched_[from] >= boost::num_vertices(topology_.graph())) return tree(from);
   search(from, Stop::kAtTarget, to);
   searched_[from] += search_->touched.size();
-  if (!search_->whole) return search_->tree;
-  trees_[from] = std::make_unique<Tree>(search_->tree);  // it went on to the whole tree: keep it
-  return *trees_[from];
+  return search_->tree;
 }
 
 // Label-setting search. The frontier pops the smallest (label, vertex), exact ties broken by vertex id,
@@ -208,7 +212,6 @@ double Routes::search(Vertex from, Stop stop, Vertex to) const {
   if (!search_) search_ = std::make_unique<Search>(n);
   Search& st = *search_;
   st.reset();
-  st.whole = stop == Stop::kWhole;
   Tree* tree = &st.tree;
   std::vector<Label>& label = st.label;
   std::vector<std::uint32_t>& version = st.version;
@@ -239,7 +242,6 @@ double Routes::search(Vertex from, Stop stop, Vertex to) const {
   double nearest = std::numeric_limits<double>::infinity();  // least chip latency labelled so far
   while (!frontier.empty()) {
     const Label& top = pushed[frontier.top().label];
-    if (stop == Stop::kAtTarget && 2 * st.touched.size() >= n) stop = Stop::kWhole, st.whole = true;
     if (stop == Stop::kAtTarget && !better(top, label[to])) break;
     if (stop == Stop::kNearestChip && top.latency > nearest * (1 + 1e-8)) break;
     const Vertex u = frontier.top().v;
