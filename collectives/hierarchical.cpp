@@ -80,7 +80,7 @@ class Hierarchical : public Algorithm {
     for (int r = 0; r < p; ++r) chips[r] = chip(r);
     const std::lock_guard<std::mutex> lock(mutex_);
     if (!plan_ || plan_chips_ != chips) {
-      plan_ = std::make_shared<const ExchangePlan>(make_groups(groups_, p, member_labels(labels_, p, chip)));
+      plan_ = std::make_shared<const ExchangePlan>(groups(p, chip));
       plan_chips_ = std::move(chips);
     }
     return plan_;
