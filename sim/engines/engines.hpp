@@ -43,13 +43,15 @@ const std::vector<EngineEntry>& engine_table();
 const EngineEntry& engine_entry(Engine engine);
 
 // Of two engines that computed parts of one result, the one the result names: the least exact, in the
-// order contention-free, flow, SimGrid, fast (a result that used the fast engine anywhere says so).
+// order contention-free, flow, SimGrid, fast, matrix (a result that used an approximate engine anywhere
+// says so).
 Engine least_exact(Engine a, Engine b);
 
 // The engines' own functions, one per row.
 EngineOutcome run_contention_free(const Machine& machine, Program& program, const RunOptions& options);
 EngineOutcome run_flow(const Machine& machine, Program& program, const RunOptions& options);
 EngineOutcome run_fast(const Machine& machine, Program& program, const RunOptions& options);
+EngineOutcome run_matrix(const Machine& machine, Program& program, const RunOptions& options);
 EngineOutcome run_simgrid(const Machine& machine, Program& program, const RunOptions& options);
 
 }  // namespace ultrasim

@@ -9,6 +9,7 @@ const std::vector<EngineName>& engine_names() {
                                              {Engine::kContentionFree, "contention-free"},
                                              {Engine::kFlow, "flow"},
                                              {Engine::kFast, "fast"},
+                                             {Engine::kMatrix, "matrix"},
                                              {Engine::kSimGrid, "simgrid"}};
   return names;
 }

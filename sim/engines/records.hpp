@@ -45,7 +45,7 @@ struct ComputeRecord {
 // engine with rates re-solved once per window instead of at every flow end, within a documented error.
 // `auto` tries contention-free, then RunOptions::contended when the proof fails, and SimGrid when the run
 // needs what only SimGrid models (in-switch reduction, link faults, a platform file, settings).
-enum class Engine { kAuto, kSimGrid, kContentionFree, kFlow, kFast };
+enum class Engine { kAuto, kSimGrid, kContentionFree, kFlow, kFast, kMatrix };
 // Their names, in the table's order (engines.hpp: each row is named from here): what --engine, a workload
 // file's "engine" and a result's "engine" say. Read without the engines themselves (records.cpp), so that
 // a reader of options (the fuzzers') can check an engine's name.

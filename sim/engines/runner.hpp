@@ -23,13 +23,20 @@ namespace ultrasim {
 // waiting); InputError for a bad platform file or faults the chosen engine cannot model.
 SimResult simulate(const Machine& machine, Program& program, const RunOptions& options);
 
-// --check-engine N: N of a workload's exchanges run on the fast and on the exact flow engine, and the
-// largest relative difference of their times, so that a user can check the fast engine on their fabric.
+// The approximate engine for a program where thousands of exchanges are simulated: the traffic-matrix
+// engine for a chain of all-to-allv exchanges (Program::matrix_form), the fast engine otherwise. What
+// auto runs when RunOptions::contended is fast, and what --check-engine checks.
+Engine approximate_engine(const Program& program);
+
+// --check-engine N: N of a workload's exchanges run on their approximate engine (approximate_engine: fast,
+// or matrix) and on the exact flow engine, and the largest relative difference of their times, so that a
+// user can check the approximate engine on their fabric.
 struct EngineCheck {
+  Engine engine = Engine::kFast;  // the approximate engine checked (the least exact, if several)
   int exchanges = 0;
   double max_rel_diff = 0;  // |fast - exact| / exact, the largest
   std::string worst;        // the exchange it was found on
-  double worst_fast_s = 0, worst_exact_s = 0;
+  double worst_fast_s = 0, worst_exact_s = 0;  // the approximate engine's time, the flow engine's
   // Runs `program` on `machine` on both engines (records off) and keeps the difference of their times.
   void add(const std::string& what, const Machine& machine, Program& program);
 };

@@ -22,6 +22,7 @@
 #include "collectives/algorithm.hpp"
 #include "collectives/collective.hpp"
 #include "collectives/stack.hpp"
+#include "collectives/traffic_matrix.hpp"
 #include "collectives/transport.hpp"
 #include "sim/machine/faults.hpp"
 #include "topology/base/params.hpp"
@@ -94,6 +95,19 @@ Machine select_chips(const Machine& whole, int first, int last, bool posts_to_al
 // are): InputError "--check-engine N: ..." unless 1 <= N <= available.
 void check_engine_count(int n, int available, const std::string& what);
 
+// A program that is a chain of all-to-allv exchanges (an MoE layer: dispatch, expert compute, combine), in
+// the form the traffic-matrix engine prices without running the chips (sim/engines/matrix/): chip r
+// sends row r of phase 0's matrix at its start, and row r of phase k + 1's once every byte phase k sent
+// it has arrived, plus `gap_s[r]` of its own work (its compute between the phases, which stragglers
+// stretch). A chip has finished when the last phase's bytes have reached it and every byte it sent has
+// left. The matrices are the program's own (they outlive the run).
+struct MatrixPhase {
+  const TrafficMatrix* matrix = nullptr;
+  int step = 0;               // the records' step label
+  std::vector<double> gap_s;  // per chip, s, before it sends this phase (empty: none)
+  std::string gap_what;       // what that work is, for the compute records
+};
+
 class Program {
  public:
   virtual ~Program() = default;
@@ -107,6 +121,12 @@ class Program {
   // Why the program cannot run while links fail (link-down, switch-down), as the error says it; empty if
   // it can.
   virtual std::string link_fault_refusal() const { return {}; }
+  // The program as a chain of exchanges (MatrixPhase), or empty if it is none: the traffic-matrix
+  // engine then declines it, naming `matrix_refusal()`.
+  virtual std::vector<MatrixPhase> matrix_form() const { return {}; }
+  virtual std::string matrix_refusal() const {
+    return "it runs only chains of all-to-allv exchanges (MoE layers), not this program";
+  }
 };
 
 }  // namespace ultrasim

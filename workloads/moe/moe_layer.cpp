@@ -71,6 +71,18 @@ std::unique_ptr<MoeLayer> make_moe_layer(const MoeRouting& routing, const MoeCon
                                     combine_matrix(routing, config.hidden, sizes.combine));
 }
 
+std::vector<MatrixPhase> MoeLayer::matrix_form() const {
+  if (chunks_ != 1) return {};
+  std::vector<double> experts;
+  for (const auto& chip : compute_s_) experts.push_back(chip.front());
+  return {MatrixPhase{&dispatch_, 0, {}, {}}, MatrixPhase{&combine_, 1, std::move(experts), "experts"}};
+}
+
+std::string MoeLayer::matrix_refusal() const {
+  return "a layer of " + std::to_string(chunks_) +
+         " micro-chunks overlaps its phases; it prices one chunk's dispatch, compute and combine only";
+}
+
 double MoeLayer::model_s(const CostInput& in) const {
   double slowest = 0;
   for (const auto& chip : compute_s_) {

@@ -35,6 +35,9 @@ class MoeLayer : public Program {
   Verdict verdict() const override;
   // On the machine's α and β (`in`: its routes, p = the chip count; its bytes and traffic unused).
   double model_s(const CostInput& in) const;
+  // Dispatch, then the experts' compute and combine (one micro-chunk only; empty otherwise).
+  std::vector<MatrixPhase> matrix_form() const override;
+  std::string matrix_refusal() const override;
   int micro_chunks() const { return chunks_; }
   const TrafficMatrix& dispatch() const { return dispatch_; }
   const TrafficMatrix& combine() const { return combine_; }

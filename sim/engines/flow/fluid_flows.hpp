@@ -11,6 +11,13 @@
 // credited the rise over the time since the mean of the deferred ends, as if it had had it from then on.
 // The ends themselves stay exact for the rates in force. Cost: about ln(T / t0) / w solves per burst of
 // starts instead of one per end; error: results/engines (a few 0.1 % at w = 1 %).
+//
+// With a start window s > 0 as well (the traffic-matrix engine, sim/engines/matrix/, whose chips start
+// their combine at staggered times, each start a solve of everything in flight otherwise), a start less
+// than s x (now - the start of the busy period) after the last solve joins the next solve, due then, and
+// sends nothing until it: at that solve each new flow is credited its rate since its own start, and each
+// flow whose rate fell is debited the fall since the deferred starts' mean, as if the rates had held
+// from then.
 // Free of SimGrid; unit-tested on its own (test/sim/engines/flow/fluid_flows_test.cpp).
 #pragma once
 
@@ -27,8 +34,11 @@ namespace ultrasim {
 class FluidFlows {
  public:
   // `window`: 0 for exact max-min at every event; else the re-solve window above (a fraction, < 1).
-  explicit FluidFlows(std::vector<double> capacity, double window = 0)
-      : share_(std::move(capacity)), window_(window) {}
+  // `start_window`: 0 solves every start at once; else a start within start_window x the time since the
+  // flows in flight began (the busy period's start) of the last solve waits for that window's end
+  // (the traffic-matrix engine's staggered starts; see the class comment).
+  explicit FluidFlows(std::vector<double> capacity, double window = 0, double start_window = 0)
+      : share_(std::move(capacity)), window_(window), start_window_(start_window) {}
 
   // Starts, at `now` (not before the last event), `multiplicity` identical flows of `bytes` each over
   // `resources`. Returns the flow's id (ids of ended flows are reused).
@@ -67,6 +77,11 @@ class FluidFlows {
   double last_start_ = 0, due_at_ = 0;
   int deferred_ = 0;
   double deferred_ends_ = 0;  // summed
+  // The start window: starts whose solve is deferred, their summed times, when their solve is due.
+  const double start_window_;
+  double last_solve_ = 0, busy_since_ = 0, start_due_ = 0;
+  int deferred_starts_ = 0;
+  double deferred_start_sum_ = 0;
 };
 
 }  // namespace ultrasim

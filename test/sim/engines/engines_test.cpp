@@ -122,7 +122,7 @@ TEST_CASE("the engine is chosen by name, and SimGrid's own inputs need SimGrid")
   };
   expect_input_error(
       with({"--engine", "fsat"}),
-      "unknown engine 'fsat'; did you mean 'fast'? known: auto, contention-free, flow, fast, simgrid");
+      "unknown engine 'fsat'; did you mean 'fast'? known: auto, contention-free, flow, fast, matrix, simgrid");
   expect_input_error(with({"--engine", "fast", "--simgrid-cfg", "surf/precision:1e-9"}),
                      "--engine fast cannot use --platform or --simgrid-cfg");
   expect_input_error(with({"--engine", "contention-free", "--simgrid-cfg", "surf/precision:1e-9"}),
@@ -268,7 +268,7 @@ TEST_CASE("the engine option reads a name of the table into a text or an Engine 
   };
   const Option<Text> text = engine_option<Text>(&Text::engine, "as you like");
   const Option<Enum> id = engine_option<Enum>(&Enum::engine, "as you like");
-  CHECK(text.takes == "auto|contention-free|flow|fast|simgrid");
+  CHECK(text.takes == "auto|contention-free|flow|fast|matrix|simgrid");
   CHECK(text.meaning ==
         "what computes how transfers share the fabric (ultrasim list engines); auto: as you like");
   CHECK(text.default_text(Text{}) == "auto");
@@ -285,5 +285,5 @@ TEST_CASE("the engine option reads a name of the table into a text or an Engine 
   CHECK(t.engine == "fast");  // unchanged
   CHECK(engine_help("x") ==
         "what computes how transfers share the fabric (ultrasim list engines); auto: x "
-        "(auto|contention-free|flow|fast|simgrid; default auto)");
+        "(auto|contention-free|flow|fast|matrix|simgrid; default auto)");
 }

@@ -37,11 +37,11 @@ TEST_CASE("the engines are one table: each says what it computes, declines, its 
     CHECK(!e["description"].get<std::string>().empty());
     CHECK(!e["declines"].get<std::string>().empty());
     CHECK(!e["error"].get<std::string>().empty());
-    CHECK(e["exact"] == (e["name"] != "fast"));
+    CHECK(e["exact"] == (e["name"] != "fast" && e["name"] != "matrix"));
   }
-  CHECK(names == std::vector<std::string>{"auto", "contention-free", "flow", "fast", "simgrid"});
+  CHECK(names == std::vector<std::string>{"auto", "contention-free", "flow", "fast", "matrix", "simgrid"});
   CHECK(engines[2]["bytes_per_flow"] == 768);
-  CHECK(engines[4]["bytes_per_flow"] == 2048);
+  CHECK(engines[5]["bytes_per_flow"] == 2048);
 }
 
 TEST_CASE("the fast engine gives the flow engine's MoE layer within 0.5 % and says it ran, with its error") {
@@ -58,23 +58,25 @@ TEST_CASE("the fast engine gives the flow engine's MoE layer within 0.5 % and sa
   // The same inputs, the same bytes out.
   CHECK(run_cli(moe_layer("fast")).out == run_cli(moe_layer("fast")).out);
 
-  SECTION("--check-engine reports that difference, on the exchange it ran") {
+  SECTION("--check-engine reports the difference of the layer's approximate engine (matrix), on the layer") {
+    const double m = json_of(moe_layer("matrix"))["layer_time_s"];
     const CliResult r = run_cli(moe_layer("flow", {"--check-engine", "1"}));
     REQUIRE(r.status == 0);
     const auto check = nlohmann::json::parse(r.out)["engine_check"];
     CHECK(check["exchanges"] == 1);
+    CHECK(check["engine"] == "matrix");
     CHECK(check["worst"] == "the layer of batch 0");
     CHECK(check["worst_exact_s"].get<double>() == Approx(t).epsilon(1e-12));
-    CHECK(check["worst_fast_s"].get<double>() == Approx(f).epsilon(1e-12));
-    CHECK(check["max_rel_diff"].get<double>() == Approx(std::abs(f - t) / t).epsilon(1e-9));
-    CHECK(r.err.find("ultrasim: engine check: fast against flow on 1 exchange(s): largest difference") == 0);
+    CHECK(check["worst_fast_s"].get<double>() == Approx(m).epsilon(1e-12));
+    CHECK(check["max_rel_diff"].get<double>() == Approx(std::abs(m - t) / t).epsilon(1e-9));
+    CHECK(r.err.find("ultrasim: engine check: matrix against flow on 1 exchange(s): largest difference") == 0);
   }
 }
 
-TEST_CASE("auto keeps a collective and one MoE layer exact and runs a tail of layers on the fast engine") {
+TEST_CASE("auto keeps a collective and one MoE layer exact and prices a tail of layers from their matrices") {
   CHECK(json_of(moe_layer("auto"))["engine"] == "flow");
   const auto tail = json_of(moe_layer("auto", {"--batches", "3"}));
-  CHECK(tail["engine"] == "fast");
+  CHECK(tail["engine"] == "matrix");
   const auto exact_tail = json_of(moe_layer("flow", {"--batches", "3"}));
   const auto fast_times = tail["batch_times_s"], exact_times = exact_tail["batch_times_s"];
   REQUIRE(fast_times.size() == exact_times.size());

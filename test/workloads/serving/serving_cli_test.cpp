@@ -5,6 +5,8 @@
 // placement move the tail the way they must, and what does not fit is refused.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -198,10 +200,11 @@ TEST_CASE("large-batch prefill is compute-bound: its compute is its FLOPs at pea
 }
 
 TEST_CASE("a serving step's MoE layers are ultrasim moe's, and its all-reduces ultrasim run's") {
-  // Under auto a contended layer runs on the fast engine (sim/README.md, engines): ultrasim moe's on it.
+  // Under auto a contended layer is priced from its matrices (sim/README.md, engines): ultrasim moe's on
+  // the matrix engine.
   const json r = serve_json({"--model", "deepseek-v3", "--batch", "144", "--phase", "decode", "--seed", "5"});
   REQUIRE(r["moe_layer_s"].size() == 58);
-  CHECK(r["engine"] == "fast");
+  CHECK(r["engine"] == "matrix");
   // ultrasim moe with trn3's chip profile (its defaults are the roofline's).
   CliResult list = run_cli({"list", "chips", "--format", "json"});
   REQUIRE(list.status == 0);
@@ -230,7 +233,7 @@ TEST_CASE("a serving step's MoE layers are ultrasim moe's, and its all-reduces u
                                   "--seed",
                                   std::to_string(5 + (static_cast<long>(layer) << 20)),
                                   "--engine",
-                                  "fast",
+                                  "matrix",
                                   "--format",
                                   "json"},
                                  trn3));
@@ -254,7 +257,7 @@ TEST_CASE("a serving step's MoE layers are ultrasim moe's, and its all-reduces u
   CHECK(d["parts_s"]["tp"].get<double>() == Approx(160 * alone["time_s"].get<double>()).epsilon(1e-12));
 }
 
-TEST_CASE("serve runs contended layers on the fast engine within 0.5 % of the exact one, and checks it") {
+TEST_CASE("serve prices contended layers on the matrix engine within 0.5 % of the exact one, and checks it") {
   // Four MoE layers of 16 experts (top-2) on eight chips, 256 tokens per chip: contended all-to-alls.
   const std::string model =
       temp_file("fast-model.json", R"({"layers": 4, "hidden": 1024, "vocab": 1000, "heads": 8,
@@ -263,8 +266,9 @@ TEST_CASE("serve runs contended layers on the fast engine within 0.5 % of the ex
                                       "--batch",    "2048",     "--phase",      "decode"};
   const json fast = serve_json(plus(base, {"--check-engine", "3"}));
   const json exact = serve_json(plus(base, {"--engine", "flow"}));
-  CHECK(fast["engine"] == "fast");
+  CHECK(fast["engine"] == "matrix");
   CHECK(fast["engine_error"].get<std::string>().find("p99") != std::string::npos);
+  CHECK(fast["engine_check"]["engine"] == "matrix");
   CHECK(exact["engine"] == "flow");
   CHECK(std::abs(fast["tpot_s"].get<double>() / exact["tpot_s"].get<double>() - 1) < 0.005);
   const json& check = fast["engine_check"];

@@ -93,3 +93,27 @@ TEST_CASE("with a 1 % window, processor sharing of 200 flows ends each within 1 
   CHECK(got[199] >= want[199]);  // conservative: capacity idles, none is invented
   CHECK(got[199] == Approx(want[199]).epsilon(0.01));
 }
+
+TEST_CASE("a start window defers a start to the window's end and credits it: one deferred start is exact") {
+  // A 10 B flow and a 1 B flow share a 2 B/s link from 0; the 1 B flow ends at 1 s (solved at once: no end
+  // window), the 10 B one then goes at 2 B/s. A 2 B flow starts at 1.2 s: exact, both at 1 B/s from then,
+  // it ends at 3.2 s and the 10 B flow (6.6 B left then) at 3.2 + 3.3 = 6.5 s. With a start window of
+  // 0.5, its solve waits until 1 + 0.5 x (1.2 - 0) = 1.6 s, an event of its own with no flow ending; there
+  // the new flow is credited its 1 B/s since 1.2 s and the 10 B flow debited its fall of 1 B/s since then:
+  // the exact ends again.
+  FluidFlows exact({2}), deferred({2}, 0, 0.5);
+  for (FluidFlows* f : {&exact, &deferred}) {
+    f->start(0, std::vector<int>{0}, 10);
+    f->start(0, std::vector<int>{0}, 1);
+    CHECK(f->end_next() == std::vector<int>{1});
+    CHECK(f->now() == 1);
+    f->start(1.2, std::vector<int>{0}, 2);
+  }
+  CHECK(deferred.next_end() == Approx(1.6).epsilon(1e-12));
+  CHECK(deferred.end_next().empty());  // the window's end: a solve, no flow ends
+  for (FluidFlows* f : {&exact, &deferred}) {
+    CHECK(f->next_end() == Approx(3.2).epsilon(1e-12));
+    CHECK(f->end_next() == std::vector<int>{1});  // the id of the ended 1 B flow, reused
+    CHECK(f->next_end() == Approx(6.5).epsilon(1e-12));
+  }
+}
