@@ -16,6 +16,9 @@ POINT_TIMES = "/tmp/ultrasim-bench-point-times.jsonl"
 MOE = ["moe", "--topology", "trn3", "--experts", "256", "--top-k", "8", "--tokens-per-chip", "256", "--hidden",
        "7168", "--ffn", "2048", "--router", "random", "--dispatch-dtype", "float8", "--combine-dtype",
        "bfloat16", "--format", "json"]
+# Issue 56's layer: DeepSeek-V3 (256 experts, top-8), 32 tokens per chip, random router (add --topology).
+MOE_UC = ["moe", "--experts", "256", "--top-k", "8", "--tokens-per-chip", "32", "--hidden", "7168", "--ffn", "2048",
+          "--router", "random", "--format", "json"]
 SWEEP = ["sweep", "--topology", "trn3", "--collective", "allreduce,alltoall", "--algorithm", "all",
          "--sizes", "1KiB:16GiB:x2"]  # 25 sizes
 # Issue 43: a Chakra training step on trn3's 144 ranks, 32 backward layers of 2 ms, each layer's 64 MiB
@@ -99,10 +102,10 @@ SCENARIOS = [
     # Serving (issue 20): one decode step of the DeepSeek-V3 shape on trn3 (EP over 144 chips, random
     # router, 32 tokens per chip, all 61 layers), and an 8-point batch frontier (one routed draw per layer
     # and point: 1 to 128 tokens per chip).
-    # Issue 39: auto runs the contended MoE layers on the fast engine; --engine flow is the exact one (the
-    # targets: 0.1 s on trn3, 0.2 s on nvl72; the exact engine no slower than before).
+    # Issue 39: auto runs the contended MoE layers on an approximate engine (issue 56: the traffic-matrix
+    # engine; 0.2 s on trn3 and nvl72 its targets); --engine flow is the exact one.
     ("serve deepseek-v3 trn3 decode 32 tokens/chip", ["serve", "--model", "deepseek-v3", "--batch", "4608",
-                                                      "--phase", "decode", "--format", "json"], 0.1, None, 1),
+                                                      "--phase", "decode", "--format", "json"], 0.2, None, 1),
     ("serve deepseek-v3 trn3 decode 32 tokens/chip exact", ["serve", "--model", "deepseek-v3", "--batch", "4608",
                                                             "--phase", "decode", "--engine", "flow", "--format",
                                                             "json"], None, None, 1),
@@ -174,6 +177,20 @@ SCENARIOS = [
     ("ring allreduce 1KiB cluster:16:trn3", RUN_1K + ["--topology", "cluster:16:trn3", "--algorithm", "ring"],
      None, None),
     ("ring allreduce 1KiB ring:2304", RUN_1K + ["--topology", "ring:2304", "--algorithm", "ring"], None, None),
+    # Issue 56, the traffic-matrix engine: the DeepSeek-V3 layer (32 tokens per chip, random router) on
+    # 144-2,304 chips priced from its matrices (targets: 1,152 chips 0.5 s / 200 MB, 2,304 chips 2 s), the
+    # fast engine on the same 1,152-chip layer, and a decode step on the fast engine beside auto's (matrix).
+    *[(f"moe layer {name} matrix", MOE_UC + ["--topology", topo, "--engine", "matrix"], target, mib, 3 if k < 16 else 1)
+      for k, name, topo, target, mib in ((1, "trn3 144 chips", "trn3", None, None),
+                                         (2, "cluster:2:trn3 288 chips", "cluster:2:trn3", None, None),
+                                         (4, "cluster:4:trn3 576 chips", "cluster:4:trn3", None, None),
+                                         (8, "cluster:8:trn3 1,152 chips", "cluster:8:trn3", 0.5, 200),
+                                         (16, "cluster:16:trn3 2,304 chips", "cluster:16:trn3", 2, None))],
+    ("moe layer cluster:8:trn3 1,152 chips fast", MOE_UC + ["--topology", "cluster:8:trn3", "--engine", "fast"],
+     None, None, 1),
+    ("serve deepseek-v3 trn3 decode 32 tokens/chip fast", ["serve", "--model", "deepseek-v3", "--batch", "4608",
+                                                           "--phase", "decode", "--engine", "fast", "--format",
+                                                           "json"], None, None, 1),
     ("chakra trn3 144 ranks 32 layers overlapped", CHAKRA, None, None),
     ("chakra trn3 144 ranks 32 layers serial", CHAKRA + ["--streams", "serial"], None, None),
     # Every all-reduce and all-to-all algorithm x 25 sizes (1 KiB - 16 GiB) on trn3, one process per point,
