@@ -43,13 +43,14 @@ const std::vector<EngineEntry>& engine_table() {
        "against the flow engine on results/engines' 250 points: p99 0.18 %, worst 0.24 % of the time",
        kFlowEngineFlowCost.bytes_per_flow, false, run_fast},
       {Engine::kMatrix, engine_name(Engine::kMatrix),
-       "an MoE layer priced from its traffic matrices: every pair's message a flow at the fast engine's "
-       "max-min rates, without the chips' programs or fibers",
-       "what is not a chain of all-to-allv exchanges (collectives, training, Chakra; micro-chunked MoE layers), "
-       "link faults, --platform, --simgrid-cfg",
+       "an MoE layer or a direct all-to-all(v) priced from its traffic matrices: every pair's message a flow "
+       "at "
+       "the fast engine's max-min rates, without the chips' programs or fibers",
+       "what is not a chain of all-to-allv exchanges (collectives other than direct all-to-all(v), training, "
+       "Chakra; micro-chunked MoE layers), link faults, --platform, --simgrid-cfg",
        "against the flow engine on results/engines' 136 MoE layers and decode steps: layer p99 0.89 %, worst "
-       "0.91 %; dispatch or combine alone p99 1.04 %", kFlowEngineFlowCost.bytes_per_flow, false,
-       run_matrix},
+       "0.91 %; dispatch or combine alone p99 1.04 %",
+       kFlowEngineFlowCost.bytes_per_flow, false, run_matrix},
       {Engine::kSimGrid, engine_name(Engine::kSimGrid),
        "SimGrid 3.32's CM02 max-min model, one actor per chip and per switch: the reference",
        "nothing (one simulation per process: serve runs many, and refuses it)", "the reference",

@@ -64,7 +64,8 @@ SimResult simulate(const Machine& machine, Program& program, const RunOptions& o
                      "switch-down, degrade) yet; use auto or simgrid");
   }
   if (asked == Engine::kMatrix && program.matrix_form().empty())
-    throw InputError("--engine matrix cannot run this: " + program.matrix_refusal() + "; use auto, flow or fast");
+    throw InputError("--engine matrix cannot run this: " + program.matrix_refusal() +
+                     "; use auto, flow or fast");
   if (asked == Engine::kSimGrid || simgrid_only) return *run_on(Engine::kSimGrid, machine, program, options);
   if (asked != Engine::kAuto) return *run_on(asked, machine, program, options);
   logger().debug("auto: trying the contention-free engine ({} chips)", machine.p());
@@ -78,7 +79,8 @@ SimResult simulate(const Machine& machine, Program& program, const RunOptions& o
   // A failed run (a chip's error, a deadlock) is reported by SimGrid in its own words.
   // Where thousands of exchanges are simulated, a chain of all-to-allv exchanges (an MoE layer) is
   // priced from its traffic matrices.
-  const Engine contended = options.contended == Engine::kFast ? approximate_engine(program) : options.contended;
+  const Engine contended =
+      options.contended == Engine::kFast ? approximate_engine(program) : options.contended;
   if (!outcome.failed || !options.simgrid_fallback)
     if (auto result = run_on(contended, machine, program, options)) return std::move(*result);
   if (!options.simgrid_fallback)

@@ -34,8 +34,8 @@ Engine approximate_engine(const Program& program);
 struct EngineCheck {
   Engine engine = Engine::kFast;  // the approximate engine checked (the least exact, if several)
   int exchanges = 0;
-  double max_rel_diff = 0;  // |fast - exact| / exact, the largest
-  std::string worst;        // the exchange it was found on
+  double max_rel_diff = 0;                     // |fast - exact| / exact, the largest
+  std::string worst;                           // the exchange it was found on
   double worst_fast_s = 0, worst_exact_s = 0;  // the approximate engine's time, the flow engine's
   // Runs `program` on `machine` on both engines (records off) and keeps the difference of their times.
   void add(const std::string& what, const Machine& machine, Program& program);

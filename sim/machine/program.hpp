@@ -125,7 +125,9 @@ class Program {
   // engine then declines it, naming `matrix_refusal()`.
   virtual std::vector<MatrixPhase> matrix_form() const { return {}; }
   virtual std::string matrix_refusal() const {
-    return "it runs only chains of all-to-allv exchanges (MoE layers), not this program";
+    return "it prices exchanges of a traffic matrix (MoE layers, direct all-to-all and all-to-allv), not "
+           "this "
+           "program";
   }
 };
 

@@ -50,6 +50,37 @@ Verdict CollectiveProgram::verdict() const {
   return verdict;
 }
 
+// Why it is no single exchange (empty: it is one).
+std::string CollectiveProgram::matrix_refusal() const {
+  const CollectiveKind kind = job_.collective->kind;
+  if ((kind != CollectiveKind::kAlltoall && kind != CollectiveKind::kAlltoallv) ||
+      job_.entry->name != "direct")
+    return "it prices exchanges of a traffic matrix (MoE layers, direct all-to-all and all-to-allv), not " +
+           job_.collective->name + " " + job_.entry->name;
+  if (!job_.groups.members.empty())
+    return "it prices one exchange on every chip, not one per group (--groups)";
+  if (kind == CollectiveKind::kAlltoall && job_.job.bytes < static_cast<std::uint64_t>(job_.p()))
+    return "an all-to-all of fewer bytes than chips sends empty messages, which cost their latency";
+  return {};
+}
+
+std::vector<MatrixPhase> CollectiveProgram::matrix_form() const {
+  if (!matrix_refusal().empty()) return {};
+  const int p = job_.p();
+  const TrafficMatrix* matrix = job_.traffic && !job_.traffic->is_uniform() ? job_.traffic.get() : nullptr;
+  if (!matrix && !matrix_) {  // what each chip's layout sends each other (slot j: its part for chip j)
+    std::vector<std::vector<std::uint64_t>> rows(p);
+    for (int r = 0; r < p; ++r) {
+      Layout layout = make_layout(job_.collective->kind, job_.job.bytes, p, job_.algorithm->chunks(p), r,
+                                  job_.traffic.get());
+      rows[r].assign(layout.slot_bytes.begin(), layout.slot_bytes.begin() + p);
+    }
+    matrix_ = std::make_unique<TrafficMatrix>(rows);
+  }
+  const double launch = job_.protocol.launch_for(job_.entry->name);
+  return {MatrixPhase{matrix ? matrix : matrix_.get(), 0, std::vector<double>(p, launch), "launch"}};
+}
+
 std::string CollectiveProgram::link_fault_refusal() const {
   if (job_.entry->name != "switch-reduce") return {};
   return "link-down and switch-down faults cannot run with switch-reduce (its chip-switch routes are fixed); "

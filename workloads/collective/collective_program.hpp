@@ -19,10 +19,15 @@ class CollectiveProgram : public Program {
   Verdict verdict() const override;
   // switch-reduce: its chip-switch routes are fixed.
   std::string link_fault_refusal() const override;
+  // A direct all-to-all or all-to-allv on every chip is one exchange of its matrix, after the stack's
+  // launch latency (the traffic-matrix engine prices it); nothing else is.
+  std::vector<MatrixPhase> matrix_form() const override;
+  std::string matrix_refusal() const override;
 
  private:
   const PreparedJob& job_;
   std::vector<std::vector<Contribution>> finals_;  // per chip
+  mutable std::unique_ptr<TrafficMatrix> matrix_;  // the exchange's matrix, built by matrix_form()
 };
 
 }  // namespace ultrasim

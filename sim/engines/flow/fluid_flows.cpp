@@ -26,7 +26,7 @@ void FluidFlows::resolve() {
     const bool queued = ends_.contains(id);
     if (queued && rate == p.rate) continue;  // same rate: same end, nothing re-rounded
     // The flow sent at its previous rate since p.since; from now on at the new one.
-    const double adjust = !queued              ? rate * (now_ - p.since)  // 0 unless its start was deferred
+    const double adjust = !queued          ? rate * (now_ - p.since)  // 0 unless its start was deferred
                           : rate >= p.rate ? (rate - p.rate) * credit
                                            : (rate - p.rate) * debit;
     p.left = std::max(0.0, p.left - p.rate * (now_ - p.since) - adjust);

@@ -34,7 +34,8 @@ class MatrixEngine {
       for (int d = 0; d < p_; ++d) {
         Arrivals& in = arrivals(static_cast<int>(k), d);
         for (int s = 0; s < p_; ++s)
-          if (s != d && phases_[k].matrix->bytes(s, d) > 0) ++in.left, in.expected += phases_[k].matrix->bytes(s, d);
+          if (s != d && phases_[k].matrix->bytes(s, d) > 0)
+            ++in.left, in.expected += phases_[k].matrix->bytes(s, d);
       }
   }
 
@@ -206,9 +207,11 @@ SimResult MatrixEngine::run(Engine engine) {
         result_.verdict.first_error = "phase " + std::to_string(i / p_) + " chip" + std::to_string(i % p_) +
                                       ": received " + std::to_string(at_[i].received) + " bytes, expected " +
                                       std::to_string(at_[i].expected);
-  std::sort(result_.transfer_records.begin(), result_.transfer_records.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.start, a.src, a.dst, a.step, a.path) < std::tie(b.start, b.src, b.dst, b.step, b.path);
-  });
+  std::sort(result_.transfer_records.begin(), result_.transfer_records.end(),
+            [](const auto& a, const auto& b) {
+              return std::tie(a.start, a.src, a.dst, a.step, a.path) <
+                     std::tie(b.start, b.src, b.dst, b.step, b.path);
+            });
   return std::move(result_);
 }
 
@@ -219,7 +222,8 @@ constexpr double kMatrixWindow = 0.01;
 
 EngineOutcome simulate_matrix(const Machine& machine, const Program& program, bool record, double window,
                               Engine engine) {
-  if (machine.faults.touches_links()) return {std::nullopt, "link faults are modelled by the SimGrid engine only"};
+  if (machine.faults.touches_links())
+    return {std::nullopt, "link faults are modelled by the SimGrid engine only"};
   std::vector<MatrixPhase> phases = program.matrix_form();
   if (phases.empty()) return {std::nullopt, program.matrix_refusal()};
   for (const MatrixPhase& phase : phases)

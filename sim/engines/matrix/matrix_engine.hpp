@@ -14,7 +14,9 @@
 //
 // With window 0 its times are the flow engine's on the same program (a test holds them to 1e-9); the
 // engine's row runs with a re-solve window (fluid_flows.hpp) whose error is published in results/engines.
-// Declines what is not such a chain (collectives, training, Chakra, micro-chunked layers) and link faults.
+// A direct all-to-all or all-to-allv is one such exchange (workloads/collective/collective_program.cpp).
+// Declines what is not such a chain (other collectives, training, Chakra, micro-chunked layers) and link
+// faults.
 #pragma once
 
 #include "sim/engines/engines.hpp"

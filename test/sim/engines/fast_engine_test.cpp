@@ -69,7 +69,8 @@ TEST_CASE("the fast engine gives the flow engine's MoE layer within 0.5 % and sa
     CHECK(check["worst_exact_s"].get<double>() == Approx(t).epsilon(1e-12));
     CHECK(check["worst_fast_s"].get<double>() == Approx(m).epsilon(1e-12));
     CHECK(check["max_rel_diff"].get<double>() == Approx(std::abs(m - t) / t).epsilon(1e-9));
-    CHECK(r.err.find("ultrasim: engine check: matrix against flow on 1 exchange(s): largest difference") == 0);
+    CHECK(r.err.find("ultrasim: engine check: matrix against flow on 1 exchange(s): largest difference") ==
+          0);
   }
 }
 

@@ -12,10 +12,10 @@ using namespace ultrasim::test;
 namespace {
 
 std::vector<std::string> layer(const std::string& engine, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args{"moe",      "--topology", "trn3-gen1", "--experts", "64",     "--top-k",
-                                "4",        "--hidden",   "2048",      "--ffn",     "1024",   "--router",
-                                "random",   "--seed",     "3",         "--engine",  engine,   "--format",
-                                "json",     "--tokens-per-chip", "64"};
+  std::vector<std::string> args{
+      "moe",  "--topology", "trn3-gen1", "--experts",         "64",     "--top-k", "4", "--hidden",
+      "2048", "--ffn",      "1024",      "--router",          "random", "--seed",  "3", "--engine",
+      engine, "--format",   "json",      "--tokens-per-chip", "64"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -58,9 +58,57 @@ TEST_CASE("a tail of layers: auto prices it on the matrix engine, and --check-en
 TEST_CASE("--engine matrix on what is no chain of exchanges is refused before it runs, naming why") {
   expect_input_error({"run", "--topology", "trn3", "--collective", "allreduce", "--algorithm", "ring",
                       "--size", "1MiB", "--engine", "matrix"},
-                     "--engine matrix cannot run this: it runs only chains of all-to-allv exchanges (MoE "
-                     "layers), not this program; use auto, flow or fast");
+                     "--engine matrix cannot run this: it prices exchanges of a traffic matrix (MoE layers, "
+                     "direct all-to-all and all-to-allv), not allreduce ring; use auto, flow or fast");
   expect_input_error(layer("matrix", {"--micro-chunks", "2"}),
                      "--engine matrix cannot run this: a layer of 2 micro-chunks overlaps its phases; it "
                      "prices one chunk's dispatch, compute and combine only; use auto, flow or fast");
+}
+
+TEST_CASE(
+    "a direct all-to-all and all-to-allv are one exchange: the matrix engine gives the flow engine's time") {
+  auto time_of = [](std::vector<std::string> args, const std::string& engine) {
+    args.insert(args.end(), {"--engine", engine, "--format", "json", "--no-link-stats"});
+    const auto out = json_of(args);
+    CHECK(out["verified"] == true);
+    CHECK(out["engine"] == engine);
+    return out["time_s"].get<double>();
+  };
+  const std::vector<std::string> alltoall{"run",         "--topology", "clos:8x8", "--collective", "alltoall",
+                                          "--algorithm", "direct",     "--size",   "32MiB"};
+  CHECK(time_of(alltoall, "matrix") == Approx(time_of(alltoall, "flow")).epsilon(1e-9));
+  // A skewed matrix: 16 chips, entries of 0-4 x 64 KiB drawn by a fixed pattern.
+  std::string rows = "[";
+  for (int s = 0; s < 16; ++s) {
+    rows += s ? ",[" : "[";
+    for (int d = 0; d < 16; ++d)
+      rows += (d ? "," : "") + std::to_string(s == d ? 0 : ((s * 7 + d * 3) % 5) * 65536);
+    rows += "]";
+  }
+  const std::string file = temp_file("matrix-engine-alltoallv.json", "{\"bytes\": " + rows + "]}");
+  const std::vector<std::string> alltoallv{"run",          "--topology",       "switch:16",
+                                           "--collective", "alltoallv",        "--algorithm",
+                                           "direct",       "--traffic-matrix", file};
+  CHECK(std::abs(time_of(alltoallv, "matrix") / time_of(alltoallv, "flow") - 1) < 0.005);
+}
+
+TEST_CASE("bad traffic matrices under --engine matrix: one line, exit 2, before anything runs") {
+  auto with = [](const std::string& name, const std::string& text, const std::string& topology) {
+    return std::vector<std::string>{
+        "run",         "--topology", topology,           "--collective",        "alltoallv",
+        "--algorithm", "direct",     "--traffic-matrix", temp_file(name, text), "--engine",
+        "matrix"};
+  };
+  expect_input_error(with("matrix-neg.json", R"({"bytes": [[0, -5], [1, 0]]})", "switch:2"),
+                     "row 0, column 1: -5 is negative; entries are byte counts >= 0");
+  expect_input_error(with("matrix-nan.csv", "0,nan\n1,0\n", "switch:2"), "invalid size 'nan'");
+  expect_input_error(with("matrix-inf.csv", "0,inf\n1,0\n", "switch:2"), "invalid size 'inf'");
+  expect_input_error(with("matrix-size.json", R"({"bytes": [[0, 1], [1, 0]]})", "switch:4"),
+                     "is 2 x 2 but topology 'switch:4' has 4 chips");
+  // A collective the engine does not price, named: refused up front.
+  expect_input_error(
+      {"run", "--topology", "switch:4", "--collective", "alltoall", "--algorithm", "pairwise", "--size",
+       "1MiB", "--engine", "matrix"},
+      "--engine matrix cannot run this: it prices exchanges of a traffic matrix (MoE layers, direct "
+      "all-to-all and all-to-allv), not alltoall pairwise; use auto, flow or fast");
 }

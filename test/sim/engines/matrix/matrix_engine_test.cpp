@@ -65,8 +65,8 @@ void check_same_run(const SimResult& exact, const SimResult& matrix) {
 }  // namespace
 
 TEST_CASE("at window 0 the matrix engine gives the flow engine's layer: every chip, every record, to 1e-9") {
-  for (const auto& [topology, zipf] : {std::pair("trn3-gen1", 0.0), std::pair("nvl72", 1.2),
-                                       std::pair("cluster:2:hgx-h100", 0.0)}) {
+  for (const auto& [topology, zipf] :
+       {std::pair("trn3-gen1", 0.0), std::pair("nvl72", 1.2), std::pair("cluster:2:hgx-h100", 0.0)}) {
     CAPTURE(topology);
     Layer layer = random_layer(topology, zipf);
     const EngineOutcome exact = simulate_flow(layer.machine, *layer.program, true, 0, Engine::kFlow);
@@ -116,8 +116,9 @@ TEST_CASE("the matrix engine declines what is not a chain of exchanges, and link
     const auto program = make_moe_layer(route_tokens(config, 4, 0), config, params);
     const EngineOutcome out = simulate_matrix(machine, *program, false, 0.01, Engine::kMatrix);
     CHECK(!out.result);
-    CHECK(out.declined == "a layer of 2 micro-chunks overlaps its phases; it prices one chunk's dispatch, "
-                          "compute and combine only");
+    CHECK(out.declined ==
+          "a layer of 2 micro-chunks overlaps its phases; it prices one chunk's dispatch, "
+          "compute and combine only");
   }
   SECTION("link faults") {
     Layer layer = random_layer("trn3-gen1");
