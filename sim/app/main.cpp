@@ -1,8 +1,8 @@
 // ultrasim: the command-line program. Parses the user's words, runs one command (sim/app/commands/, one
 // file each), and maps errors to exit statuses: 0 success, 2 bad input, 3 simulation failed or did not
-// verify, 1 internal error, 130 interrupted (Ctrl-C: what finished is kept, and the message says so). A
-// failed write (an output file or the standard output on a full disk) is exit status 2, as any output that
-// cannot be written where the user asked (topology/base/output_file.hpp).
+// verify, 1 internal error, 130 interrupted (Ctrl-C; 143 for SIGTERM: what finished is kept, and the
+// message says so). A failed write (an output file or the standard output on a full disk) is exit status
+// 2, as any output that cannot be written where the user asked (topology/base/output_file.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     return fail(3, e.what());
   } catch (const Interrupted& e) {
     std::cerr << "ultrasim: " << one_line(e.what()) << "\n";
-    return 130;
+    return e.status();
   } catch (const std::bad_alloc&) {
     // The memory guard's estimate fell short (or other processes took the memory meanwhile).
     return fail(2, "out of memory: this configuration is too large for this machine; try a smaller one");

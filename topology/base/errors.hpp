@@ -29,11 +29,17 @@ class SimulationError : public std::runtime_error {
   explicit SimulationError(const std::string& what) : std::runtime_error(without_nul(what)) {}
 };
 
-// The user stopped the work (Ctrl-C) and what it kept is saved: the message says what was kept and how to
-// go on. Exit status 130, as a shell gives a program SIGINT ended.
+// The user stopped the work (Ctrl-C: SIGINT; or SIGTERM, what Slurm and `kill` send) and what it kept is
+// saved: the message says what was kept and how to go on. Exit status 128 + the signal (130, 143), as a
+// shell gives a program that signal ended.
 class Interrupted : public std::runtime_error {
  public:
-  explicit Interrupted(const std::string& what) : std::runtime_error(without_nul(what)) {}
+  explicit Interrupted(const std::string& what, int signal = 2)
+      : std::runtime_error(without_nul(what)), status_(128 + signal) {}
+  int status() const { return status_; }
+
+ private:
+  int status_;
 };
 
 // f(), with an InputError it throws prefixed by `context` (an option's name): "--hidden: invalid count

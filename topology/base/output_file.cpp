@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -388,6 +389,17 @@ std::string printable_text(const std::string& text, bool keep_lines) {
     }
   }
   return out;
+}
+
+std::string temp_directory() {
+  std::error_code error;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path(error);
+  if (error) {
+    const char* env = std::getenv("TMPDIR");
+    throw InputError("the temporary directory $TMPDIR '" + std::string(env ? env : "") +
+                     "' is not a directory; set TMPDIR to one, or unset it for /tmp");
+  }
+  return dir.string();
 }
 
 }  // namespace ultrasim

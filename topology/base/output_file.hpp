@@ -75,4 +75,8 @@ std::string standard_output_error();
 // `keep_lines` (a table), escaped too otherwise (an error's one line). Every table and error goes through it.
 std::string printable_text(const std::string& text, bool keep_lines);
 
+// Where temporary files go: $TMPDIR (Slurm sets one per job), else /tmp. InputError naming $TMPDIR if it
+// is not a directory.
+std::string temp_directory();
+
 }  // namespace ultrasim

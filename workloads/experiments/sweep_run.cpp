@@ -177,11 +177,12 @@ SweepSinks open_sweep_sinks(const SweepOptions& options) {
   return sinks;
 }
 
-// Ctrl-C (SIGINT) while points run: the sweep stops starting points, stops those running (a terminal
-// sent them the signal too), keeps every row that finished and says so (SweepInterrupted).
-volatile std::sig_atomic_t g_interrupted = 0;
-extern "C" void on_interrupt(int) {
-  g_interrupted = 1;
+// Ctrl-C (SIGINT) or SIGTERM (Slurm's, kill's) while points run: the sweep stops starting points, stops
+// those running (with the same signal), keeps every row that finished and says so (Interrupted); callers
+// above it (the planner) clean up as they unwind.
+volatile std::sig_atomic_t g_interrupted = 0;  // the signal, 0 if none
+extern "C" void on_interrupt(int signal) {
+  g_interrupted = signal;
 }
 
 class InterruptWatch {
@@ -191,25 +192,30 @@ class InterruptWatch {
     struct sigaction action {};
     action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &previous_);  // no SA_RESTART: waitpid returns at once
+    sigaction(SIGINT, &action, &previous_int_);  // no SA_RESTART: waitpid returns at once
+    sigaction(SIGTERM, &action, &previous_term_);
   }
-  ~InterruptWatch() { sigaction(SIGINT, &previous_, nullptr); }
-  bool interrupted() const { return g_interrupted != 0; }
+  ~InterruptWatch() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  int signal() const { return g_interrupted; }
 
  private:
-  struct sigaction previous_ {};
+  struct sigaction previous_int_ {}, previous_term_ {};
 };
 
 // Runs `pending` as child processes, options.jobs at a time, in `dir`; `finish(child, exit status)` is
 // called as each ends, in the order they end. Once it returns false, or Ctrl-C is pressed, no more points
-// start (those running are stopped and waited for, and finish is not called for them). Returns whether
-// Ctrl-C stopped it.
-bool run_point_processes(const std::vector<const SweepPoint*>& pending, const SweepOptions& options,
+// start (those running are stopped and waited for, and finish is not called for them). Returns the signal
+// that stopped it (SIGINT, SIGTERM), 0 if none did.
+int run_point_processes(const std::vector<const SweepPoint*>& pending, const SweepOptions& options,
                          const std::string& dir, const std::function<bool(const Child&, int)>& finish) {
   const InterruptWatch watch;
   std::map<pid_t, Child> running;
   std::size_t next = 0;
-  bool going = true, stopped = false;
+  bool going = true;
+  int stopped = 0;
   while ((going && next < pending.size()) || !running.empty()) {
     while (going && next < pending.size() && static_cast<int>(running.size()) < std::max(1, options.jobs)) {
       Child child = spawn(options, *pending[next++], dir);
@@ -217,9 +223,9 @@ bool run_point_processes(const std::vector<const SweepPoint*>& pending, const Sw
     }
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
-    if (watch.interrupted() && !stopped) {
-      going = false, stopped = true;
-      for (const auto& [running_pid, child] : running) kill(running_pid, SIGINT);
+    if (watch.signal() != 0 && stopped == 0) {
+      going = false, stopped = watch.signal();
+      for (const auto& [running_pid, child] : running) kill(running_pid, stopped);
     }
     if (pid < 0) {
       if (errno == EINTR) continue;
@@ -280,14 +286,14 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
     if (options.format == "csv") sinks.out->append(sweep_csv_header(options.columns));
   }
   std::string dir =
-      (std::filesystem::temp_directory_path() / ("ultrasim-sweep-" + std::to_string(getpid()))).string();
+      (std::filesystem::path(temp_directory()) / ("ultrasim-sweep-" + std::to_string(getpid()))).string();
   std::filesystem::create_directories(dir);
 
   std::vector<const SweepPoint*> pending;
   for (const SweepPoint* p : todo)
     if (!done.count(p->id)) pending.push_back(p);
   std::exception_ptr write_failure;
-  bool interrupted = false;
+  int interrupted = 0;
   {
     Progress progress("sweep", todo.size(), todo.size() - pending.size());
     interrupted =
@@ -319,7 +325,7 @@ std::vector<nlohmann::ordered_json> run_sweep(const std::vector<SweepPoint>& gri
   for (const SweepPoint* p : todo)
     if (done.count(p->id)) rows.push_back(done[p->id]);
   if (sinks.out) sinks.out->replace(rows_text(options.format, options.columns, rows));  // sorted by point
-  if (interrupted) throw Interrupted(interrupted_message(options, rows.size(), todo.size()));
+  if (interrupted) throw Interrupted(interrupted_message(options, rows.size(), todo.size()), interrupted);
   return rows;
 }
 

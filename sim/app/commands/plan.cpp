@@ -164,9 +164,10 @@ int plan(const PlanArgs& a) {
     // unless --grid-cache names one): the answer is the same, found sooner.
     PlanSpec shared = spec;
     std::string temp;
-    if (a.grid_cache.empty()) {
-      char dir[] = "/tmp/ultrasim-plan-XXXXXX";
-      if (::mkdtemp(dir) == nullptr) throw InputError("plan: cannot make a temporary directory in /tmp");
+    if (a.grid_cache.empty()) {  // under $TMPDIR (Slurm's per job), else /tmp; removed however plan ends
+      const std::string base = temp_directory();
+      std::string dir = base + "/ultrasim-plan-XXXXXX";
+      if (::mkdtemp(dir.data()) == nullptr) throw InputError("plan: cannot make a temporary directory in " + base);
       temp = dir;
     }
     shared.base["grid_cache"] = a.grid_cache.empty() ? temp : a.grid_cache;
