@@ -211,22 +211,29 @@ def check(binary):
     return 1 if failures else 0
 
 
+def run_all(todo, work, said):
+    """work(point) for every point, two at a time (the machine's cores), in order; after each, one line
+    "[i/n] said(result)" on standard error. Returns the results in the points' order."""
+    results = []
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for i, result in enumerate(pool.map(work, todo)):
+            results.append(result)
+            print(f"[{i + 1}/{len(todo)}] {said(result)}", file=sys.stderr, flush=True)
+    return results
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--check":
         return check(sys.argv[2])
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     binary = sys.argv[1]
-    todo = points()
-    rows = []
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        for i, measured in enumerate(pool.map(lambda p: measure(binary, p), todo)):
-            rows.extend(measured)
-            row = measured[0]
-            d = row["rel_diff"]
-            print(f"[{i + 1}/{len(todo)}] {row['point']}: "
-                  f"{'-' if d is None else f'{d:+.4%}'} ({row['exact_wall_s']} s / {row['fast_wall_s']} s)",
-                  file=sys.stderr, flush=True)
+    def said(measured):
+        row = measured[0]
+        d = row["rel_diff"]
+        return (f"{row['point']}: {'-' if d is None else f'{d:+.4%}'} "
+                f"({row['exact_wall_s']} s / {row['fast_wall_s']} s)")
+    rows = [row for measured in run_all(points(), lambda p: measure(binary, p), said) for row in measured]
     write(rows)
     print(json.dumps(summarize(rows), indent=2))
     return 0

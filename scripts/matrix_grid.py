@@ -158,15 +158,11 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     binary = sys.argv[1]
-    todo = points()
-    rows = []
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        for i, measured in enumerate(pool.map(lambda p: measure(binary, p), todo)):
-            rows.extend(measured)
-            d = measured[0]["rel_diff"]
-            print(f"[{i + 1}/{len(todo)}] {measured[0]['point']}: {'-' if d is None else f'{d:+.4%}'} "
-                  f"({measured[0]['exact_wall_s']} s / {measured[0]['matrix_wall_s']} s)", file=sys.stderr,
-                  flush=True)
+    def said(measured):
+        d = measured[0]["rel_diff"]
+        return (f"{measured[0]['point']}: {'-' if d is None else f'{d:+.4%}'} "
+                f"({measured[0]['exact_wall_s']} s / {measured[0]['matrix_wall_s']} s)")
+    rows = [row for measured in eg.run_all(points(), lambda p: measure(binary, p), said) for row in measured]
     write(rows)
     print(json.dumps(summarize(rows), indent=2))
     return 0 if not bounds_failures(summarize(rows)) else 1

@@ -17,12 +17,12 @@ import json
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import engine_grid as eg  # noqa: E402
 import ultrasim_data as ud  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,13 +98,9 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     binary = sys.argv[1]
-    todo = points()
-    rows = []
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        for i, row in enumerate(pool.map(lambda p: run(binary, p), todo)):
-            rows.append(row)
-            print(f"[{i + 1}/{len(todo)}] {row['case']} K={row['ultraservers']}: "
-                  f"{row['layer_time_s'] * 1e6:.1f} us ({row['wall_s']} s)", file=sys.stderr, flush=True)
+    rows = eg.run_all(points(), lambda p: run(binary, p),
+                      lambda row: f"{row['case']} K={row['ultraservers']}: {row['layer_time_s'] * 1e6:.1f} us "
+                                  f"({row['wall_s']} s)")
     OUT.mkdir(parents=True, exist_ok=True)
     with open(OUT / "ultracluster.jsonl", "w") as f:
         for row in rows:

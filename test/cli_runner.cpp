@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pty.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -158,6 +159,45 @@ CliResult run_cli_at_terminal(const std::vector<std::string>& args) {
   result.out = read_file(out_path);
   unlink(out_path.c_str());
   return result;
+}
+
+nlohmann::json cli_json(const std::vector<std::string>& args) {
+  const CliResult r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+int spawn_in_group(const std::vector<std::string>& args, const std::string& stderr_path,
+                   const std::vector<std::string>& env) {
+  std::vector<std::string> full{ULTRASIM_BINARY};
+  full.insert(full.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : full) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> vars = env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string var(*e);
+    const bool replaced = std::any_of(
+        vars.begin(), vars.begin() + static_cast<long>(env.size()),
+        [&](const auto& v) { return var.compare(0, v.find('=') + 1, v, 0, v.find('=') + 1) == 0; });
+    if (!replaced) vars.push_back(var);
+  }
+  std::vector<char*> envp;
+  for (auto& v : vars) envp.push_back(v.data());
+  envp.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, argv[0], &files, &attributes, argv.data(), envp.data()) == 0);
+  posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attributes);
+  return pid;
 }
 
 nlohmann::json run_json(std::vector<std::string> args) {

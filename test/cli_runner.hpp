@@ -29,6 +29,14 @@ CliResult run_cli_to(const std::vector<std::string>& args, const std::string& st
 CliResult run_cli_at_terminal(const std::vector<std::string>& args);
 // Runs `run ... --format json` and parses the object; fails the test if the run did not exit 0.
 nlohmann::json run_json(std::vector<std::string> args);
+// Runs `args` (any command, its own --format json among them) and parses the object; fails the test if it
+// did not exit 0.
+nlohmann::json cli_json(const std::vector<std::string>& args);
+// Starts the binary with `args` in a process group of its own (a terminal's Ctrl-C and Slurm's SIGTERM
+// reach such a group: kill(-pid, ...)), its standard error on `stderr_path`, its environment this one's with
+// `env` ("NAME=value") replacing or adding; returns its pid, for waitpid.
+int spawn_in_group(const std::vector<std::string>& args, const std::string& stderr_path,
+                   const std::vector<std::string>& env = {});
 // Runs a collective (`--set` for each of `sets`) and checks what holds wherever the closed form is exact:
 // the result verified, the simulated time within 0.1 % of model_s and not below bound_s; where the default
 // engine was the contention-free one, SimGrid's time agrees (to 1e-9, or 1 ps) and its result verifies.

@@ -27,16 +27,11 @@ nlohmann::ordered_json workload_result(const std::string& command, const std::st
 }
 
 nlohmann::ordered_json engine_check_json(const EngineCheck& check) {
-  std::fprintf(
-      stderr,
-      "ultrasim: engine check: %s against flow on %d exchange(s): largest difference %.4f %% (%s)\n",
-      engine_name(check.engine), check.exchanges, 100 * check.max_rel_diff, check.worst.c_str());
-  return {{"engine", engine_name(check.engine)},
-          {"against", "flow"},
-          {"exchanges", check.exchanges},
-          {"max_rel_diff", check.max_rel_diff},
-          {"worst", check.worst},
-          {"worst_fast_s", check.worst_fast_s},
+  std::fprintf(stderr,
+               "ultrasim: engine check: %s against flow on %d exchange(s): largest difference %.4f %% (%s)\n",
+               engine_name(check.engine), check.exchanges, 100 * check.max_rel_diff, check.worst.c_str());
+  return {{"engine", engine_name(check.engine)}, {"against", "flow"},    {"exchanges", check.exchanges},
+          {"max_rel_diff", check.max_rel_diff},  {"worst", check.worst}, {"worst_fast_s", check.worst_fast_s},
           {"worst_exact_s", check.worst_exact_s}};
 }
 

@@ -5,12 +5,10 @@
 namespace ultrasim {
 
 const std::vector<EngineName>& engine_names() {
-  static const std::vector<EngineName> names{{Engine::kAuto, "auto"},
-                                             {Engine::kContentionFree, "contention-free"},
-                                             {Engine::kFlow, "flow"},
-                                             {Engine::kFast, "fast"},
-                                             {Engine::kMatrix, "matrix"},
-                                             {Engine::kSimGrid, "simgrid"}};
+  static const std::vector<EngineName> names{
+      {Engine::kAuto, "auto"},     {Engine::kContentionFree, "contention-free"},
+      {Engine::kFlow, "flow"},     {Engine::kFast, "fast"},
+      {Engine::kMatrix, "matrix"}, {Engine::kSimGrid, "simgrid"}};
   return names;
 }
 

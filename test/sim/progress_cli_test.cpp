@@ -99,23 +99,13 @@ TEST_CASE("long work shows its progress on a terminal and nothing in a pipe, wit
 
 TEST_CASE("Ctrl-C on a sweep keeps the rows that finished, says how many, and --resume runs the rest") {
   const std::string out = temp_path("interrupted.jsonl"), err = temp_path("interrupted.err");
-  std::vector<std::string> args{ULTRASIM_BINARY, "sweep",       "--topology", "switch:16", "--collective",
-                                "allreduce",     "--algorithm", "ring",       "--sizes",   "1MiB:16MiB:+1MiB",
-                                "--jobs",        "1",           "--out",      out};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  const std::vector<std::string> args{
+      "sweep",       "--topology", "switch:16", "--collective",     "allreduce",
+      "--algorithm", "ring",       "--sizes",   "1MiB:16MiB:+1MiB", "--jobs",
+      "1",           "--out",      out};
   // In a process group of its own, which gets the SIGINT a terminal sends on Ctrl-C: the sweep and the
   // point it runs.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &files, &attributes, argv.data(), environ) == 0);
+  const pid_t pid = spawn_in_group(args, err);
   for (int waited = 0; waited < 1200 && read_json_lines(out).size() < 3; ++waited)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   kill(-pid, SIGINT);
@@ -132,7 +122,7 @@ TEST_CASE("Ctrl-C on a sweep keeps the rows that finished, says how many, and --
                               " of 16 points finished, their rows kept in " + out +
                               "; the same command with --resume runs the other " +
                               std::to_string(16 - kept.size()) + "\n");
-  std::vector<std::string> resume(args.begin() + 1, args.end());
+  std::vector<std::string> resume = args;
   resume.push_back("--resume");
   REQUIRE(run_cli(resume).status == 0);
   const auto rows = read_json_lines(out);

@@ -202,7 +202,8 @@ class InterruptWatch {
   int signal() const { return g_interrupted; }
 
  private:
-  struct sigaction previous_int_ {}, previous_term_ {};
+  struct sigaction previous_int_ {
+  }, previous_term_{};
 };
 
 // Runs `pending` as child processes, options.jobs at a time, in `dir`; `finish(child, exit status)` is
@@ -210,7 +211,7 @@ class InterruptWatch {
 // start (those running are stopped and waited for, and finish is not called for them). Returns the signal
 // that stopped it (SIGINT, SIGTERM), 0 if none did.
 int run_point_processes(const std::vector<const SweepPoint*>& pending, const SweepOptions& options,
-                         const std::string& dir, const std::function<bool(const Child&, int)>& finish) {
+                        const std::string& dir, const std::function<bool(const Child&, int)>& finish) {
   const InterruptWatch watch;
   std::map<pid_t, Child> running;
   std::size_t next = 0;

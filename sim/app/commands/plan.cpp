@@ -167,7 +167,8 @@ int plan(const PlanArgs& a) {
     if (a.grid_cache.empty()) {  // under $TMPDIR (Slurm's per job), else /tmp; removed however plan ends
       const std::string base = temp_directory();
       std::string dir = base + "/ultrasim-plan-XXXXXX";
-      if (::mkdtemp(dir.data()) == nullptr) throw InputError("plan: cannot make a temporary directory in " + base);
+      if (::mkdtemp(dir.data()) == nullptr)
+        throw InputError("plan: cannot make a temporary directory in " + base);
       temp = dir;
     }
     shared.base["grid_cache"] = a.grid_cache.empty() ? temp : a.grid_cache;

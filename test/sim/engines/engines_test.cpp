@@ -120,9 +120,9 @@ TEST_CASE("the engine is chosen by name, and SimGrid's own inputs need SimGrid")
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   };
-  expect_input_error(
-      with({"--engine", "fsat"}),
-      "unknown engine 'fsat'; did you mean 'fast'? known: auto, contention-free, flow, fast, matrix, simgrid");
+  expect_input_error(with({"--engine", "fsat"}),
+                     "unknown engine 'fsat'; did you mean 'fast'? known: auto, contention-free, flow, fast, "
+                     "matrix, simgrid");
   expect_input_error(with({"--engine", "fast", "--simgrid-cfg", "surf/precision:1e-9"}),
                      "--engine fast cannot use --platform or --simgrid-cfg");
   expect_input_error(with({"--engine", "contention-free", "--simgrid-cfg", "surf/precision:1e-9"}),

@@ -21,16 +21,10 @@ std::vector<std::string> moe_layer(const std::string& engine, std::vector<std::s
   return args;
 }
 
-nlohmann::json json_of(const std::vector<std::string>& args) {
-  const CliResult r = run_cli(args);
-  REQUIRE(r.status == 0);
-  return nlohmann::json::parse(r.out);
-}
-
 }  // namespace
 
 TEST_CASE("the engines are one table: each says what it computes, declines, its error and its memory") {
-  const auto engines = json_of({"list", "engines", "--format", "json"})["engines"];
+  const auto engines = cli_json({"list", "engines", "--format", "json"})["engines"];
   std::vector<std::string> names;
   for (const auto& e : engines) {
     names.push_back(e["name"]);
@@ -45,8 +39,8 @@ TEST_CASE("the engines are one table: each says what it computes, declines, its 
 }
 
 TEST_CASE("the fast engine gives the flow engine's MoE layer within 0.5 % and says it ran, with its error") {
-  const auto exact = json_of(moe_layer("flow"));
-  const auto fast = json_of(moe_layer("fast"));
+  const auto exact = cli_json(moe_layer("flow"));
+  const auto fast = cli_json(moe_layer("fast"));
   CHECK(exact["engine"] == "flow");
   CHECK(!exact.contains("engine_error"));
   CHECK(fast["engine"] == "fast");
@@ -59,7 +53,7 @@ TEST_CASE("the fast engine gives the flow engine's MoE layer within 0.5 % and sa
   CHECK(run_cli(moe_layer("fast")).out == run_cli(moe_layer("fast")).out);
 
   SECTION("--check-engine reports the difference of the layer's approximate engine (matrix), on the layer") {
-    const double m = json_of(moe_layer("matrix"))["layer_time_s"];
+    const double m = cli_json(moe_layer("matrix"))["layer_time_s"];
     const CliResult r = run_cli(moe_layer("flow", {"--check-engine", "1"}));
     REQUIRE(r.status == 0);
     const auto check = nlohmann::json::parse(r.out)["engine_check"];
@@ -75,17 +69,17 @@ TEST_CASE("the fast engine gives the flow engine's MoE layer within 0.5 % and sa
 }
 
 TEST_CASE("auto keeps a collective and one MoE layer exact and prices a tail of layers from their matrices") {
-  CHECK(json_of(moe_layer("auto"))["engine"] == "flow");
-  const auto tail = json_of(moe_layer("auto", {"--batches", "3"}));
+  CHECK(cli_json(moe_layer("auto"))["engine"] == "flow");
+  const auto tail = cli_json(moe_layer("auto", {"--batches", "3"}));
   CHECK(tail["engine"] == "matrix");
-  const auto exact_tail = json_of(moe_layer("flow", {"--batches", "3"}));
+  const auto exact_tail = cli_json(moe_layer("flow", {"--batches", "3"}));
   const auto fast_times = tail["batch_times_s"], exact_times = exact_tail["batch_times_s"];
   REQUIRE(fast_times.size() == exact_times.size());
   for (std::size_t i = 0; i < fast_times.size(); ++i)
     CHECK(std::abs(fast_times[i].get<double>() / exact_times[i].get<double>() - 1) < 0.005);
   // A contended collective: the flow engine, exact, under auto.
-  const auto a2a = json_of({"run", "--topology", "trn3-gen1", "--collective", "alltoall", "--algorithm",
-                            "direct", "--size", "1MiB", "--format", "json", "--check-engine", "1"});
+  const auto a2a = cli_json({"run", "--topology", "trn3-gen1", "--collective", "alltoall", "--algorithm",
+                             "direct", "--size", "1MiB", "--format", "json", "--check-engine", "1"});
   CHECK(a2a["engine"] == "flow");
   CHECK(a2a["engine_check"]["max_rel_diff"].get<double>() < 0.005);
 }

@@ -3,11 +3,8 @@
 // and the same answer from the search's sweep run in shards.
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -103,32 +100,15 @@ TEST_CASE("plan --capacity sizes a fleet by each deployment's capacity, and refu
   expect_input_error(counted, "--num-requests is for plan without --capacity");
 }
 
-TEST_CASE("SIGTERM (Slurm's) on plan keeps the finished rows, says so, exits 143 and leaves no temporary files") {
+TEST_CASE(
+    "SIGTERM (Slurm's) on plan keeps the finished rows, says so, exits 143 and leaves no temporary files") {
   // Its own $TMPDIR, so that what it leaves there is its own.
   const std::string tmp = temp_path("plan-tmpdir"), out = temp_path("plan-term.jsonl"),
                     err = temp_path("plan-term.err");
   std::filesystem::create_directories(tmp);
-  std::vector<std::string> args{ULTRASIM_BINARY};
-  args.insert(args.end(), kSearch.begin(), kSearch.end());
+  auto args = kSearch;
   args.insert(args.end(), {"--slo-tpot", "30ms", "--jobs", "1", "--out", out});
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env{"TMPDIR=" + tmp};
-  for (char** e = environ; *e; ++e)
-    if (std::string(*e).rfind("TMPDIR=", 0) != 0) env.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &files, &attributes, argv.data(), envp.data()) == 0);
+  const int pid = spawn_in_group(args, err, {"TMPDIR=" + tmp});
   for (int waited = 0; waited < 1200 && read_json_lines(out).empty(); ++waited)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   kill(-pid, SIGTERM);  // the job step's processes, as Slurm signals them
@@ -139,8 +119,8 @@ TEST_CASE("SIGTERM (Slurm's) on plan keeps the finished rows, says so, exits 143
   const auto kept = read_json_lines(out);
   REQUIRE(!kept.empty());
   REQUIRE(kept.size() < 6);
-  CHECK(read_file(err).rfind("ultrasim: interrupted: " + std::to_string(kept.size()) + " of 6 points finished", 0) ==
-        0);
+  CHECK(read_file(err).rfind(
+            "ultrasim: interrupted: " + std::to_string(kept.size()) + " of 6 points finished", 0) == 0);
   CHECK(std::filesystem::is_empty(tmp));  // neither the plan's grid cache nor the sweep's files remain
 }
 
@@ -150,8 +130,8 @@ TEST_CASE("plan and sweep refuse a $TMPDIR that is no directory, naming it") {
   auto args = kSearch;
   args.insert(args.end(), {"--slo-tpot", "30ms"});
   const CliResult r = run_cli(args);
-  const CliResult sweep = run_cli({"sweep", "--topology", "switch:4", "--collective", "allreduce", "--algorithm",
-                                   "ring", "--sizes", "1MiB"});
+  const CliResult sweep = run_cli({"sweep", "--topology", "switch:4", "--collective", "allreduce",
+                                   "--algorithm", "ring", "--sizes", "1MiB"});
   unsetenv("TMPDIR");
   const std::string said = "ultrasim: error: the temporary directory $TMPDIR '" + file +
                            "' is not a directory; set TMPDIR to one, or unset it for /tmp\n";

@@ -20,17 +20,11 @@ std::vector<std::string> layer(const std::string& engine, std::vector<std::strin
   return args;
 }
 
-nlohmann::json json_of(const std::vector<std::string>& args) {
-  const CliResult r = run_cli(args);
-  REQUIRE(r.status == 0);
-  return nlohmann::json::parse(r.out);
-}
-
 }  // namespace
 
 TEST_CASE("an MoE layer on the matrix engine: the exact layer and phases within 0.5 %, said and verified") {
-  const auto exact = json_of(layer("flow"));
-  const auto matrix = json_of(layer("matrix"));
+  const auto exact = cli_json(layer("flow"));
+  const auto matrix = cli_json(layer("matrix"));
   CHECK(matrix["engine"] == "matrix");
   CHECK(matrix["engine_error"].get<std::string>().find("p99") != std::string::npos);
   CHECK(matrix["verified"] == true);
@@ -55,7 +49,7 @@ TEST_CASE("a tail of layers: auto prices it on the matrix engine, and --check-en
   CHECK(r.err.find("ultrasim: engine check: matrix against flow on 1 exchange(s)") == 0);
 }
 
-TEST_CASE("--engine matrix on what is no chain of exchanges is refused before it runs, naming why") {
+TEST_CASE("the matrix engine refuses, before it runs, what is no chain of exchanges, naming why") {
   expect_input_error({"run", "--topology", "trn3", "--collective", "allreduce", "--algorithm", "ring",
                       "--size", "1MiB", "--engine", "matrix"},
                      "--engine matrix cannot run this: it prices exchanges of a traffic matrix (MoE layers, "
@@ -69,7 +63,7 @@ TEST_CASE(
     "a direct all-to-all and all-to-allv are one exchange: the matrix engine gives the flow engine's time") {
   auto time_of = [](std::vector<std::string> args, const std::string& engine) {
     args.insert(args.end(), {"--engine", engine, "--format", "json", "--no-link-stats"});
-    const auto out = json_of(args);
+    const auto out = cli_json(args);
     CHECK(out["verified"] == true);
     CHECK(out["engine"] == engine);
     return out["time_s"].get<double>();
