@@ -23,8 +23,10 @@ std::string ultrasim_version();
 nlohmann::ordered_json workload_result(const std::string& command, const std::string& workload,
                                        const std::string& topology, int chips);
 // The fields it closes with: verified, wrong (and first_error if any), transfers, engine, parameters.
-// --check-engine's result: {"engine": "fast", "against": "flow", "exchanges", "max_rel_diff", "worst",
-// "worst_fast_s", "worst_exact_s"}; also said on standard error in one line.
+// --check-engine's result: {"engine": "fast" or "matrix", "against": "flow", "exchanges", "contended",
+// "max_rel_diff", "worst", "worst_fast_s", "worst_exact_s"}; also said on standard error in one line. When
+// no checked exchange had contention (auto runs them all exactly on the contention-free engine), it says
+// there was nothing to check, and the difference and worst are null.
 nlohmann::ordered_json engine_check_json(const EngineCheck& check);
 
 void close_workload_result(nlohmann::ordered_json& out, std::uint64_t wrong, const std::string& first_error,

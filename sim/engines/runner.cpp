@@ -95,6 +95,7 @@ Engine approximate_engine(const Program& program) {
 
 void EngineCheck::add(const std::string& what, const Machine& machine, Program& program) {
   RunOptions options;
+  if (machine.faults.touches_links() || !run_contention_free(machine, program, options).result) ++contended;
   options.engine = Engine::kFlow;
   const double exact_s = simulate(machine, program, options).time_s;
   options.engine = approximate_engine(program);

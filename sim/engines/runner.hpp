@@ -34,6 +34,9 @@ Engine approximate_engine(const Program& program);
 struct EngineCheck {
   Engine engine = Engine::kFast;  // the approximate engine checked (the least exact, if several)
   int exchanges = 0;
+  // Of those, the ones whose flows meet: the others the contention-free engine runs exactly under auto,
+  // and no approximate engine ever prices them (nothing to check; the difference is then not reported).
+  int contended = 0;
   double max_rel_diff = 0;                     // |fast - exact| / exact, the largest
   std::string worst;                           // the exchange it was found on
   double worst_fast_s = 0, worst_exact_s = 0;  // the approximate engine's time, the flow engine's

@@ -99,3 +99,23 @@ TEST_CASE("the fast engine declines in-switch reduction, naming itself, before a
                      "switch-reduce", "--size", "1MiB", "--set", "switch_reduction=true", "--format", "json"})
                 .out)["engine"] == "simgrid");
 }
+
+TEST_CASE(
+    "--check-engine on exchanges without contention says there was nothing to check, not a difference") {
+  // A ring all-reduce on one switch: no two flows meet, auto runs it exactly on the contention-free engine.
+  const CliResult r = run_cli({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm",
+                               "ring", "--size", "1MiB", "--check-engine", "1", "--format", "json"});
+  REQUIRE(r.status == 0);
+  const auto check = nlohmann::json::parse(r.out)["engine_check"];
+  CHECK(check["exchanges"] == 1);
+  CHECK(check["contended"] == 0);
+  CHECK(check["max_rel_diff"].is_null());
+  CHECK(check["worst"].is_null());
+  CHECK(r.err ==
+        "ultrasim: engine check: nothing to check: the 1 exchange(s) had no contention, and auto runs them "
+        "exactly "
+        "on the contention-free engine\n");
+  // Where flows meet, the count says so.
+  const auto contended = cli_json(moe_layer("flow", {"--check-engine", "1"}))["engine_check"];
+  CHECK(contended["contended"] == 1);
+}
