@@ -45,9 +45,12 @@ struct StepTime {
 
 // A segment's time as numbers (a child process's answer, a point of the step-time model's cache) and
 // back; the bound tier as its index in `tiers` (the topology's), -1 for latency. Every field but the fixed
-// cost, the first error's text and the records travels; decode_segment throws SimulationError for an answer
-// that is not 13 numbers.
+// cost, the first error's text and the records travels; decode_segment throws SimulationError for numbers
+// that are no such answer (segment_values_problem says why).
 std::vector<double> encode_segment(const SegmentTime& t, const std::vector<std::string>& tiers);
 SegmentTime decode_segment(const std::vector<double>& v, const std::vector<std::string>& tiers);
+// What is wrong with `v` as encode_segment's numbers ("" if nothing): their count, a number not finite,
+// negative or not whole where it must be, a tier or engine out of range.
+std::string segment_values_problem(const std::vector<double>& v, const std::vector<std::string>& tiers);
 
 }  // namespace ultrasim

@@ -3,10 +3,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+
+#include "topology/base/errors.hpp"
+#include "topology/base/log.hpp"
+#include "topology/base/output_file.hpp"
 
 namespace ultrasim {
 
@@ -17,7 +24,17 @@ StepTimePredictor::StepTimePredictor(int stage_chips, Simulate simulate, Encode 
       encode_(std::move(encode)),
       decode_(std::move(decode)),
       cache_dir_(std::move(cache_dir)),
-      description_(std::move(description)) {}
+      description_(std::move(description)) {
+  if (cache_dir_.empty()) return;
+  // Created if it is not there; refused, before any work, if it cannot be (a file, no permission).
+  std::error_code error;
+  std::filesystem::create_directories(cache_dir_, error);
+  if (!std::filesystem::is_directory(cache_dir_))
+    throw InputError("grid_cache '" + cache_dir_ + "' is not a directory and cannot be made one" +
+                     (error ? " (" + error.message() + ")" : ""));
+  if (::access(cache_dir_.c_str(), W_OK | X_OK) != 0)
+    throw InputError("grid_cache '" + cache_dir_ + "': cannot write there (" + std::strerror(errno) + ")");
+}
 
 std::uint64_t StepTimePredictor::ladder_next(std::uint64_t n) {
   return n < 2 ? 2 : (n & (n - 1)) == 0 ? n / 2 * 3 : n / 3 * 4;
@@ -77,13 +94,16 @@ std::string StepTimePredictor::cache_path(const std::string& key) const {
 
 std::optional<SegmentTime> StepTimePredictor::read_cache(const std::string& key) const {
   if (key.empty()) return std::nullopt;
-  std::ifstream in(cache_path(key));
+  const std::string path = cache_path(key);
+  std::ifstream in(path);
   if (!in) return std::nullopt;
   try {
     const nlohmann::json j = nlohmann::json::parse(in);
-    if (j.at("key").get<std::string>() != key) return std::nullopt;
+    if (j.at("key").get<std::string>() != key) return std::nullopt;  // another point's (a hash collision)
     return decode_(j.at("values").get<std::vector<double>>());
-  } catch (const std::exception&) {  // torn or foreign: simulate it again
+  } catch (const std::exception& e) {  // damaged (torn, edited, another program's): simulated again
+    logger().warn("grid cache: {} is damaged ({}); its point is simulated again and the file rewritten", path,
+                  printable_text(e.what(), false));
     return std::nullopt;
   }
 }
@@ -91,12 +111,19 @@ std::optional<SegmentTime> StepTimePredictor::read_cache(const std::string& key)
 void StepTimePredictor::write_cache(const std::string& key, const SegmentTime& t) const {
   if (key.empty()) return;
   const std::string path = cache_path(key), temp = path + "." + std::to_string(::getpid());
+  bool written = false;
   {
     std::ofstream out(temp);
     out << nlohmann::json{{"key", key}, {"values", encode_(t)}}.dump() << "\n";
-    if (!out) return;
+    out.flush();
+    written = static_cast<bool>(out);
   }
-  std::rename(temp.c_str(), path.c_str());
+  if (written && std::rename(temp.c_str(), path.c_str()) == 0) return;
+  // A full disk or a directory gone: the run goes on; later runs simulate this point again.
+  const int why = errno;
+  std::remove(temp.c_str());
+  logger().warn("grid cache: cannot write {} ({}); this point is not shared with later runs", path,
+                std::strerror(why));
 }
 
 }  // namespace ultrasim

@@ -265,3 +265,48 @@ TEST_CASE("request arrivals: chips draw each step's power while stepping and idl
   CHECK(flat["energy_per_token_j"].get<double>() == Approx(16 * 500 * duration / tokens).epsilon(1e-12));
   CHECK(flat["chip_power_w"].get<double>() == Approx(500).epsilon(1e-12));
 }
+
+TEST_CASE(
+    "the grid cache is made where it is missing, refused where it cannot be, and heals a damaged entry") {
+  const std::vector<std::string> args{"serve",          "--topology", "trn3@0-15", "--rate", "8",
+                                      "--num-requests", "40",         "--format",  "json"};
+  const CliResult plain = run_cli(args);
+  REQUIRE(plain.status == 0);
+  json want = json::parse(plain.out);
+  want.erase("command");
+  auto same = [&](const CliResult& r) {
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    json j = json::parse(r.out);
+    j.erase("command");
+    CHECK(j.dump() == want.dump());
+  };
+  // A directory that is not there yet, two levels deep: made, and filled.
+  const std::string cache = temp_path("grid-new") + "/points";
+  same(run_cli(with_args(args, {"--grid-cache", cache})));
+  REQUIRE(std::filesystem::is_directory(cache));
+  std::vector<std::filesystem::path> entries;
+  for (const auto& e : std::filesystem::directory_iterator(cache)) entries.push_back(e.path());
+  REQUIRE(!entries.empty());
+  // A damaged entry (a number edited to -1, one torn): simulated again, said on stderr, rewritten.
+  std::sort(entries.begin(), entries.end());
+  std::string text = read_file(entries.front().string());
+  const auto at = text.find("\"values\":[") + 10;
+  text.replace(at, text.find(',', at) - at, "-1");
+  { std::ofstream(entries.front()) << text; }
+  if (entries.size() > 1) std::ofstream(entries.back()) << "{\"key\": ";
+  const CliResult healed = run_cli(with_args(args, {"--grid-cache", cache}));
+  same(healed);
+  CHECK(healed.err.find(
+            "ultrasim: [warning] grid cache: " + entries.front().string() +
+            " is damaged (serving: a segment's numbers are malformed: number 1 is negative); its point "
+            "is simulated again and the file rewritten") != std::string::npos);
+  CHECK(read_file(entries.front().string()).find("\"values\":[-1") == std::string::npos);
+  // Read back whole now: nothing said.
+  const CliResult again = run_cli(with_args(args, {"--grid-cache", cache}));
+  same(again);
+  CHECK(again.err.empty());
+  // A file where the directory should be: refused before any work.
+  expect_input_error(with_args(args, {"--grid-cache", temp_file("grid-file", "x")}),
+                     "' is not a directory and cannot be made one");
+}
