@@ -66,6 +66,10 @@ Json parse_guarded(const std::string& text, const std::string& name) {
 void check_input_file(const std::string& path, const std::string& name, const std::string& expected,
                       std::uint64_t limit) {
   struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 && path == "-")
+    throw InputError(name +
+                     ": standard input ('-') is not read here; give a file's path (from a pipe: "
+                     "/dev/stdin)");
   if (::stat(path.c_str(), &info) != 0)
     throw InputError("cannot read " + name + " (missing or not readable)");
   if (S_ISDIR(info.st_mode)) throw InputError(name + " is a directory; expected " + expected);

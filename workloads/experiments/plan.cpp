@@ -89,6 +89,21 @@ nlohmann::ordered_json summary(const nlohmann::ordered_json& row) {
 
 }  // namespace
 
+std::string plan_row_problem(const nlohmann::ordered_json& row) {
+  if (row.value("status", std::string()) != "ok") return {};
+  for (const char* k :
+       {"chips", "good_fraction", "cost_per_mtok_usd", "request_goodput", "request_throughput", "p99_ttft_s",
+        "p99_tpot_s", "energy_per_token_j", "slo_ttft_s", "slo_tpot_s", "attainment_target",
+        "capacity_request_rate", "capacity_request_rate_per_chip", "capacity_output_throughput"}) {
+    if (!row.contains(k)) continue;
+    const auto& v = row[k];
+    if (!v.is_number()) return "'" + std::string(k) + "' is " + std::string(v.type_name()) + ", not a number";
+    if (!std::isfinite(v.get<double>()) || v.get<double>() < 0)
+      return "'" + std::string(k) + "' is " + v.dump() + ", not a finite number >= 0";
+  }
+  return {};
+}
+
 nlohmann::ordered_json rank_plan(const std::vector<nlohmann::ordered_json>& rows, double attainment,
                                  std::size_t runners_up) {
   std::vector<nlohmann::ordered_json> met, missed, failed;

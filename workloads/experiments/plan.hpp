@@ -56,4 +56,10 @@ nlohmann::ordered_json rank_fleet(const std::vector<nlohmann::ordered_json>& row
                                   std::uint64_t max_replicas, std::size_t runners_up = 5);
 std::string fleet_table(const nlohmann::ordered_json& answer);
 
+// What is wrong with `row` as a row the ranking reads ("" if nothing): a row whose status is "ok" carries
+// every number rank_plan and rank_fleet read that it has at all (good_fraction, cost_per_mtok_usd, the p99
+// latencies, the capacity's fields, ...) as a finite number >= 0, not null or a string: "'FIELD' is null,
+// not a number".
+std::string plan_row_problem(const nlohmann::ordered_json& row);
+
 }  // namespace ultrasim

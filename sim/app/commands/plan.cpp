@@ -124,10 +124,18 @@ std::vector<nlohmann::ordered_json> read_rows(const std::vector<std::string>& fi
       const std::string line = text.substr(start, end - start);
       start = end + 1, ++line_no;
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      const auto row =
-          parse_ordered_json_input(line, "rows file '" + path + "' line " + std::to_string(line_no));
+      const std::string where = "rows file '" + path + "' line " + std::to_string(line_no);
+      nlohmann::ordered_json row;
+      try {
+        row = parse_ordered_json_input(line, where);
+      } catch (const nlohmann::json::parse_error&) {
+        throw InputError(where + ": not JSON; --from reads the JSON Lines a plan's sweep wrote (--out ROWS)");
+      }
       if (!row.is_object() || !row.contains("point") || !row["point"].is_number_integer())
-        throw InputError("rows file '" + path + "' line " + std::to_string(line_no) + ": not a sweep row");
+        throw InputError(where + ": not a sweep row");
+      if (const std::string problem = plan_row_problem(row); !problem.empty())
+        throw InputError(where + ", point " + std::to_string(row["point"].get<std::int64_t>()) + ": " +
+                         problem);
       rows[row["point"].get<std::int64_t>()] = row;
     }
   }

@@ -140,3 +140,45 @@ TEST_CASE("plan and sweep refuse a $TMPDIR that is no directory, naming it") {
   CHECK(sweep.status == 2);
   CHECK(sweep.err == said);
 }
+
+TEST_CASE("plan --from refuses what is not its rows, naming the file, the line and the field") {
+  const std::string row =
+      R"({"point":0,"status":"ok","inputs":{"topology":"trn2","tp":8},"good_fraction":1,"cost_per_mtok_usd":1.5,)"
+      R"("request_goodput":2,"request_throughput":2,"p99_ttft_s":0.1,"p99_tpot_s":0.01,"chips":16,)"
+      R"("slo_ttft_s":1,"slo_tpot_s":0.03})";
+  const std::string good = temp_file("plan-row.jsonl", row + "\n");
+  REQUIRE(run_cli({"plan", "--from", good}).status == 0);
+  auto refused = [](const std::string& name, const std::string& text, const std::string& said) {
+    const std::string file = temp_file(name, text);
+    expect_input_error({"plan", "--from", file}, "rows file '" + file + "' line " + said);
+  };
+  // A request trace, a sweep file (what --emit-sweep writes), text: not JSON Lines of rows.
+  const std::string not_rows = ": not JSON; --from reads the JSON Lines a plan's sweep wrote (--out ROWS)";
+  refused("plan-trace.csv", "request,arrival_s,prompt_tokens,output_tokens\n0,0,512,64\n", "1" + not_rows);
+  refused("plan-sweep.json", "{\n  \"base\": {}\n}\n", "1" + not_rows);
+  refused("plan-text.jsonl", row + "\nhello\n", "2" + not_rows);
+  refused("plan-object.jsonl", R"({"a": 1})", "1: not a sweep row");
+  // A number the ranking reads, null or a string or negative.
+  auto with = [&](const std::string& field, const std::string& value) {
+    std::string text = row;
+    const auto at = text.find("\"" + field + "\":") + field.size() + 3;
+    return text.replace(at, text.find_first_of(",}", at) - at, value);
+  };
+  refused("plan-null.jsonl", with("cost_per_mtok_usd", "null"),
+          "1, point 0: 'cost_per_mtok_usd' is null, not a number");
+  refused("plan-string.jsonl", with("p99_ttft_s", "\"fast\""),
+          "1, point 0: 'p99_ttft_s' is string, not a number");
+  refused("plan-negative.jsonl", with("good_fraction", "-0.5"),
+          "1, point 0: 'good_fraction' is -0.5, not a finite number >= 0");
+}
+
+TEST_CASE("'-' for an input file is said to be standard input, which these readers do not read") {
+  const std::string said =
+      ": standard input ('-') is not read here; give a file's path (from a pipe: /dev/stdin)";
+  expect_input_error({"plan", "--from", "-"}, "rows file '-'" + said);
+  expect_input_error({"run", "--topology", "switch:4", "--collective", "alltoallv", "--algorithm", "direct",
+                      "--traffic-matrix", "-"},
+                     said);
+  expect_input_error({"serve", "--topology", "trn3@0-15", "--requests", "-"}, said);
+  // `workload -` reads its file from standard input: there '-' is one.
+}
