@@ -101,7 +101,7 @@ TEST_CASE("the fast engine declines in-switch reduction, naming itself, before a
 }
 
 TEST_CASE(
-    "--check-engine on exchanges without contention says there was nothing to check, not a difference") {
+    "the engine check on exchanges without contention says there was nothing to check, not a difference") {
   // A ring all-reduce on one switch: no two flows meet, auto runs it exactly on the contention-free engine.
   const CliResult r = run_cli({"run", "--topology", "switch:8", "--collective", "allreduce", "--algorithm",
                                "ring", "--size", "1MiB", "--check-engine", "1", "--format", "json"});
