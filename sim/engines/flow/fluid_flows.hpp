@@ -17,7 +17,8 @@
 // than s x (now - the start of the busy period) after the last solve joins the next solve, due then, and
 // sends nothing until it: at that solve each new flow is credited its rate since its own start, and each
 // flow whose rate fell is debited the fall since the deferred starts' mean, as if the rates had held
-// from then.
+// from then. With a start window, the end window is measured from the busy period's start too (the
+// time since the flows in flight began), not from the last start, which staggered starts keep recent.
 // Free of SimGrid; unit-tested on its own (test/sim/engines/flow/fluid_flows_test.cpp).
 #pragma once
 
