@@ -222,12 +222,21 @@ def run_all(todo, work, said):
     return results
 
 
-def main():
+def command_line(doc, check_binary):
+    """The binary a grid script runs (`SCRIPT BINARY`), or None once `SCRIPT --check BINARY` has run
+    check_binary (its status in the second value); exits with `doc` on any other arguments."""
     if len(sys.argv) == 3 and sys.argv[1] == "--check":
-        return check(sys.argv[2])
+        return None, check_binary(sys.argv[2])
     if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    binary = sys.argv[1]
+        sys.exit(doc)
+    return sys.argv[1], 0
+
+
+def main():
+    binary, status = command_line(__doc__, check)
+    if binary is None:
+        return status
+
     def said(measured):
         row = measured[0]
         d = row["rel_diff"]

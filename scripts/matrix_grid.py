@@ -153,11 +153,10 @@ def check(binary):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "--check":
-        return check(sys.argv[2])
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    binary = sys.argv[1]
+    binary, status = eg.command_line(__doc__, check)
+    if binary is None:
+        return status
+
     def said(measured):
         d = measured[0]["rel_diff"]
         return (f"{measured[0]['point']}: {'-' if d is None else f'{d:+.4%}'} "

@@ -48,6 +48,12 @@ void run_chip(const Machine& machine, Program& program, Transport& engine_transp
   }
 }
 
+void sort_records(std::vector<TransferRecord>& records) {
+  std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.start, a.src, a.dst, a.step, a.path) < std::tie(b.start, b.src, b.dst, b.step, b.path);
+  });
+}
+
 SimResult conclude(const Machine& machine, const Program& program, const ChipOutcomes& out,
                    const std::vector<std::string>& unmatched_receives, SimResult result) {
   const int p = machine.p();
@@ -62,9 +68,7 @@ SimResult conclude(const Machine& machine, const Program& program, const ChipOut
   result.time_s = p > 0 ? *std::max_element(out.finish.begin(), out.finish.end()) : 0.0;
   result.chip_finish = out.finish;
   result.verdict = program.verdict();
-  std::sort(result.transfer_records.begin(), result.transfer_records.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.start, a.src, a.dst, a.step, a.path) < std::tie(b.start, b.src, b.dst, b.step, b.path);
-  });
+  sort_records(result.transfer_records);
   return result;
 }
 

@@ -30,6 +30,9 @@ void run_chip(const Machine& machine, Program& program, Transport& transport, Ch
 // The run's result: time = the last chip's finish, the program's verdict, the records sorted by (start,
 // src, dst, step, path). Throws SimulationError if a chip failed, or if some chip never finished (a
 // deadlock, naming the first such chip and the first of `unmatched_receives`).
+// Sorts records as every result holds them: by (start, src, dst, step, path).
+void sort_records(std::vector<TransferRecord>& records);
+
 SimResult conclude(const Machine& machine, const Program& program, const ChipOutcomes& out,
                    const std::vector<std::string>& unmatched_receives, SimResult result);
 

@@ -124,10 +124,11 @@ class Program {
   // The program as a chain of exchanges (MatrixPhase), or empty if it is none: the traffic-matrix
   // engine then declines it, naming `matrix_refusal()`.
   virtual std::vector<MatrixPhase> matrix_form() const { return {}; }
-  virtual std::string matrix_refusal() const {
-    return "it prices exchanges of a traffic matrix (MoE layers, direct all-to-all and all-to-allv), not "
-           "this "
-           "program";
+  virtual std::string matrix_refusal() const { return not_an_exchange("this program"); }
+  // "it prices exchanges of a traffic matrix (...), not WHAT": what the engine says of other programs.
+  static std::string not_an_exchange(const std::string& what) {
+    return "it prices exchanges of a traffic matrix (MoE layers, direct all-to-all and all-to-allv), not " +
+           what;
   }
 };
 

@@ -55,8 +55,7 @@ std::string CollectiveProgram::matrix_refusal() const {
   const CollectiveKind kind = job_.collective->kind;
   if ((kind != CollectiveKind::kAlltoall && kind != CollectiveKind::kAlltoallv) ||
       job_.entry->name != "direct")
-    return "it prices exchanges of a traffic matrix (MoE layers, direct all-to-all and all-to-allv), not " +
-           job_.collective->name + " " + job_.entry->name;
+    return not_an_exchange(job_.collective->name + " " + job_.entry->name);
   if (!job_.groups.members.empty())
     return "it prices one exchange on every chip, not one per group (--groups)";
   if (kind == CollectiveKind::kAlltoall && job_.job.bytes < static_cast<std::uint64_t>(job_.p()))

@@ -48,7 +48,7 @@ class FlowEngine {
         record_(record),
         overhead_(machine.transfer_overhead()),
         engine_(engine),
-        flows_(capacities(*machine.topology), window),
+        flows_(link_direction_capacities(*machine.topology), window),
         blocked_(p_, false),
         woken_by_timer_(p_, false),
         actors_of_(p_),
@@ -75,11 +75,6 @@ class FlowEngine {
   double now(int) const { return now_; }
 
  private:
-  static std::vector<double> capacities(const Topology& topology) {
-    std::vector<double> c;
-    for (const Link& link : topology.links()) c.insert(c.end(), 2, link.bandwidth());
-    return c;
-  }
   void decline(int self, std::string reason) {
     if (declined_.empty()) declined_ = std::move(reason);
     suspend(self);
@@ -149,8 +144,7 @@ RequestPtr FlowEngine::send(int self, int dst, Message message, int step) {
       request->parts.push_back(TransferRecord{request->src, dst, part, step, share.index, now_, now_, now_});
     }
     if (part == 0) return part_ended(info);  // holds no link: ends as it starts
-    MaxMinShare::Path resources;
-    for (const Hop& hop : share.path.hops) resources.push_back(2 * hop.link + (hop.up ? 0 : 1));
+    const MaxMinShare::Path resources = link_directions(share.path);
     const int id = flows_.start(now_, {resources.data(), resources.size()}, static_cast<double>(part));
     if (parts_.size() <= static_cast<std::size_t>(id)) parts_.resize(id + 1);
     parts_[id] = std::move(info);
@@ -304,6 +298,18 @@ EngineOutcome FlowEngine::run() {
 }
 
 }  // namespace
+
+std::vector<double> link_direction_capacities(const Topology& topology) {
+  std::vector<double> c;
+  for (const Link& link : topology.links()) c.insert(c.end(), 2, link.bandwidth());
+  return c;
+}
+
+MaxMinShare::Path link_directions(const Path& path) {
+  MaxMinShare::Path resources;
+  for (const Hop& hop : path.hops) resources.push_back(2 * hop.link + (hop.up ? 0 : 1));
+  return resources;
+}
 
 EngineOutcome simulate_flow(const Machine& machine, Program& program, bool record, double window,
                             Engine engine) {

@@ -14,8 +14,14 @@
 #include <string>
 
 #include "sim/engines/engines.hpp"
+#include "sim/engines/flow/max_min.hpp"
 
 namespace ultrasim {
+
+// What the flow-level engines (flow, fast, matrix) share of the fabric: each link is two resources of
+// FluidFlows, one per direction (2 x link for the way up, + 1 for the way down), at the link's bandwidth.
+std::vector<double> link_direction_capacities(const Topology& topology);
+MaxMinShare::Path link_directions(const Path& path);
 
 // The run with the rates of FluidFlows at re-solve window `window` (0: exact, run_flow; > 0: the fast
 // engine, run_fast), marked as `engine`; or why it declined or failed (sim/engines/engines.hpp).

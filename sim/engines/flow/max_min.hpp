@@ -53,7 +53,8 @@ class MaxMinShare {
   int multiplicity(int flow) const { return flows_[flow].multiplicity; }
   using Path = boost::container::small_vector<int, 6>;  // inline up to 6 resources (3 hops each way)
   const Path& resources(int flow) const { return paths_[flow]; }
-  std::size_t flows_in_use() const { return flows_.size() - free_.size(); }
+  // Flows added and not removed (a removed flow's id is free only once the next solve purges it).
+  std::size_t flows_in_use() const { return flows_.size() - free_.size() - removed_.size(); }
   // Flows re-solved by every solve() so far (what incremental solving saves, for benchmarks).
   std::uint64_t flows_solved() const { return flows_solved_; }
 

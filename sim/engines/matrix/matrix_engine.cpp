@@ -7,6 +7,8 @@
 #include <tuple>
 #include <vector>
 
+#include "sim/engines/chip_program.hpp"
+#include "sim/engines/flow/flow_engine.hpp"
 #include "sim/engines/flow/fluid_flows.hpp"
 #include "topology/base/errors.hpp"
 #include "topology/base/log.hpp"
@@ -24,7 +26,7 @@ class MatrixEngine {
         p_(machine.p()),
         record_(record),
         overhead_(machine.transfer_overhead()),
-        flows_(capacities(*machine.topology), window, window),
+        flows_(link_direction_capacities(*machine.topology), window, window),
         at_(phases_.size() * p_),
         finish_(p_, kNever),
         ready_last_(p_, kNever),
@@ -56,7 +58,8 @@ class MatrixEngine {
   struct FlowInfo {
     int message;
     double latency;
-    int record;  // index into the records, or -1
+    std::uint64_t bytes;  // the part's
+    int record;           // index into the records, or -1
   };
   struct Timer {  // chip `chip` sends its next phase at `at`
     double at;
@@ -65,11 +68,6 @@ class MatrixEngine {
     bool operator>(const Timer& o) const { return at != o.at ? at > o.at : order > o.order; }
   };
 
-  static std::vector<double> capacities(const Topology& topology) {
-    std::vector<double> c;
-    for (const Link& link : topology.links()) c.insert(c.end(), 2, link.bandwidth());
-    return c;
-  }
   Arrivals& arrivals(int phase, int chip) { return at_[static_cast<std::size_t>(phase) * p_ + chip]; }
   double gap(int phase, int chip) const {
     const auto& g = phases_[phase].gap_s;
@@ -119,11 +117,10 @@ void MatrixEngine::send_phase(int r, int k) {
     const int message = static_cast<int>(messages_.size());
     messages_.push_back(Message{r, d, k});
     machine_.routes->for_each_flow(r, d, bytes, [&](const PathShare& share, std::uint64_t part) {
-      MaxMinShare::Path resources;
-      for (const Hop& hop : share.path.hops) resources.push_back(2 * hop.link + (hop.up ? 0 : 1));
+      const MaxMinShare::Path resources = link_directions(share.path);
       const int id = flows_.start(now_, {resources.data(), resources.size()}, static_cast<double>(part));
       if (flow_info_.size() <= static_cast<std::size_t>(id)) flow_info_.resize(id + 1);
-      flow_info_[id] = FlowInfo{message, share.path.latency + overhead_, -1};
+      flow_info_[id] = FlowInfo{message, share.path.latency + overhead_, part, -1};
       if (record_) {
         flow_info_[id].record = static_cast<int>(result_.transfer_records.size());
         result_.transfer_records.push_back(
@@ -145,13 +142,12 @@ void MatrixEngine::part_ended(const FlowInfo& flow) {
   if (flow.record >= 0) {
     TransferRecord& x = result_.transfer_records[flow.record];
     x.wire_end = now_, x.end = now_ + flow.latency;
-    in.received += x.bytes;
   }
+  in.received += flow.bytes;
   --sends_left_[message.src];
   last_left_[message.src] = now_;
   try_finish(message.src);
   if (--message.parts_left > 0) return;
-  if (!record_) in.received += phases_[message.phase].matrix->bytes(message.src, message.dst);
   if (--in.left == 0 && in.sent != kNever) ready(message.dst, message.phase);
 }
 
@@ -207,15 +203,11 @@ SimResult MatrixEngine::run(Engine engine) {
         result_.verdict.first_error = "phase " + std::to_string(i / p_) + " chip" + std::to_string(i % p_) +
                                       ": received " + std::to_string(at_[i].received) + " bytes, expected " +
                                       std::to_string(at_[i].expected);
-  std::sort(result_.transfer_records.begin(), result_.transfer_records.end(),
-            [](const auto& a, const auto& b) {
-              return std::tie(a.start, a.src, a.dst, a.step, a.path) <
-                     std::tie(b.start, b.src, b.dst, b.step, b.path);
-            });
+  sort_records(result_.transfer_records);
   return std::move(result_);
 }
 
-// 1 % of the time since the last start, the fast engine's window: results/engines gives its error here.
+// 1 % of the busy period's age, for ends and starts: results/engines gives its error.
 constexpr double kMatrixWindow = 0.01;
 
 }  // namespace

@@ -156,3 +156,17 @@ TEST_CASE("random fabrics: incremental rates equal a fresh solve and are max-min
     }
   }
 }
+
+TEST_CASE("a removed flow is out of use at once, before the solve that frees its id") {
+  MaxMinShare share({1.0});
+  const int a = share.add(std::vector<int>{0}), b = share.add(std::vector<int>{0});
+  share.solve();
+  CHECK(share.flows_in_use() == 2);
+  share.remove(a);
+  CHECK(share.flows_in_use() == 1);
+  share.remove(b);
+  CHECK(share.flows_in_use() == 0);  // a busy period's end, as the start window measures it
+  share.solve();
+  CHECK(share.flows_in_use() == 0);
+  CHECK(share.add(std::vector<int>{0}) == b);  // ids freed by the solve are reused, the last first
+}
